@@ -1,0 +1,48 @@
+# The two commands of the README: `make demo` and `make test`. Both install what is missing
+# (scripts/setup), configure and build first. Everything else here is for developers.
+BUILD       ?= build
+BUILD_TYPE  ?= RelWithDebInfo
+JOBS        ?= 2
+CMAKE_FLAGS ?=
+CTEST_FLAGS ?=
+
+.PHONY: all setup configure build demo test test-sanitize test-asan test-tsan install clean
+
+all: build
+
+setup:
+	@scripts/setup
+
+$(BUILD)/build.ninja: | setup
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS)
+
+configure: $(BUILD)/build.ninja
+
+build: setup configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(BUILD)/bin/transit demo
+
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) $(CTEST_FLAGS)
+
+# AddressSanitizer + UndefinedBehaviorSanitizer on every test; ThreadSanitizer on the local backend
+# (MPI's own progress threads are not instrumented, so TSan would report noise there).
+test-sanitize: test-asan test-tsan
+
+test-asan: setup
+	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTRANSIT_SANITIZE=address,undefined
+	cmake --build build-asan -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=0 ctest --test-dir build-asan --output-on-failure -j $(JOBS) $(CTEST_FLAGS)
+
+test-tsan: setup
+	cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRANSIT_SANITIZE=thread
+	cmake --build build-tsan -j $(JOBS)
+	ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -L 'local|serial' $(CTEST_FLAGS)
+
+install: build
+	cmake --install $(BUILD) --prefix $(or $(PREFIX),/usr/local)
+
+clean:
+	rm -rf $(BUILD) build-asan build-tsan

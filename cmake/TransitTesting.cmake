@@ -1,0 +1,45 @@
+# transit_add_test(NAME name SOURCES src... [LOCAL_PES n...] [MPI_RANKS n...] [TIMEOUT s]
+#                  [ARGS arg...] [LIBS lib...])
+# Without LOCAL_PES and MPI_RANKS the test is serial (pure code) and uses GoogleTest's own main.
+# Builds one GoogleTest executable and registers it once per PE count: on the local backend
+# (threads) for each LOCAL_PES and under mpirun for each MPI_RANKS. Primes and non-squares on
+# purpose: most routing and termination bugs show only at uneven counts. Every test has a timeout,
+# so a deadlock fails instead of hanging CI.
+set(TRANSIT_TEST_DEFAULT_TIMEOUT 120)
+set(TRANSIT_MPIEXEC_ENV
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    # One machine, no network: shared memory only, and no busy-polling fight with oversubscription.
+    OMPI_MCA_btl=self,vader OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_rmaps_base_oversubscribe=1
+    OMPI_MCA_btl_vader_single_copy_mechanism=none)
+
+function(transit_add_test)
+  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LOCAL_PES;MPI_RANKS;ARGS;LIBS" ${ARGN})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT ${TRANSIT_TEST_DEFAULT_TIMEOUT})
+  endif()
+  add_executable(${T_NAME} ${T_SOURCES})
+  if(T_LOCAL_PES OR T_MPI_RANKS)
+    target_link_libraries(${T_NAME} PRIVATE transit::transit transit_test_support ${T_LIBS})
+  else()  # a serial test of pure code: plain GoogleTest main
+    target_link_libraries(${T_NAME} PRIVATE transit::transit GTest::gtest_main ${T_LIBS})
+  endif()
+  transit_set_warnings(${T_NAME})
+  if(NOT T_LOCAL_PES AND NOT T_MPI_RANKS)
+    add_test(NAME ${T_NAME} COMMAND ${T_NAME} ${T_ARGS})
+    set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "serial")
+  endif()
+  foreach(pes IN LISTS T_LOCAL_PES)
+    add_test(NAME ${T_NAME}.local.${pes}
+             COMMAND ${T_NAME} --transit-backend=local --transit-pes=${pes} ${T_ARGS})
+    set_tests_properties(${T_NAME}.local.${pes} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "local")
+  endforeach()
+  if(TRANSIT_WITH_MPI AND NOT TRANSIT_SANITIZE STREQUAL "thread")
+    foreach(ranks IN LISTS T_MPI_RANKS)
+      add_test(NAME ${T_NAME}.mpi.${ranks}
+               COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} --oversubscribe
+                       $<TARGET_FILE:${T_NAME}> --transit-backend=mpi ${T_ARGS})
+      set_tests_properties(${T_NAME}.mpi.${ranks} PROPERTIES
+        TIMEOUT ${T_TIMEOUT} LABELS "mpi" PROCESSORS 2 ENVIRONMENT "${TRANSIT_MPIEXEC_ENV}")
+    endforeach()
+  endif()
+endfunction()

@@ -1,0 +1,30 @@
+#pragma once
+// Launch options: --transit-* on the command line, TRANSIT_* in the environment (the command line
+// wins). Parsed once by transit::run; exposed so that tools and tests can inspect them.
+#include <chrono>
+#include <string>
+
+namespace transit {
+
+struct run_options {
+  /// "local", "mpi", or empty: mpi when started by an MPI launcher, otherwise local.
+  std::string backend;
+  /// PEs of the local backend; 0 = the hardware threads of this machine.
+  int pes = 0;
+  /// Emulated nodes of this many consecutive PEs (the last node takes the remainder); 0 = real nodes.
+  int pes_per_node = 0;
+  /// Physical topology spec for the topology manager (e.g. "torus:8x4x8:16"); empty = nodes x PEs.
+  std::string physical;
+  /// A PE waiting this long without progress prints its state and ends the job; 0 = off.
+  std::chrono::milliseconds watchdog{0};
+};
+
+/// Reads TRANSIT_* from the environment, then removes the --transit-* options from argv
+/// (`--transit-x=v` or `--transit-x v`) and applies them. Throws std::invalid_argument naming the
+/// option, the value and what was expected, for an unknown --transit-* option or a bad value.
+run_options parse_run_options(int& argc, char**& argv);
+
+/// True when this process was started by an MPI launcher (mpirun, mpiexec, srun with PMI).
+bool started_by_mpi_launcher();
+
+}  // namespace transit

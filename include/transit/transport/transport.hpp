@@ -1,0 +1,73 @@
+#pragma once
+// The transport seam: the only interface between the backend-agnostic layers and a backend.
+// Per-message operations are virtual; nothing here runs per item.
+//
+//  - send: non-blocking, takes ownership of the buffer. Messages between one pair of PEs on one
+//    channel arrive in the order sent.
+//  - poll: non-blocking; hands over messages that have arrived, for every channel.
+//  - collective groups: independent ordered sequences of non-blocking collectives, so that two
+//    streamers (each with its own group) never interleave their termination rounds.
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "transit/transport/buffer.hpp"
+#include "transit/transport/buffer_pool.hpp"
+
+namespace transit {
+
+/// Reduction operator for context::allreduce and collective groups.
+enum class reduce_op { sum, min, max };
+
+namespace detail {
+
+/// A message as received: who sent it, on which channel, and the payload.
+struct message {
+  int source = -1;
+  std::uint32_t channel = 0;
+  message_buffer data;
+};
+
+enum class scalar_type { i64, u64, f64 };
+
+/// One ordered sequence of non-blocking collectives over all PEs. At most one collective of a
+/// group is in flight; start it, then call test() until it returns true.
+class collective_group {
+ public:
+  virtual ~collective_group() = default;
+  /// Starts an allreduce of `count` values in place. `values` must stay valid until test() is true.
+  virtual void start_allreduce(void* values, int count, scalar_type type, reduce_op op) = 0;
+  virtual void start_barrier() = 0;
+  /// Non-blocking; true once the started collective is complete (and then its values are final).
+  virtual bool test() = 0;
+};
+
+class transport {
+ public:
+  virtual ~transport() = default;
+  virtual int rank() const noexcept = 0;
+  virtual int size() const noexcept = 0;
+  virtual std::string_view backend() const noexcept = 0;
+
+  /// A buffer with room for `payload_bytes`, from this PE's recycled buffers when one fits.
+  message_buffer allocate(std::size_t payload_bytes) { return pool_.take(payload_bytes); }
+  /// Returns a consumed buffer (a received message's) for reuse.
+  void recycle(message_buffer&& b) { pool_.give(std::move(b)); }
+  /// Non-blocking send of data.size() payload bytes to `dest` (which may be this PE).
+  virtual void send(int dest, std::uint32_t channel, message_buffer&& data) = 0;
+  /// Appends up to `max` arrived messages to `sink`; returns how many. Also completes sends.
+  virtual std::size_t poll(std::vector<message>& sink, std::size_t max) = 0;
+  /// Sends accepted but not yet complete (queued or in flight).
+  virtual std::size_t pending_sends() const noexcept = 0;
+  /// Collective: a new, independent group of collectives.
+  virtual std::unique_ptr<collective_group> make_group() = 0;
+  /// True once another PE has failed; waiting loops then stop (local backend; MPI aborts instead).
+  virtual bool aborted() const noexcept = 0;
+
+ protected:
+  buffer_pool pool_;
+};
+
+}  // namespace detail
+}  // namespace transit

@@ -1,0 +1,48 @@
+#include "transit/runtime/context.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "transit/core/error.hpp"
+
+namespace transit {
+
+context::context(std::unique_ptr<detail::transport> net, std::shared_ptr<const transit::machine> m,
+                 run_options options)
+    : net_(std::move(net)),
+      mailbox_(*net_),
+      machine_(std::move(m)),
+      options_(std::move(options)),
+      rank_(net_->rank()),
+      size_(net_->size()),
+      group_(net_->make_group()) {}
+
+context::~context() = default;
+
+void context::barrier() {
+  group_->start_barrier();
+  wait_until([&] { return group_->test() ? detail::step_result::done : detail::step_result::idle; }, "barrier");
+}
+
+void context::allreduce_raw(void* values, detail::scalar_type type, reduce_op op) {
+  group_->start_allreduce(values, 1, type, op);
+  wait_until([&] { return group_->test() ? detail::step_result::done : detail::step_result::idle; }, "allreduce");
+}
+
+int context::add_diagnostic(std::function<std::string()> describe) {
+  diagnostics_.emplace_back(next_diagnostic_, std::move(describe));
+  return next_diagnostic_++;
+}
+
+void context::remove_diagnostic(int id) {
+  std::erase_if(diagnostics_, [id](const auto& d) { return d.first == id; });
+}
+
+void context::watchdog_expired(std::string_view what, std::chrono::steady_clock::duration idle) {
+  const double seconds = std::chrono::duration<double>(idle).count();
+  std::string report = detail::concat("watchdog: no progress for ", seconds, " s while in ", what);
+  for (const auto& [id, describe] : diagnostics_) report += "\n  " + describe();
+  throw std::runtime_error(report);
+}
+
+}  // namespace transit

@@ -1,0 +1,205 @@
+#include "transit/runtime/run.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "../transport/local_transport.hpp"
+#include "transit/core/error.hpp"
+#ifdef TRANSIT_WITH_MPI
+#include "../transport/mpi_transport.hpp"
+#endif
+
+namespace transit {
+
+namespace {
+
+void report_failure(int pe, const char* what) {
+  std::fprintf(stderr, "transit: PE %d: %s\n", pe, what);
+  std::fflush(stderr);
+}
+
+std::shared_ptr<const machine> emulated_machine(int pes, const run_options& o) {
+  return std::make_shared<const machine>(o.pes_per_node > 0 ? machine::uniform(pes, o.pes_per_node) : machine(pes));
+}
+
+int run_local(const run_options& options, const std::function<void(context&)>& body) {
+  const int pes = options.pes > 0 ? options.pes : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  auto m = emulated_machine(pes, options);
+  detail::local_world world(pes);
+
+  std::mutex mutex;
+  std::condition_variable finished_cv;
+  int finished = 0;
+  std::optional<std::pair<int, std::string>> first_failure;
+
+  auto pe_main = [&](int rank) {
+    try {
+      context ctx(std::make_unique<detail::local_transport>(world, rank), m, options);
+      body(ctx);
+    } catch (const detail::job_aborted&) {
+      // Unwound because another PE failed; that PE reports.
+    } catch (const std::exception& e) {
+      std::lock_guard lock(mutex);
+      if (!first_failure) first_failure.emplace(rank, e.what());
+      world.abort();
+    } catch (...) {
+      std::lock_guard lock(mutex);
+      if (!first_failure) first_failure.emplace(rank, "unknown exception");
+      world.abort();
+    }
+    std::lock_guard lock(mutex);
+    ++finished;
+    finished_cv.notify_all();
+  };
+
+  std::vector<std::thread> threads;
+  threads.reserve(pes);
+  for (int rank = 0; rank < pes; ++rank) threads.emplace_back(pe_main, rank);
+
+  {
+    std::unique_lock lock(mutex);
+    finished_cv.wait(lock, [&] { return finished == pes || world.aborted(); });
+    if (world.aborted()) {
+      // PEs inside transit calls unwind at once; give ones busy in user code a grace period.
+      if (!finished_cv.wait_for(lock, std::chrono::seconds(10), [&] { return finished == pes; })) {
+        report_failure(first_failure->first, first_failure->second.c_str());
+        std::fprintf(stderr, "transit: %d PEs did not stop within 10 s of the failure; exiting\n", pes - finished);
+        std::fflush(stderr);
+        std::_Exit(1);
+      }
+    }
+  }
+  for (auto& t : threads) t.join();
+  if (first_failure) {
+    report_failure(first_failure->first, first_failure->second.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+#ifdef TRANSIT_WITH_MPI
+// Open MPI treats a failed MPI_Init as fatal and ends the process from inside it. Without a
+// launcher (singleton start) that is the likely failure, so a forked child tries first and the
+// parent can say clearly what went wrong. Forking is safe here: MPI is not initialised yet.
+bool mpi_initialises_in_child() {
+  std::fflush(nullptr);
+  const pid_t child = fork();
+  if (child < 0) return true;  // cannot probe; let MPI_Init speak for itself
+  if (child == 0) {
+    int provided = 0;
+    const int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+    if (rc == MPI_SUCCESS) MPI_Finalize();
+    _exit(rc == MPI_SUCCESS ? 0 : 1);
+  }
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+void finalize_mpi_at_exit() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+std::shared_ptr<const machine> mpi_machine(MPI_Comm comm, const run_options& o) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  if (o.pes_per_node > 0) return emulated_machine(size, o);
+  // Real nodes: the ranks sharing memory with us, numbered by their lowest world rank.
+  MPI_Comm shared;
+  detail::mpi_check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared),
+                    "MPI_Comm_split_type");
+  int leader = rank;
+  detail::mpi_check(MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, shared), "MPI_Allreduce");
+  MPI_Comm_free(&shared);
+  std::vector<int> leaders(size);
+  detail::mpi_check(MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, comm), "MPI_Allgather");
+  std::vector<int> node_of(size), node_of_leader(size, -1);
+  int nodes = 0;
+  for (int r = 0; r < size; ++r) {
+    if (node_of_leader[leaders[r]] < 0) node_of_leader[leaders[r]] = nodes++;
+    node_of[r] = node_of_leader[leaders[r]];
+  }
+  return std::make_shared<const machine>(machine::from_node_ids(std::move(node_of)));
+}
+
+int run_mpi(const run_options& options, const std::function<void(context&)>& body) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    if (!started_by_mpi_launcher() && !mpi_initialises_in_child())
+      throw std::runtime_error(
+          "--transit-backend=mpi: MPI could not be initialised (see MPI's message above); start the "
+          "program with mpirun, or use --transit-backend=local");
+    int provided = 0;
+    if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+      throw std::runtime_error("--transit-backend=mpi: MPI_Init_thread failed");
+    std::atexit(finalize_mpi_at_exit);
+  }
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  try {
+    if (options.pes > 0 && options.pes != size)
+      detail::throw_invalid("--transit-pes", options.pes,
+                            detail::concat("the number of MPI ranks (", size, ") or nothing with the mpi backend"));
+    context ctx(std::make_unique<detail::mpi_transport>(MPI_COMM_WORLD), mpi_machine(MPI_COMM_WORLD, options),
+                options);
+    body(ctx);
+    ctx.barrier();  // no PE tears down its transport while a peer may still be sending to it
+  } catch (const std::exception& e) {
+    report_failure(rank, e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  } catch (...) {
+    report_failure(rank, "unknown exception");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  return 0;
+}
+#endif
+
+}  // namespace
+
+const char* version() noexcept { return "0.1.0"; }
+
+int run(int& argc, char**& argv, std::function<void(context&)> body) {
+  run_options options;
+  try {
+    options = parse_run_options(argc, argv);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "transit: error: %s\n", e.what());
+    return 2;
+  }
+  const bool use_mpi = options.backend.empty() ? started_by_mpi_launcher() : options.backend == "mpi";
+  if (!use_mpi) return run_local(options, body);
+#ifdef TRANSIT_WITH_MPI
+  try {
+    return run_mpi(options, body);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "transit: error: %s\n", e.what());
+    return 2;
+  }
+#else
+  std::fprintf(stderr,
+               "transit: error: --transit-backend=mpi: this transit was built without MPI "
+               "(TRANSIT_WITH_MPI=OFF); use --transit-backend=local\n");
+  return 2;
+#endif
+}
+
+}  // namespace transit

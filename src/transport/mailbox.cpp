@@ -1,0 +1,29 @@
+#include "transit/transport/mailbox.hpp"
+
+namespace transit::detail {
+
+std::uint32_t mailbox::open_channel() {
+  const std::uint32_t channel = next_channel_++;
+  if (queues_.size() <= channel) queues_.resize(channel + 1);
+  return channel;
+}
+
+bool mailbox::take(std::uint32_t channel, std::vector<message>& out) {
+  arrivals_.clear();
+  transport_.poll(arrivals_, 1024);
+  for (auto& m : arrivals_) {
+    if (queues_.size() <= m.channel) queues_.resize(m.channel + 1);
+    queues_[m.channel].push_back(std::move(m));
+  }
+  auto& mine = queues_[channel];
+  if (mine.empty()) return false;
+  if (out.empty()) {
+    out.swap(mine);
+  } else {
+    for (auto& m : mine) out.push_back(std::move(m));
+    mine.clear();
+  }
+  return true;
+}
+
+}  // namespace transit::detail
