@@ -1,0 +1,75 @@
+#pragma once
+// Routers decide, for an item at PE `self` bound for PE `dest`, the next PE and the routing phase
+// of that hop. The streamer caches next_hop for every destination in a table, so routers favour
+// clarity over speed; next_hop itself must not allocate.
+//
+// Contract every router keeps (the streamer's termination and broadcast rely on it):
+//  1. Memoryless: next_hop(self, dest) depends only on (self, dest). Following it from any source
+//     reaches dest in at most max_hops() hops, never visiting an empty grid slot.
+//  2. Phases strictly increase along every route; no hop follows a hop in the last phase
+//     (num_phases() - 1), so items sent in the last phase are always at their destination.
+//  3. out_links(self) lists every (pe, phase) that next_hop or broadcast_children can return at
+//     self, each once; in_links(self) lists every (pe, phase) such that self is in
+//     out_links(pe) with that phase. Staged completion flushes and counts messages per link.
+//  4. broadcast_children: for a broadcast from `root`, the union over all PEs of their children
+//     covers every PE except root exactly once, and each child's phase is greater than the phase
+//     in which the item arrived (arrived_phase, -1 at the root).
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "transit/grid/virtual_grid.hpp"
+
+namespace transit {
+
+class machine;
+
+/// Routing scheme (TRAM thesis: grid, section 3.3.1; node-aware, Algorithms 1 to 4).
+enum class routing { grid, node_aware, node_aware_advanced };
+
+std::string_view to_string(routing r) noexcept;
+/// "grid", "node-aware", "node-aware-advanced"; throws std::invalid_argument otherwise.
+routing parse_routing(std::string_view name);
+
+/// One hop: the next PE and the routing phase of the message that carries the item there.
+struct hop {
+  int pe = -1;
+  int phase = -1;
+  friend bool operator==(const hop&, const hop&) = default;
+};
+
+class router {
+ public:
+  virtual ~router() = default;
+
+  const virtual_grid& grid() const noexcept { return grid_; }
+  virtual routing kind() const noexcept = 0;
+  /// Number of routing phases; phases are 0..num_phases()-1 in the order items traverse them.
+  virtual int num_phases() const noexcept = 0;
+  /// Upper bound on the hops of any route.
+  virtual int max_hops() const noexcept = 0;
+  /// Next hop from self towards dest (self != dest). `arrived_phase` is the phase of the hop that
+  /// brought the item to self (-1 at the source); a router may use it to skip dimensions already
+  /// corrected, but must return the same hop as for any other arrived_phase.
+  virtual hop next_hop(int self, int dest, int arrived_phase) const = 0;
+  /// Children of self in the broadcast tree rooted at root; appended to `out`. Uses only links of
+  /// out_links(self). May cost O(num_pes() * max_hops()) next-hop evaluations: cache per root.
+  virtual void broadcast_children(int self, int root, int arrived_phase,
+                                  std::vector<hop>& out) const = 0;
+  /// Every link self may send on, sorted by (phase, pe). Costs O(num_pes()) next-hop evaluations.
+  virtual std::vector<hop> out_links(int self) const = 0;
+  /// Every link that may deliver to self, as (source pe, phase), sorted by (phase, pe).
+  virtual std::vector<hop> in_links(int self) const = 0;
+
+ protected:
+  explicit router(virtual_grid grid) : grid_(std::move(grid)) {}
+
+ private:
+  virtual_grid grid_;
+};
+
+/// Builds the router for `kind` on `grid`. Node-aware schemes read the last grid dimension as the
+/// PEs of a node and need it to match `m`; throws std::invalid_argument naming the mismatch.
+std::unique_ptr<router> make_router(routing kind, const virtual_grid& grid, const machine& m);
+
+}  // namespace transit

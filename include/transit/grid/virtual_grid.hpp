@@ -1,0 +1,70 @@
+#pragma once
+// A virtual N-dimensional grid of PEs (TRAM thesis, chapter 3). Items are aggregated per peer of
+// this grid and routed one dimension at a time. Coordinates are row-major, the last dimension
+// varying fastest; a grid may have more slots than PEs (partially populated).
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace transit {
+
+class machine;
+
+class virtual_grid {
+ public:
+  /// PEs fill slots 0..num_pes-1 in row-major order, so only the leading block may be partly
+  /// empty. Throws std::invalid_argument for a dimension < 1 or product(dims) < num_pes.
+  virtual_grid(std::vector<int> dims, int num_pes);
+
+  /// 1-D: every PE is a peer of every other (aggregation at the source only).
+  static virtual_grid direct(int num_pes);
+  /// 2-D: nodes x PEs per node; PE p sits at (node_of(p), local_rank(p)). Uneven nodes leave holes.
+  static virtual_grid node_pe(const machine& m);
+  /// `ndims` dimensions of near-equal size whose product is the smallest >= num_pes found.
+  static virtual_grid balanced(int num_pes, int ndims);
+  /// "16x8", "4x4x2", "direct", "node" (needs a machine: uses one node unless given).
+  static virtual_grid parse(std::string_view spec, int num_pes);
+  static virtual_grid parse(std::string_view spec, const machine& m);
+
+  int ndims() const noexcept { return static_cast<int>(dims_.size()); }
+  std::span<const int> dims() const noexcept { return dims_; }
+  int num_pes() const noexcept { return num_pes_; }
+  int num_slots() const noexcept { return num_slots_; }
+  /// Stride of dimension d in the row-major slot index (precomputed).
+  int stride(int d) const { return strides_[d]; }
+
+  std::vector<int> coords(int pe) const;
+  /// Coordinate `d` of `pe`, decoded alone (one division and one modulo).
+  int coord(int pe, int d) const { return (slot_of_[pe] / strides_[d]) % dims_[d]; }
+  /// PE at the given coordinates, or -1 for an empty slot.
+  int pe_at(std::span<const int> coords) const;
+  /// PE in a slot index, or -1 for an empty slot. Slots are row-major.
+  int pe_at_slot(int slot) const { return pe_of_slot_[slot]; }
+  int slot_of(int pe) const { return slot_of_[pe]; }
+  /// True when a and b differ in exactly one coordinate.
+  bool is_peer(int a, int b) const;
+  /// Number of coordinates in which a and b differ (messages an item needs from a to b under
+  /// minimal routing).
+  int distance(int a, int b) const;
+  /// Populated peers of `pe`, by dimension then coordinate.
+  std::vector<int> peers(int pe) const;
+  /// "4x4x2"
+  std::string str() const;
+
+  friend bool operator==(const virtual_grid& a, const virtual_grid& b) {
+    return a.dims_ == b.dims_ && a.slot_of_ == b.slot_of_;
+  }
+
+ private:
+  virtual_grid(std::vector<int> dims, std::vector<int> slot_of_pe);
+  void index();
+  std::vector<int> dims_;
+  std::vector<int> strides_;
+  std::vector<int> slot_of_;     // PE -> slot
+  std::vector<int> pe_of_slot_;  // slot -> PE or -1
+  int num_pes_ = 0;
+  int num_slots_ = 0;
+};
+
+}  // namespace transit

@@ -1,0 +1,121 @@
+#pragma once
+// The physical machine behind a job (Bhatele et al., Topology Manager API): nodes on a mesh, torus
+// or switch, with a number of PE slots per node, and the distance in network hops between PEs. The
+// grid layer uses it to pick virtual grids that keep routes minimal (TRAM thesis, section 3.4.4);
+// mapping.hpp uses it to place communicating objects close together.
+//
+// Spec grammar (see docs/topology.md):
+//   spec := kind ':' dim ('x' dim)* [':' pes_per_node]      e.g. torus:8x4x8:16, mesh:4x4:2
+//   kind := 'torus' | 'mesh' | 'switch'
+//   dim  := size [link]     size >= 1; link 't', 'm' or 's' overrides kind for that dimension
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace transit {
+
+class machine;
+
+/// How the nodes along one dimension are connected.
+enum class link_kind {
+  mesh,      ///< a line: |a - b| hops
+  torus,     ///< a ring: min(|a - b|, size - |a - b|) hops
+  switched,  ///< all-to-all through one switch: 1 hop between distinct coordinates
+};
+
+/// A machine's shape, independent of any job: node dimensions, their links, PE slots per node.
+/// Nodes are numbered row-major (last dimension fastest); PE slot s is on node s / pes_per_node.
+class physical_topology {
+ public:
+  /// Throws std::invalid_argument for an empty or mismatched dimension list, a size < 1,
+  /// pes_per_node < 1, or a capacity beyond int.
+  physical_topology(std::vector<int> dims, std::vector<link_kind> links, int pes_per_node);
+  static physical_topology torus(std::vector<int> dims, int pes_per_node);
+  static physical_topology mesh(std::vector<int> dims, int pes_per_node);
+  /// `num_nodes` nodes one switch hop apart (the default when the network is unknown).
+  static physical_topology switched(int num_nodes, int pes_per_node);
+
+  /// Parses a spec such as "torus:8x4x8:16", "mesh:4x4:2", "switch:64:16" or "torus:8x4mx8"
+  /// (dimension 1 a mesh). Throws std::invalid_argument naming the spec and what was expected.
+  static physical_topology parse(std::string_view spec);
+  /// The spec in the environment variable TRANSIT_PHYSICAL, or nullopt when unset or empty.
+  /// Throws as parse does for a malformed value. Local; reads the environment of this process.
+  static std::optional<physical_topology> from_environment();
+
+  int ndims() const noexcept { return static_cast<int>(dims_.size()); }
+  std::span<const int> dims() const noexcept { return dims_; }
+  link_kind link(int d) const { return links_.at(static_cast<std::size_t>(d)); }
+  bool is_torus(int d) const { return link(d) == link_kind::torus; }
+  int pes_per_node() const noexcept { return pes_per_node_; }
+  int num_nodes() const noexcept { return num_nodes_; }
+  /// PE slots of the whole machine: num_nodes() * pes_per_node().
+  int capacity() const noexcept { return num_nodes_ * pes_per_node_; }
+  /// Hops along dimension d between node coordinates a and b.
+  int distance(int d, int a, int b) const;
+  /// Canonical spec; parse(str()) == *this.
+  std::string str() const;
+
+  friend bool operator==(const physical_topology&, const physical_topology&) = default;
+
+ private:
+  std::vector<int> dims_;
+  std::vector<link_kind> links_;
+  int pes_per_node_ = 1;
+  int num_nodes_ = 1;
+};
+
+/// The PEs of one job placed on a physical topology. Immutable after construction; every query is
+/// local and thread-safe. Coordinates of a PE are its node's coordinates followed by its slot on
+/// the node (the "T" dimension of the Topology Manager), so ndims() == physical().ndims() + 1.
+class topology_manager {
+ public:
+  /// PEs fill the machine in order: PE p takes slot p (node p / pes_per_node). Throws
+  /// std::invalid_argument when num_pes < 1 or num_pes > physical.capacity().
+  topology_manager(physical_topology physical, int num_pes);
+  /// The default machine: the nodes of `m` one switch hop apart, with max_pes_per_node() slots per
+  /// node; PE p sits on node m.node_of(p) in slot m.local_rank(p). Uneven nodes leave empty slots.
+  explicit topology_manager(const machine& m);
+  /// What a job runs on: `physical` if given (the --transit-physical option), else TRANSIT_PHYSICAL
+  /// if set, else the default machine of `m`. A physical spec places PEs in order and ignores the
+  /// node grouping of `m`.
+  static topology_manager for_job(const machine& m, const std::optional<physical_topology>& physical);
+
+  const physical_topology& physical() const noexcept { return physical_; }
+  int num_pes() const noexcept { return static_cast<int>(slot_of_pe_.size()); }
+  int ndims() const noexcept { return physical_.ndims() + 1; }
+  int node_of(int pe) const { return slot_of_pe_.at(static_cast<std::size_t>(pe)) / physical_.pes_per_node(); }
+
+  /// Node coordinates of `pe`, then its slot on the node. Throws std::out_of_range for a bad pe.
+  std::vector<int> coords(int pe) const;
+  /// PE at the coordinates, or -1 when no PE of this job sits there. Throws std::invalid_argument
+  /// for the wrong number of coordinates or a coordinate outside its dimension.
+  int pe_at(std::span<const int> coords) const;
+  /// Network hops from a to b: 0 on the same node, else the sum over dimensions of the per-link
+  /// distance (torus wrap-around included).
+  int hops(int a, int b) const;
+  /// The PE of `candidates` fewest hops from `pe`, the first one on ties. Throws
+  /// std::invalid_argument when candidates is empty.
+  int nearest(int pe, std::span<const int> candidates) const;
+  /// `pes` sorted by hops from `pe`; stable, so equally distant PEs keep their order.
+  std::vector<int> sort_by_hops(int pe, std::span<const int> pes) const;
+
+ private:
+  void place(std::vector<int> slot_of_pe);
+  std::vector<int> slot_of_pe_;
+  std::vector<int> pe_of_slot_;   // slot -> PE, or -1
+  std::vector<int> node_coords_;  // pe * physical ndims + d -> coordinate d of the PE's node
+  physical_topology physical_;
+};
+
+/// Dimension lists of the virtual grids that keep routes minimal on `physical` (TRAM thesis 3.4.4,
+/// table 4.1): consecutive node dimensions merged in every way, with the PEs per node last, either
+/// merged into the dimensions before them or alone, and then also split in two factors a x b
+/// (a, b >= 2). Size-1 dimensions are dropped; no duplicates; ordered by dimension count, then
+/// lexicographically.
+/// Since merging consecutive row-major dimensions keeps the row-major index, virtual_grid(dims,
+/// num_pes) puts PE p where topology_manager(physical, num_pes) does. Local.
+std::vector<std::vector<int>> minimal_routing_grids(const physical_topology& physical);
+
+}  // namespace transit
