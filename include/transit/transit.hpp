@@ -4,3 +4,8 @@
 #include "transit/runtime/options.hpp"
 #include "transit/runtime/run.hpp"
 #include "transit/topology/machine.hpp"
+#include "transit/grid/router.hpp"
+#include "transit/grid/virtual_grid.hpp"
+#include "transit/streamer/options.hpp"
+#include "transit/streamer/streamer.hpp"
+#include "transit/streamer/object_streamer.hpp"

@@ -8,13 +8,17 @@ std::uint32_t mailbox::open_channel() {
   return channel;
 }
 
-bool mailbox::take(std::uint32_t channel, std::vector<message>& out) {
+void mailbox::pump() {
   arrivals_.clear();
   transport_.poll(arrivals_, 1024);
   for (auto& m : arrivals_) {
     if (queues_.size() <= m.channel) queues_.resize(m.channel + 1);
     queues_[m.channel].push_back(std::move(m));
   }
+}
+
+bool mailbox::take(std::uint32_t channel, std::vector<message>& out) {
+  pump();
   auto& mine = queues_[channel];
   if (mine.empty()) return false;
   if (out.empty()) {

@@ -21,6 +21,9 @@ class mailbox {
   /// Polls the transport and moves the messages of `channel` that have arrived into `out`.
   /// Returns true if any were moved.
   bool take(std::uint32_t channel, std::vector<message>& out);
+  /// Polls the transport (completing sends, receiving) and queues what arrived, handing out
+  /// nothing: for a channel that must not see its next step's messages yet.
+  void pump();
 
  private:
   transport& transport_;

@@ -1,0 +1,42 @@
+#pragma once
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+#include "transit/grid/router.hpp"
+#include "transit/grid/virtual_grid.hpp"
+
+namespace transit {
+
+/// How a streamer aggregates and routes. The defaults suit all-to-all traffic of small items.
+struct streamer_options {
+  /// Virtual grid the items are routed over; default: virtual_grid::node_pe(machine).
+  std::optional<virtual_grid> grid;
+  routing route = routing::grid;
+  /// Capacity of one peer buffer, in items (thesis: g). At least 1.
+  std::size_t buffer_items = 1024;
+  /// Send partial buffers when this long passed without an item inserted or received; 0 = never.
+  std::chrono::microseconds flush_period{0};
+  /// Per-PE bound on items held in aggregation buffers; when an item would exceed it, the fullest
+  /// buffer is sent first. 0 = no bound.
+  std::size_t max_buffered_items = 0;
+};
+
+/// Counters of one PE's streamer since construction.
+struct streamer_stats {
+  std::uint64_t items_inserted = 0;    ///< insert() calls (broadcast counts once)
+  std::uint64_t items_delivered = 0;   ///< deliver callbacks run on this PE
+  std::uint64_t items_forwarded = 0;   ///< items that arrived here and were buffered for a next hop
+  std::uint64_t messages_sent = 0;     ///< transport messages (final markers included)
+  std::uint64_t messages_received = 0;
+  std::uint64_t bytes_sent = 0;        ///< payload bytes of those messages
+  std::uint64_t buffers_peak = 0;      ///< most peer buffers allocated at once
+  std::uint64_t buffer_bytes_peak = 0; ///< most bytes held by those buffers at once
+  std::uint64_t flushes_full = 0;      ///< buffers sent because they filled
+  std::uint64_t flushes_timer = 0;     ///< partial buffers sent by the flush_period timer
+  std::uint64_t flushes_final = 0;     ///< partial buffers sent by done/wait/quiesce
+  std::uint64_t flushes_bound = 0;     ///< buffers sent early to honour max_buffered_items
+};
+
+}  // namespace transit

@@ -1,0 +1,182 @@
+#pragma once
+// streamer<T>: aggregated, routed delivery of fine-grained items (TRAM in transit).
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <string_view>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "transit/runtime/context.hpp"
+#include "transit/streamer/detail/core.hpp"
+#include "transit/streamer/options.hpp"
+
+namespace transit {
+
+/// Streams items of type T to PEs. Items are copied once into a per-peer buffer at the source,
+/// once more at each intermediate PE of the route, and read in place at the destination.
+///
+/// Delivery: every inserted item is delivered exactly once, on its destination PE, by `deliver`,
+/// which runs on that PE's own thread and only inside insert, broadcast, progress, wait, quiesce
+/// or finish of this streamer.
+///
+/// Re-entrancy rule: a deliver callback may call insert and broadcast (in a quiesce() step: the
+/// items are buffered, never delivered recursively) and progress (a no-op when nested); it must
+/// not call done, wait, finish or quiesce (std::logic_error). In a done()/wait() step a callback
+/// must not insert: use quiesce() when deliveries produce new items.
+template <class T>
+class streamer final : private detail::streamer_core {
+  static_assert(std::is_trivially_copyable_v<T>,
+                "transit::streamer requires a trivially copyable item type: items are copied as bytes "
+                "into message buffers");
+  static_assert(alignof(T) <= 16, "transit::streamer supports item types aligned to at most 16 bytes");
+
+ public:
+  using item_type = T;
+
+  /// Collective: every PE constructs its streamers in the same order with equal options.
+  /// Throws std::invalid_argument for buffer_items 0 or a grid built for another PE count.
+  streamer(context& ctx, streamer_options options, std::function<void(const T&)> deliver)
+      : detail::streamer_core(ctx, options, sizeof(T), type_name()), deliver_(std::move(deliver)) {}
+
+  ~streamer() override {
+    if (!local_.empty())
+      std::fprintf(stderr, "transit: PE %d: streamer destroyed with %zu local items undelivered\n", rank_,
+                   local_.size());
+  }
+
+  /// Local. Buffers `item` for `dest`; may send a full buffer and deliver arrived items.
+  /// Throws std::out_of_range for dest outside [0, size()), std::logic_error after done().
+  void insert(const T& item, int dest) {
+    if (static_cast<unsigned>(dest) >= static_cast<unsigned>(size_)) [[unlikely]]
+      check_destination(dest);
+    if (state_ != step_state::open) [[unlikely]]
+      check_open();
+    ++stats_.items_inserted;
+    const int index = link_to(dest);
+    if (index < 0) {
+      local_.push_back(item);
+      return;
+    }
+    append(links_[index], item, dest);
+  }
+
+  /// Local. Delivers `item` exactly once on every PE (this one included), routed along the grid:
+  /// one copy per link of a spanning tree, not size()-1 sends.
+  void broadcast(const T& item) {
+    if (state_ != step_state::open) [[unlikely]]
+      check_open();
+    ++stats_.items_inserted;
+    local_.push_back(item);
+    forward_broadcast(item, rank_, -1);
+  }
+
+  /// Local: this PE inserts nothing more in this step. Starts the staged flush.
+  void done() { done_impl(); }
+  /// Collective: returns when every item inserted anywhere in this step has been delivered
+  /// (calls done() first if this PE has not). The streamer is then ready for the next step.
+  void wait() { wait_impl(); }
+  /// done() then wait().
+  void finish() { wait_impl(); }
+  /// Collective, for dynamic work: returns when no item is buffered or in flight anywhere,
+  /// counting items inserted by deliver callbacks.
+  void quiesce() { quiesce_impl(); }
+  /// Local, non-blocking: delivers what has arrived, forwards what passes through, and sends
+  /// partial buffers when the flush period has elapsed. Returns whether anything happened.
+  bool progress() { return progress_impl(); }
+  /// Local: this PE's counters.
+  streamer_stats stats() const noexcept { return detail::streamer_core::stats(); }
+
+ private:
+  static const char* type_name() {
+    if constexpr (std::is_same_v<T, std::uint64_t>) return "uint64";
+    else if constexpr (std::is_same_v<T, std::int64_t>) return "int64";
+    else if constexpr (std::is_same_v<T, int>) return "int";
+    else if constexpr (std::is_same_v<T, double>) return "double";
+    else return "T";
+  }
+
+  void append(link& l, const T& item, int dest) {
+    if (!l.buffer) [[unlikely]]
+      open_buffer(l);
+    std::memcpy(item_slot(l), &item, sizeof(T));
+    if (!l.last_phase) destination_slots(l)[l.count] = dest;
+    const auto messages_before = stats_.messages_sent;
+    appended(l);
+    if (stats_.messages_sent != messages_before) [[unlikely]]
+      after_send();
+  }
+
+  void forward_broadcast(const T& item, int root, int arrived_phase) {
+    for (const int index : broadcast_links(root, arrived_phase)) append(links_[index], item, -root - 1);
+  }
+
+  // Broadcast trees cost the router O(P) to compute; cache per (root, arrived phase).
+  const std::vector<int>& broadcast_links(int root, int arrived_phase) {
+    const std::int64_t key = std::int64_t{root} * 4096 + (arrived_phase + 1);
+    auto it = broadcast_cache_.find(key);
+    if (it == broadcast_cache_.end()) {
+      scratch_hops_.clear();
+      route_plan().broadcast_children(rank_, root, arrived_phase, scratch_hops_);
+      std::vector<int> indices;
+      for (const auto& h : scratch_hops_) indices.push_back(link_index(h.pe, h.phase));
+      it = broadcast_cache_.emplace(key, std::move(indices)).first;
+    }
+    return it->second;
+  }
+
+  void process_items(const std::byte* payload, const detail::wire_header& h) override {
+    const T* items = reinterpret_cast<const T*>(payload + sizeof(detail::wire_header));
+    const std::uint32_t n = h.items;
+    if (!(h.flags & detail::has_destinations)) {
+      for (std::uint32_t i = 0; i < n; ++i) deliver(items[i]);
+      return;
+    }
+    const auto* dests = reinterpret_cast<const std::int32_t*>(payload + destinations_offset(n));
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const int dest = dests[i];
+      if (dest == rank_) {
+        deliver(items[i]);
+      } else if (dest >= 0) {
+        ++stats_.items_forwarded;
+        append(links_[link_to(dest)], items[i], dest);
+      } else {
+        deliver(items[i]);
+        ++stats_.items_forwarded;
+        forward_broadcast(items[i], -dest - 1, h.phase);
+      }
+    }
+  }
+
+  void deliver(const T& item) {
+    ++stats_.items_delivered;
+    deliver_(item);
+  }
+
+  bool deliver_local() override {
+    if (local_.empty()) return false;
+    // Callbacks may insert to this PE again: deliver a snapshot, new items wait for the next round.
+    local_delivering_.swap(local_);
+    in_callback_ = true;
+    try {
+      for (const T& item : local_delivering_) deliver(item);
+    } catch (...) {
+      in_callback_ = false;
+      throw;
+    }
+    in_callback_ = false;
+    local_delivering_.clear();
+    return true;
+  }
+  std::size_t local_pending() const noexcept override { return local_.size(); }
+
+  std::function<void(const T&)> deliver_;
+  std::vector<T> local_;
+  std::vector<T> local_delivering_;
+  std::unordered_map<std::int64_t, std::vector<int>> broadcast_cache_;
+  std::vector<hop> scratch_hops_;
+};
+
+}  // namespace transit
