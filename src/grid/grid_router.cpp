@@ -69,6 +69,15 @@ grid_step grid_router::step(int self, int dest, int arrived_phase) const {
   assertion_failed("self != dest", __FILE__, __LINE__, "next_hop needs a consistent arrived_phase");
 }
 
+bool grid_router::ends_route(int phase) const noexcept {
+  if (phase < 0 || phase >= num_phases() || is_pre_phase(phase)) return phase == num_phases() - 1;
+  const auto dims = grid().dims();
+  for (int d = dim_of_phase(phase) - 1; d >= 0; --d) {
+    if (dims[d] > 1) return false;
+  }
+  return true;
+}
+
 hop grid_router::next_hop(int self, int dest, int arrived_phase) const {
   const grid_step next = step(self, dest, arrived_phase);
   return {next.pe, next.phase};

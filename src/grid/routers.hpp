@@ -44,6 +44,8 @@ class grid_router final : public routing_base {
                           std::vector<hop>& out) const override;
 
   grid_step step(int self, int dest, int arrived_phase) const;
+  /// A main hop along d ends every route when all dimensions below d have size 1.
+  bool ends_route(int phase) const noexcept override;
   bool is_pre_phase(int phase) const noexcept { return phase < num_pre_phases_; }
   int dim_of_phase(int phase) const noexcept {
     return is_pre_phase(phase) ? phase : grid().ndims() - 1 - (phase - num_pre_phases_);

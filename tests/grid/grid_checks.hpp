@@ -66,8 +66,8 @@ inline void check_router(const router& r, const route_expectations& expect,
       while (at != dest) {
         const std::string where = "route " + std::to_string(src) + "->" + std::to_string(dest) +
                                   " at PE " + std::to_string(at);
-        if (arrived == r.num_phases() - 1) {
-          fail("hop after the last phase", where);
+        if (arrived >= 0 && r.ends_route(arrived)) {
+          fail("hop after a phase that ends routes (the last phase included)", where);
           break;
         }
         const hop next = r.next_hop(at, dest, arrived);
@@ -143,6 +143,8 @@ inline void check_router(const router& r, const route_expectations& expect,
           continue;
         }
         if (child.phase <= item.phase) fail("broadcast phases not increasing", where);
+        if (item.phase >= 0 && r.ends_route(item.phase))
+          fail("broadcast hop after a phase that ends routes", where);
         if (!used[item.pe].count({child.phase, child.pe}))
           fail("broadcast link not in out_links", where);
         if (++received[child.pe] == 1) frontier.push_back(child);

@@ -48,6 +48,10 @@ class router {
   virtual int num_phases() const noexcept = 0;
   /// Upper bound on the hops of any route.
   virtual int max_hops() const noexcept = 0;
+  /// True when no hop (unicast or broadcast) ever follows a hop in `phase`: items sent in it are
+  /// at their destination, so the streamer sends them without destination indices. Always true
+  /// for the last phase; a router may say so for earlier ones (e.g. dimensions of size 1).
+  virtual bool ends_route(int phase) const noexcept { return phase == num_phases() - 1; }
   /// Next hop from self towards dest (self != dest). `arrived_phase` is the phase of the hop that
   /// brought the item to self (-1 at the source); a router may use it to skip dimensions already
   /// corrected, but must return the same hop as for any other arrived_phase.
