@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -26,13 +25,25 @@ virtual_grid grid_for(const context& ctx, const streamer_options& options) {
 
 std::uint32_t checked_capacity(const streamer_options& options, std::size_t item_bytes) {
   constexpr std::size_t max_message_bytes = std::size_t{1} << 30;
+  const std::size_t limit = max_message_bytes / (item_bytes + sizeof(std::int32_t));
   if (options.buffer_items == 0) throw_invalid("streamer_options.buffer_items", 0, "at least 1");
-  if (options.buffer_items > max_message_bytes / (item_bytes + sizeof(std::int32_t)))
+  if (options.buffer_items > limit)
     throw_invalid("streamer_options.buffer_items", options.buffer_items,
-                  concat("at most ", max_message_bytes / (item_bytes + sizeof(std::int32_t)),
-                         " (messages are limited to 1 GiB)"));
+                  concat("at most ", limit, " (messages are limited to 1 GiB)"));
   return static_cast<std::uint32_t>(options.buffer_items);
 }
+
+// Clears a flag on every exit, exceptions included.
+class flag_guard {
+ public:
+  explicit flag_guard(bool& flag) : flag_(flag) { flag_ = true; }
+  ~flag_guard() { flag_ = false; }
+  flag_guard(const flag_guard&) = delete;
+  flag_guard& operator=(const flag_guard&) = delete;
+
+ private:
+  bool& flag_;
+};
 
 }  // namespace
 
@@ -51,17 +62,26 @@ streamer_core::streamer_core(context& ctx, const streamer_options& options, std:
       flush_period_(options.flush_period),
       last_flush_check_(std::chrono::steady_clock::now()) {
   const int phases = router_->num_phases();
+  link own;  // items for this PE: aggregated like the others, delivered when full or flushed
+  own.pe = rank_;
+  links_.push_back(std::move(own));
   for (const hop& h : router_->out_links(rank_)) {
     out_index_.emplace(std::int64_t{h.pe} * phases + h.phase, static_cast<int>(links_.size()));
     link l;
     l.pe = h.pe;
     l.phase = h.phase;
-    l.last_phase = h.phase == phases - 1;
+    l.carries_destinations = !router_->ends_route(h.phase);
     links_.push_back(std::move(l));
   }
   route_.resize(size_);
   for (int dest = 0; dest < size_; ++dest) {
-    route_[dest] = dest == rank_ ? -1 : link_index_checked(router_->next_hop(rank_, dest, -1));
+    if (dest == rank_) {
+      route_[dest] = self_link;
+      continue;
+    }
+    const hop h = router_->next_hop(rank_, dest, -1);
+    route_[dest] = link_index(h.pe, h.phase);
+    TRANSIT_ASSERT(route_[dest] > 0, "router returned a hop that is not among its out_links");
   }
   for (const hop& h : router_->in_links(rank_)) {
     in_index_.emplace(std::int64_t{h.pe} * phases + h.phase, static_cast<int>(in_links_.size()));
@@ -72,11 +92,13 @@ streamer_core::streamer_core(context& ctx, const streamer_options& options, std:
 
 streamer_core::~streamer_core() {
   ctx_.remove_diagnostic(diagnostic_id_);
-  if (buffered_ > 0) {
+  const std::uint64_t left = buffered_items();
+  if (left > 0 || !local_messages_.empty() || !next_step_.empty()) {
     std::fprintf(stderr,
-                 "transit: PE %d: streamer<%s> destroyed with %llu items still buffered (they are lost; call "
-                 "finish() or quiesce() before destroying a streamer)\n",
-                 rank_, type_name_, static_cast<unsigned long long>(buffered_));
+                 "transit: PE %d: streamer<%s> destroyed with %llu items buffered and %zu messages "
+                 "undelivered (they are lost; call finish() or quiesce() before destroying a streamer)\n",
+                 rank_, type_name_, static_cast<unsigned long long>(left),
+                 local_messages_.size() + next_step_.size());
   }
 }
 
@@ -85,38 +107,49 @@ int streamer_core::link_index(int pe, int phase) const {
   return it == out_index_.end() ? -1 : it->second;
 }
 
-int streamer_core::link_index_checked(const hop& h) const {
-  const int index = link_index(h.pe, h.phase);
-  TRANSIT_ASSERT(index >= 0, "router returned a hop that is not among its out_links");
-  return index;
-}
-
-void streamer_core::check_destination(int dest) const {
+void streamer_core::throw_bad_destination(int dest) const {
   throw std::out_of_range(concat("streamer::insert: destination PE ", dest, " is outside [0, ", size_,
                                  "): expected a PE of this job"));
 }
 
-void streamer_core::check_open() const {
+void streamer_core::throw_closed_step() const {
   throw std::logic_error(
       "streamer::insert after done() and before wait() returned: this PE's step is closed; "
       "insert after wait() returns (or use quiesce() when deliveries insert)");
 }
 
+std::size_t streamer_core::buffer_bytes(const link& l) const noexcept {
+  return l.carries_destinations ? destinations_offset(capacity_) + capacity_ * sizeof(std::int32_t)
+                                : sizeof(wire_header) + capacity_ * item_bytes_;
+}
+
+std::uint64_t streamer_core::buffered_items() const noexcept {
+  std::uint64_t total = 0;
+  for (const auto& l : links_) total += items_in(l);
+  return total;
+}
+
 void streamer_core::open_buffer(link& l) {
   const std::size_t bytes = buffer_bytes(l);
   l.buffer = ctx_.net().allocate(bytes);
+  std::byte* payload = l.buffer.payload();
+  l.next = payload + sizeof(wire_header);
+  l.end = l.next + capacity_ * item_bytes_;
+  l.next_dest =
+      l.carries_destinations ? reinterpret_cast<std::int32_t*>(payload + destinations_offset(capacity_)) : nullptr;
   ++buffers_allocated_;
   buffer_bytes_allocated_ += bytes;
   stats_.buffers_peak = std::max(stats_.buffers_peak, buffers_allocated_);
   stats_.buffer_bytes_peak = std::max(stats_.buffer_bytes_peak, buffer_bytes_allocated_);
 }
 
-std::size_t streamer_core::buffer_bytes(const link& l) const noexcept {
-  const std::size_t items_end = destinations_offset(capacity_);
-  return l.last_phase ? items_end : items_end + capacity_ * sizeof(std::int32_t);
+void streamer_core::buffer_full(link& l) {
+  send(l, flush_kind::full);
+  after_send();
 }
 
 void streamer_core::send(link& l, flush_kind kind, bool final_marker) {
+  const std::uint32_t n = items_in(l);
   if (!l.buffer) {
     if (!final_marker) return;
     l.buffer = ctx_.net().allocate(sizeof(wire_header));  // a bare final marker
@@ -124,25 +157,31 @@ void streamer_core::send(link& l, flush_kind kind, bool final_marker) {
     --buffers_allocated_;
     buffer_bytes_allocated_ -= buffer_bytes(l);
   }
-  const std::uint32_t n = l.count;
   std::byte* payload = l.buffer.payload();
   std::size_t bytes = sizeof(wire_header) + n * item_bytes_;
   std::uint16_t flags = 0;
-  if (!l.last_phase && n > 0) {
+  if (l.carries_destinations && n > 0) {
     // Close the gap after a partial item array so only used bytes travel (thesis spec 17).
     const std::size_t full = destinations_offset(capacity_), used = destinations_offset(n);
     if (used != full) std::memmove(payload + used, payload + full, n * sizeof(std::int32_t));
     bytes = used + n * sizeof(std::int32_t);
     flags = has_destinations;
   }
-  const wire_header header{n, static_cast<std::uint16_t>(l.phase), flags, final_marker ? l.sent + 1 : 0, step_};
+  const wire_header header{n, static_cast<std::uint16_t>(l.phase < 0 ? 0 : l.phase), flags,
+                           final_marker ? l.sent + 1 : 0, step_};
   std::memcpy(payload, &header, sizeof header);
   l.buffer.set_size(bytes);
+  l.next = l.end = nullptr;
+  l.next_dest = nullptr;
+  if (max_buffered_ != 0) buffered_ -= n;
+  if (l.phase < 0) {  // this PE's own items: delivered at the next poll, never through the transport
+    local_messages_.push_back(std::move(l.buffer));
+    l.buffer = message_buffer();
+    return;
+  }
   ctx_.net().send(l.pe, channel_, std::move(l.buffer));
   l.buffer = message_buffer();
   ++l.sent;
-  buffered_ -= n;
-  l.count = 0;
   ++stats_.messages_sent;
   stats_.bytes_sent += bytes;
   if (n == 0) return;
@@ -158,9 +197,10 @@ void streamer_core::relieve_bound() {
   // Send the fullest buffer: it frees the most room per message (thesis: keep messages large).
   link* fullest = &links_.front();
   for (auto& l : links_) {
-    if (l.count > fullest->count) fullest = &l;
+    if (items_in(l) > items_in(*fullest)) fullest = &l;
   }
   send(*fullest, flush_kind::bound);
+  after_send();
 }
 
 void streamer_core::flush_links(std::size_t first, std::size_t last, flush_kind kind, bool final_marker) {
@@ -173,32 +213,54 @@ void streamer_core::flush_links(std::size_t first, std::size_t last, flush_kind 
 
 bool streamer_core::receive() {
   batch_.clear();
-  if (!ctx_.mail().take(channel_, batch_)) return false;
-  const int phases = router_->num_phases();
-  in_callback_ = true;
-  try {
-    for (auto& m : batch_) {
-      wire_header h;
-      std::memcpy(&h, m.data.payload(), sizeof h);
-      const auto it = in_index_.find(std::int64_t{m.source} * phases + h.phase);
-      TRANSIT_ASSERT(it != in_index_.end(), "message on a link the router does not have");
-      in_link& il = in_links_[it->second];
-      ++il.received;
-      if (h.final_count != 0) {
-        il.announced = h.final_count;
-        il.final_step = h.step;
-      }
-      ++received_messages_;
-      ++stats_.messages_received;
-      ++activity_;
-      process_items(m.data.payload(), h);
-      ctx_.net().recycle(std::move(m.data));
-    }
-  } catch (...) {
-    in_callback_ = false;
-    throw;
+  if (!next_step_.empty()) {
+    wire_header first;
+    std::memcpy(&first, next_step_.front().data.payload(), sizeof first);
+    if (first.step == step_) batch_.swap(next_step_);  // this PE has reached their step now
   }
-  in_callback_ = false;
+  ctx_.mail().take(channel_, batch_);
+  if (batch_.empty()) return false;
+  const int phases = router_->num_phases();
+  bool processed = false;
+  flag_guard guard(in_callback_);
+  for (auto& m : batch_) {
+    wire_header h;
+    std::memcpy(&h, m.data.payload(), sizeof h);
+    if (h.step != step_) {
+      TRANSIT_ASSERT(h.step == step_ + 1, "message from a step other than this one or the next");
+      next_step_.push_back(std::move(m));
+      continue;
+    }
+    const auto it = in_index_.find(std::int64_t{m.source} * phases + h.phase);
+    TRANSIT_ASSERT(it != in_index_.end(), "message on a link the router does not have");
+    in_link& il = in_links_[it->second];
+    ++il.received;
+    if (h.final_count != 0) {
+      il.announced = h.final_count;
+      il.final_step = h.step;
+    }
+    ++stats_.messages_received;
+    process_items(m.data.payload(), h);
+    ctx_.net().recycle(std::move(m.data));
+    processed = true;
+  }
+  return processed;
+}
+
+bool streamer_core::deliver_local() {
+  if (local_messages_.empty()) return false;
+  // Callbacks may insert to this PE again: those items wait for the next round.
+  local_batch_.swap(local_messages_);
+  {
+    flag_guard guard(in_callback_);
+    for (auto& b : local_batch_) {
+      wire_header h;
+      std::memcpy(&h, b.payload(), sizeof h);
+      process_items(b.payload(), h);
+      ctx_.net().recycle(std::move(b));
+    }
+  }
+  local_batch_.clear();
   return true;
 }
 
@@ -217,6 +279,7 @@ bool streamer_core::progress_impl() {
 void streamer_core::after_send() {
   if (in_callback_) return;
   receive();
+  deliver_local();
   if (ctx_.net().pending_sends() <= max_pending_sends) return;
   ctx_.wait_until(
       [&] {
@@ -231,14 +294,15 @@ void streamer_core::maybe_timer_flush() {
   if (flush_period_.count() == 0) return;
   const auto now = std::chrono::steady_clock::now();
   if (now - last_flush_check_ < flush_period_) return;
-  if (activity_ == activity_at_check_ && buffered_ > 0) flush_links(0, links_.size(), flush_kind::timer, false);
+  const std::uint64_t activity_now = activity();
+  if (activity_now == activity_at_check_) flush_links(0, links_.size(), flush_kind::timer, false);
   last_flush_check_ = now;
-  activity_at_check_ = activity_;
+  activity_at_check_ = activity_now;
 }
 
 bool streamer_core::in_links_complete(int below_phase) const {
   for (const auto& il : in_links_) {
-    if (il.phase >= below_phase) break;  // in_links_ are sorted by phase
+    if (il.phase >= below_phase) break;
     if (il.final_step != step_ || il.received != il.announced) return false;
   }
   return true;
@@ -248,8 +312,8 @@ bool streamer_core::advance_staged() {
   bool progressed = false;
   const int phases = router_->num_phases();
   while (next_final_phase_ < phases && in_links_complete(next_final_phase_)) {
-    // links_ are sorted by phase: flush the run of this phase with final markers.
-    std::size_t first = 0;
+    // links_[1..] are sorted by phase: flush the run of this phase with final markers.
+    std::size_t first = 1;
     while (first < links_.size() && links_[first].phase < next_final_phase_) ++first;
     std::size_t last = first;
     while (last < links_.size() && links_[last].phase == next_final_phase_) ++last;
@@ -264,6 +328,7 @@ void streamer_core::done_impl() {
   if (in_callback_) throw std::logic_error("streamer::done called from a deliver callback");
   if (state_ != step_state::open) throw std::logic_error("streamer::done called twice in one step");
   state_ = step_state::done;
+  send(links_[self_link], flush_kind::final);
   next_final_phase_ = 0;
   advance_staged();
 }
@@ -276,24 +341,23 @@ void streamer_core::wait_impl() {
       [&] {
         bool progressed = poll_once();
         progressed |= advance_staged();
-        if (next_final_phase_ == phases && in_links_complete(phases) && local_pending() == 0)
-          return step_result::done;
+        if (next_final_phase_ == phases && in_links_complete(phases) && locally_idle()) return step_result::done;
         return progressed ? step_result::progressed : step_result::idle;
       },
       "streamer wait (staged completion)");
-  TRANSIT_ASSERT(buffered_ == 0, "items left in buffers after staged completion");
+  TRANSIT_ASSERT(buffered_items() == 0, "items left in buffers after staged completion");
   // Every item for this PE has arrived; the barrier makes that true everywhere before anyone
-  // starts the next step. Meanwhile keep the transport moving (peers may need our receives and
-  // our backlog to finish their step) but hold back messages: any that arrive now belong to the
-  // next step, and delivering them inside this wait() would mix the steps.
-  ++step_;
+  // starts the next step. Keep polling meanwhile: peers may need our receives and our send
+  // backlog to finish their step. Messages of the next step are set aside until the barrier.
   group_->start_barrier();
   ctx_.wait_until(
       [&] {
-        ctx_.mail().pump();
-        return group_->test() ? step_result::done : step_result::idle;
+        const bool progressed = poll_once();
+        if (group_->test()) return step_result::done;
+        return progressed ? step_result::progressed : step_result::idle;
       },
       "streamer wait (final barrier)");
+  ++step_;
   state_ = step_state::open;
 }
 
@@ -305,11 +369,9 @@ void streamer_core::quiesce_impl() {
   bool wave_in_flight = false;
   ctx_.wait_until(
       [&] {
+        const bool progressed = poll_once();
         if (wave_in_flight) {
-          // Hold back arrivals while a wave is out: if it detects termination, they belong to
-          // the next step. Otherwise they are processed right after.
-          ctx_.mail().pump();
-          if (!group_->test()) return step_result::idle;
+          if (!group_->test()) return progressed ? step_result::progressed : step_result::idle;
           wave_in_flight = false;
           if (counts[0] == counts[1] && counts[0] == previous[0] && counts[1] == previous[1])
             return step_result::done;
@@ -317,12 +379,12 @@ void streamer_core::quiesce_impl() {
           previous[1] = counts[1];
           return step_result::progressed;
         }
-        if (poll_once()) return step_result::progressed;
-        // Idle here: send everything buffered, then contribute this PE's counts to a wave.
+        if (progressed) return step_result::progressed;
+        // Idle here: send everything buffered, deliver what is local, then join a wave.
         flush_links(0, links_.size(), flush_kind::final, false);
-        if (local_pending() > 0) return step_result::progressed;
+        if (!locally_idle()) return step_result::progressed;
         counts[0] = stats_.messages_sent;
-        counts[1] = received_messages_;
+        counts[1] = stats_.messages_received;
         group_->start_allreduce(counts, 2, scalar_type::u64, reduce_op::sum);
         wave_in_flight = true;
         return step_result::progressed;
@@ -333,12 +395,12 @@ void streamer_core::quiesce_impl() {
 
 std::string streamer_core::describe() const {
   std::ostringstream out;
-  static const char* const states[] = {"open", "done", "completing"};
-  out << "streamer<" << type_name_ << "> step " << step_ << ", " << states[static_cast<int>(state_)]
-      << ", next final phase " << next_final_phase_ << " of " << router_->num_phases() << ", " << buffered_
-      << " items buffered, " << local_pending() << " local items pending";
+  out << "streamer<" << type_name_ << "> step " << step_ << ", " << (state_ == step_state::open ? "open" : "done")
+      << ", next final phase " << next_final_phase_ << " of " << router_->num_phases() << ", " << buffered_items()
+      << " items buffered, " << local_messages_.size() << " local messages pending";
   for (const auto& l : links_) {
-    if (l.count > 0) out << "\n    buffer to PE " << l.pe << " (phase " << l.phase << "): " << l.count << " items";
+    if (items_in(l) > 0)
+      out << "\n    buffer to PE " << l.pe << " (phase " << l.phase << "): " << items_in(l) << " items";
   }
   for (const auto& il : in_links_) {
     if (il.final_step != step_ || il.received != il.announced) {

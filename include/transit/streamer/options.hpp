@@ -33,6 +33,7 @@ struct streamer_stats {
   std::uint64_t bytes_sent = 0;        ///< payload bytes of those messages
   std::uint64_t buffers_peak = 0;      ///< most peer buffers allocated at once
   std::uint64_t buffer_bytes_peak = 0; ///< most bytes held by those buffers at once
+  std::uint64_t items_buffered_peak = 0; ///< most items buffered at once (kept with max_buffered_items)
   std::uint64_t flushes_full = 0;      ///< buffers sent because they filled
   std::uint64_t flushes_timer = 0;     ///< partial buffers sent by the flush_period timer
   std::uint64_t flushes_final = 0;     ///< partial buffers sent by done/wait/quiesce

@@ -1,9 +1,10 @@
 #pragma once
 // streamer<T>: aggregated, routed delivery of fine-grained items (TRAM in transit).
+#include <concepts>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <functional>
-#include <string_view>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
@@ -22,7 +23,7 @@ namespace transit {
 /// which runs on that PE's own thread and only inside insert, broadcast, progress, wait, quiesce
 /// or finish of this streamer.
 ///
-/// Re-entrancy rule: a deliver callback may call insert and broadcast (in a quiesce() step: the
+/// Re-entrancy rule: a deliver callback may call insert and broadcast (in a quiesce() step; the
 /// items are buffered, never delivered recursively) and progress (a no-op when nested); it must
 /// not call done, wait, finish or quiesce (std::logic_error). In a done()/wait() step a callback
 /// must not insert: use quiesce() when deliveries produce new items.
@@ -37,39 +38,35 @@ class streamer final : private detail::streamer_core {
   using item_type = T;
 
   /// Collective: every PE constructs its streamers in the same order with equal options.
-  /// Throws std::invalid_argument for buffer_items 0 or a grid built for another PE count.
-  streamer(context& ctx, streamer_options options, std::function<void(const T&)> deliver)
-      : detail::streamer_core(ctx, options, sizeof(T), type_name()), deliver_(std::move(deliver)) {}
-
-  ~streamer() override {
-    if (!local_.empty())
-      std::fprintf(stderr, "transit: PE %d: streamer destroyed with %zu local items undelivered\n", rank_,
-                   local_.size());
-  }
+  /// `deliver` is any callable taking `const T&` (std::function included); a lambda is inlined
+  /// into the per-message delivery loop. Throws std::invalid_argument for buffer_items 0, a grid
+  /// built for another PE count, or a router that cannot serve the grid.
+  template <class Deliver>
+    requires std::invocable<Deliver&, const T&>
+  streamer(context& ctx, streamer_options options, Deliver deliver)
+      : detail::streamer_core(ctx, options, sizeof(T), type_name()),
+        deliver_items_([d = std::move(deliver)](const T* items, std::uint32_t n) mutable {
+          for (std::uint32_t i = 0; i < n; ++i) d(items[i]);
+        }) {}
 
   /// Local. Buffers `item` for `dest`; may send a full buffer and deliver arrived items.
   /// Throws std::out_of_range for dest outside [0, size()), std::logic_error after done().
   void insert(const T& item, int dest) {
     if (static_cast<unsigned>(dest) >= static_cast<unsigned>(size_)) [[unlikely]]
-      check_destination(dest);
+      throw_bad_destination(dest);
     if (state_ != step_state::open) [[unlikely]]
-      check_open();
+      throw_closed_step();
     ++stats_.items_inserted;
-    const int index = link_to(dest);
-    if (index < 0) {
-      local_.push_back(item);
-      return;
-    }
-    append(links_[index], item, dest);
+    append(links_[link_to(dest)], item, dest);
   }
 
   /// Local. Delivers `item` exactly once on every PE (this one included), routed along the grid:
   /// one copy per link of a spanning tree, not size()-1 sends.
   void broadcast(const T& item) {
     if (state_ != step_state::open) [[unlikely]]
-      check_open();
+      throw_closed_step();
     ++stats_.items_inserted;
-    local_.push_back(item);
+    append(links_[self_link], item, rank_);
     forward_broadcast(item, rank_, -1);
   }
 
@@ -98,15 +95,18 @@ class streamer final : private detail::streamer_core {
     else return "T";
   }
 
+  // The per-item path: a copy, an optional destination store and one compare.
   void append(link& l, const T& item, int dest) {
-    if (!l.buffer) [[unlikely]]
+    if (l.next == nullptr) [[unlikely]]
       open_buffer(l);
-    std::memcpy(item_slot(l), &item, sizeof(T));
-    if (!l.last_phase) destination_slots(l)[l.count] = dest;
-    const auto messages_before = stats_.messages_sent;
-    appended(l);
-    if (stats_.messages_sent != messages_before) [[unlikely]]
-      after_send();
+    std::memcpy(l.next, &item, sizeof(T));
+    l.next += sizeof(T);
+    if (l.next_dest != nullptr) *l.next_dest++ = dest;
+    if (l.next == l.end) [[unlikely]] {
+      buffer_full(l);
+    } else if (max_buffered_ != 0) [[unlikely]] {
+      count_bounded_item();
+    }
   }
 
   void forward_broadcast(const T& item, int root, int arrived_phase) {
@@ -115,13 +115,13 @@ class streamer final : private detail::streamer_core {
 
   // Broadcast trees cost the router O(P) to compute; cache per (root, arrived phase).
   const std::vector<int>& broadcast_links(int root, int arrived_phase) {
-    const std::int64_t key = std::int64_t{root} * 4096 + (arrived_phase + 1);
+    const std::int64_t key = std::int64_t{root} * 65536 + (arrived_phase + 1);
     auto it = broadcast_cache_.find(key);
     if (it == broadcast_cache_.end()) {
-      scratch_hops_.clear();
-      route_plan().broadcast_children(rank_, root, arrived_phase, scratch_hops_);
+      std::vector<hop> children;
+      route_plan().broadcast_children(rank_, root, arrived_phase, children);
       std::vector<int> indices;
-      for (const auto& h : scratch_hops_) indices.push_back(link_index(h.pe, h.phase));
+      for (const auto& h : children) indices.push_back(link_index(h.pe, h.phase));
       it = broadcast_cache_.emplace(key, std::move(indices)).first;
     }
     return it->second;
@@ -130,53 +130,31 @@ class streamer final : private detail::streamer_core {
   void process_items(const std::byte* payload, const detail::wire_header& h) override {
     const T* items = reinterpret_cast<const T*>(payload + sizeof(detail::wire_header));
     const std::uint32_t n = h.items;
-    if (!(h.flags & detail::has_destinations)) {
-      for (std::uint32_t i = 0; i < n; ++i) deliver(items[i]);
+    if (!(h.flags & detail::has_destinations)) {  // last hop: every item is for this PE
+      stats_.items_delivered += n;
+      deliver_items_(items, n);
       return;
     }
     const auto* dests = reinterpret_cast<const std::int32_t*>(payload + destinations_offset(n));
     for (std::uint32_t i = 0; i < n; ++i) {
       const int dest = dests[i];
       if (dest == rank_) {
-        deliver(items[i]);
+        ++stats_.items_delivered;
+        deliver_items_(items + i, 1);
       } else if (dest >= 0) {
         ++stats_.items_forwarded;
         append(links_[link_to(dest)], items[i], dest);
       } else {
-        deliver(items[i]);
+        ++stats_.items_delivered;
+        deliver_items_(items + i, 1);
         ++stats_.items_forwarded;
         forward_broadcast(items[i], -dest - 1, h.phase);
       }
     }
   }
 
-  void deliver(const T& item) {
-    ++stats_.items_delivered;
-    deliver_(item);
-  }
-
-  bool deliver_local() override {
-    if (local_.empty()) return false;
-    // Callbacks may insert to this PE again: deliver a snapshot, new items wait for the next round.
-    local_delivering_.swap(local_);
-    in_callback_ = true;
-    try {
-      for (const T& item : local_delivering_) deliver(item);
-    } catch (...) {
-      in_callback_ = false;
-      throw;
-    }
-    in_callback_ = false;
-    local_delivering_.clear();
-    return true;
-  }
-  std::size_t local_pending() const noexcept override { return local_.size(); }
-
-  std::function<void(const T&)> deliver_;
-  std::vector<T> local_;
-  std::vector<T> local_delivering_;
+  std::function<void(const T*, std::uint32_t)> deliver_items_;
   std::unordered_map<std::int64_t, std::vector<int>> broadcast_cache_;
-  std::vector<hop> scratch_hops_;
 };
 
 }  // namespace transit
