@@ -1,0 +1,206 @@
+#pragma once
+// transit bench: shared pieces of the benchmark kernels (bench/*.cpp), the driver that times,
+// reduces and prints their runs, and the demo.
+//
+// A kernel is a collective function that builds its streamers, runs its measured region between
+// two barriers (measure()), verifies its result and returns this PE's share of the record; the
+// driver reduces that over PEs and prints it on PE 0 only.
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "transit/transit.hpp"
+
+namespace transit::bench {
+
+enum class scheme { none, grid, node_aware, node_aware_advanced };
+
+/// Everything `transit bench` accepts after the kernel name. 0 in a count = the kernel's default.
+struct options {
+  std::string kernel;
+  scheme route = scheme::grid;
+  std::string grid = "node";        // --grid: virtual_grid::parse spec; ignored by --scheme none
+  std::size_t item_bytes = 0;       // --item-bytes: alltoall only; others have a natural size
+  std::uint64_t items_per_pe = 0;   // --items-per-pe
+  std::size_t buffer_items = 1024;  // --buffer-items (G)
+  std::uint64_t flush_us = 0;       // --flush-us
+  int repeat = 1;                   // --repeat
+  bool json = false;                // --json
+  int table_log2 = 16;              // randomaccess: 2^n table words per PE
+  std::uint64_t table_slots = 1000; // histogram, index-gather: table entries per PE
+  double remote_fraction = 0.5;     // phold
+  std::uint64_t lps_per_pe = 1000;  // phold: logical processes per PE
+  std::uint64_t events_per_lp = 16; // phold: initial events per LP (the event population)
+  std::uint64_t seed = 1;           // --seed: random streams (not randomaccess: HPCC fixes it)
+};
+
+struct setup;
+struct measurement;
+using kernel_fn = measurement (*)(context&, const setup&);
+
+/// A kernel of `transit bench`.
+struct kernel_entry {
+  std::string_view name;
+  std::size_t item_bytes;  // natural item size; 0 = chosen by --item-bytes (alltoall)
+  kernel_fn run;
+  const char* summary;
+};
+/// The kernel called `name`, or nullptr.
+const kernel_entry* find_kernel(std::string_view name);
+
+/// Parses the arguments after "bench" (argv[first] is the kernel). Throws std::invalid_argument
+/// naming the option, the value and what was expected. Checks everything that does not depend on
+/// the PE count; the grid spec is checked by resolve().
+options parse_options(int argc, char** argv, int first);
+/// The option summary for `transit --help`.
+const char* options_help();
+
+std::string_view to_string(scheme s) noexcept;
+
+/// One PE's view of a run, as the kernel sees it.
+struct setup {
+  const options& opt;
+  streamer_options stream;      // from --scheme, --grid, --buffer-items, --flush-us
+  std::string grid_name;        // "direct", "2x4", ...
+  std::uint64_t items_per_pe;   // --items-per-pe or the kernel's default
+  std::size_t item_bytes;       // --item-bytes or the kernel's natural size
+};
+
+/// A kernel-specific result field for the JSON object and the text line.
+struct field {
+  std::string key;
+  std::string json;  // the JSON value as text
+};
+
+/// What a kernel returns; `seconds`, `items_per_pe` and `extra` must already agree on every PE.
+struct measurement {
+  double seconds = 0;          // max over PEs of the measured region
+  double items_per_pe = 0;     // items each PE handled in that region (the rate's numerator)
+  bool verified = false;       // this PE's verdict
+  streamer_stats stats;        // this PE's, summed over the kernel's streamers
+  std::uint64_t buffer_bytes_bound = 0;  // this PE's thesis bound: G x item bytes x out-links
+  std::vector<field> extra;
+};
+
+/// One run reduced over all PEs (identical on every PE).
+struct record {
+  std::string kernel, backend, scheme_name, grid;
+  int pes = 0, nodes = 0;
+  std::size_t item_bytes = 0, buffer_items = 0;
+  std::uint64_t flush_us = 0;
+  double items_per_pe = 0, seconds = 0, rate = 0;
+  std::uint64_t messages_sent = 0, bytes_sent = 0, items_forwarded = 0;
+  std::uint64_t buffer_bytes_peak = 0, buffer_bytes_bound = 0;
+  bool verified = false;
+  int run = 0;
+  std::vector<field> extra;
+};
+
+/// Collective: resolves the options for this job (throws std::invalid_argument for a grid that
+/// does not fit), runs the kernel once and reduces the result.
+record run_once(context& ctx, const options& opt, int run_index);
+/// Collective: `transit bench` after option parsing. Returns the exit status.
+int bench_command(context& ctx, const options& opt);
+/// Collective: `transit demo`, the thesis all-to-all comparison. Returns the exit status.
+int demo_command(context& ctx);
+
+std::string to_json(const record& r);
+std::string to_text(const record& r);
+
+// ---- helpers for kernels ----
+
+/// Runs `work` between two barriers; returns the max over PEs of its elapsed seconds.
+template <class Work>
+double measure(context& ctx, Work&& work) {
+  ctx.barrier();
+  const auto start = std::chrono::steady_clock::now();
+  work();
+  const double mine = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ctx.barrier();
+  return ctx.allreduce(mine, reduce_op::max);
+}
+
+/// A progress bar on stderr, PE 0 only, and only when stderr is a terminal (logs and test output
+/// stay clean). Appears once a run has taken a second; update() is cheap enough for every item.
+class progress_bar {
+ public:
+  progress_bar(const context& ctx, std::string label, std::uint64_t total);
+  ~progress_bar();
+  progress_bar(const progress_bar&) = delete;
+  progress_bar& operator=(const progress_bar&) = delete;
+  void update(std::uint64_t done) {
+    if (enabled_ && (done & 0xffff) == 0) [[unlikely]]
+      draw(done);
+  }
+
+ private:
+  void draw(std::uint64_t done);
+  bool enabled_;
+  bool shown_ = false;
+  std::string label_;
+  std::uint64_t total_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+/// SplitMix64: small state, fast, good enough for benchmark traffic; one stream per PE.
+class rng {
+ public:
+  explicit rng(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() noexcept { return mix(state_ += 0x9e3779b97f4a7c15ULL); }
+  /// Uniform in [0, n) from 32 random bits (Lemire's multiply-shift, no division).
+  static std::uint32_t below(std::uint32_t bits, std::uint64_t n) noexcept {
+    return static_cast<std::uint32_t>((std::uint64_t{bits} * n) >> 32);
+  }
+  static std::uint64_t mix(std::uint64_t z) noexcept {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+/// A uniformly random entry of a table with `slots` entries on each of `pes` PEs, from one draw.
+struct table_entry {
+  std::uint32_t pe;
+  std::uint32_t slot;
+};
+inline table_entry random_entry(rng& random, std::uint64_t pes, std::uint64_t slots) {
+  const std::uint64_t r = random.next();
+  return {rng::below(static_cast<std::uint32_t>(r >> 32), pes), rng::below(static_cast<std::uint32_t>(r), slots)};
+}
+
+/// Whether a kernel's insert loop should poll its streamers after insert number `i`. Polling now
+/// and then delivers the items a PE sends itself (they wait in the streamer's local queue until it
+/// polls) and moves MPI's rendezvous protocol for messages above its eager limit, which advances
+/// only inside MPI calls (measured on 2 ranks: +20% for histogram, 2x for randomaccess).
+inline bool poll_due(std::uint64_t i) { return (i & 255) == 255; }
+
+/// This PE's seed for a kernel's random stream.
+inline std::uint64_t pe_seed(const options& opt, int rank, std::uint64_t salt) {
+  return rng::mix(opt.seed * 0x100000001b3ULL + salt) ^ rng::mix(static_cast<std::uint64_t>(rank) + 1);
+}
+
+/// Adds counters of a second streamer (index-gather runs two).
+void accumulate(streamer_stats& into, const streamer_stats& s);
+/// The thesis bound on this PE's aggregation buffers: G x item bytes x out-links of its router.
+std::uint64_t buffer_bound(const context& ctx, const streamer_options& so, std::size_t item_bytes);
+/// True on every PE when it is true on all of them (collective).
+bool all_of(context& ctx, bool mine);
+field json_number(std::string key, double value);
+field json_integer(std::string key, std::uint64_t value);
+
+// ---- the kernels (collective) ----
+measurement run_alltoall(context& ctx, const setup& s);
+measurement run_randomaccess(context& ctx, const setup& s);
+measurement run_histogram(context& ctx, const setup& s);
+measurement run_index_gather(context& ctx, const setup& s);
+measurement run_phold(context& ctx, const setup& s);
+measurement run_route_step(context& ctx, const setup& s);
+
+}  // namespace transit::bench

@@ -1,0 +1,197 @@
+// transit bench: resolving options for a job, running a kernel, reducing and printing the record.
+#include <algorithm>
+#include <cinttypes>
+#include <stdexcept>
+#include <unistd.h>
+
+#include "bench.hpp"
+
+namespace transit::bench {
+
+namespace {
+
+std::uint64_t default_items(const options& opt) {
+  if (opt.items_per_pe != 0) return opt.items_per_pe;
+  if (opt.kernel == "randomaccess") return std::uint64_t{4} << opt.table_log2;  // HPCC: 4 x table size
+  if (opt.kernel == "histogram") return std::uint64_t{1} << 22;
+  if (opt.kernel == "route-step") return std::uint64_t{1} << 24;
+  return std::uint64_t{1} << 20;
+}
+
+/// Streamer options and grid for this job. Throws std::invalid_argument for a grid spec that does
+/// not parse or does not fit the PEs, and for a node-aware scheme on a grid that is not nodes x PEs.
+setup resolve(const context& ctx, const options& opt) {
+  if (opt.kernel == "route-step" && ctx.size() < 2)
+    throw std::invalid_argument("route-step: got 1 PE, expected at least 2 (PE 0 streams to the others)");
+  setup s{opt, {}, {}, default_items(opt), opt.item_bytes};
+  s.stream.buffer_items = opt.buffer_items;
+  s.stream.flush_period = std::chrono::microseconds(opt.flush_us);
+  if (opt.route == scheme::none) {
+    // No aggregation, same path: a message per item through the streamer and the same transport,
+    // so the baseline pays exactly the per-message costs that aggregation amortises.
+    s.stream.grid = virtual_grid::direct(ctx.size());
+    s.stream.buffer_items = 1;
+  } else {
+    s.stream.grid = virtual_grid::parse(opt.grid, ctx.machine());
+    s.stream.route = opt.route == scheme::grid         ? routing::grid
+                     : opt.route == scheme::node_aware ? routing::node_aware
+                                                       : routing::node_aware_advanced;
+    make_router(s.stream.route, *s.stream.grid, ctx.machine());  // throws on a mismatch
+  }
+  // randomaccess: a buffer larger than the look-ahead limit could never fill.
+  if (opt.kernel == "randomaccess") s.stream.buffer_items = std::min<std::size_t>(s.stream.buffer_items, 1024);
+  s.grid_name = s.stream.grid->ndims() == 1 ? "direct" : s.stream.grid->str();
+  return s;
+}
+
+std::string human(double value) {
+  char text[32];
+  if (value >= 1e9) std::snprintf(text, sizeof text, "%.2f G", value / 1e9);
+  else if (value >= 1e6) std::snprintf(text, sizeof text, "%.2f M", value / 1e6);
+  else if (value >= 1e3) std::snprintf(text, sizeof text, "%.2f k", value / 1e3);
+  else std::snprintf(text, sizeof text, "%.2f", value);
+  return text;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+record run_once(context& ctx, const options& opt, int run_index) {
+  const setup s = resolve(ctx, opt);
+  const measurement m = find_kernel(opt.kernel)->run(ctx, s);
+  record r;
+  r.kernel = opt.kernel;
+  r.backend = std::string(ctx.backend());
+  r.scheme_name = std::string(to_string(opt.route));
+  r.grid = s.grid_name;
+  r.pes = ctx.size();
+  r.nodes = ctx.machine().num_nodes();
+  r.item_bytes = s.item_bytes;
+  r.buffer_items = s.stream.buffer_items;
+  r.flush_us = opt.flush_us;
+  r.items_per_pe = m.items_per_pe;
+  r.seconds = m.seconds;
+  r.rate = m.seconds > 0 ? m.items_per_pe / m.seconds : 0;
+  r.messages_sent = ctx.allreduce(m.stats.messages_sent, reduce_op::sum);
+  r.bytes_sent = ctx.allreduce(m.stats.bytes_sent, reduce_op::sum);
+  r.items_forwarded = ctx.allreduce(m.stats.items_forwarded, reduce_op::sum);
+  r.buffer_bytes_peak = ctx.allreduce(m.stats.buffer_bytes_peak, reduce_op::max);
+  r.buffer_bytes_bound = ctx.allreduce(m.buffer_bytes_bound, reduce_op::max);
+  r.verified = all_of(ctx, m.verified);
+  r.run = run_index;
+  r.extra = m.extra;
+  return r;
+}
+
+int bench_command(context& ctx, const options& opt) {
+  try {
+    resolve(ctx, opt);
+  } catch (const std::invalid_argument& e) {
+    // Every PE finds the same problem; one message, and a usage error's exit status.
+    if (ctx.rank() == 0) std::fprintf(stderr, "transit bench: %s\n", e.what());
+    return 2;
+  }
+  std::vector<double> seconds, rates;
+  bool all_verified = true;
+  for (int run = 0; run < opt.repeat; ++run) {
+    const record r = run_once(ctx, opt, run);
+    seconds.push_back(r.seconds);
+    rates.push_back(r.rate);
+    all_verified &= r.verified;
+    if (ctx.rank() != 0) continue;
+    std::printf("%s\n", (opt.json ? to_json(r) : to_text(r)).c_str());
+    std::fflush(stdout);
+    if (!r.verified) std::fprintf(stderr, "transit bench: %s run %d FAILED verification\n", opt.kernel.c_str(), run);
+  }
+  if (ctx.rank() == 0 && !opt.json && opt.repeat > 1)
+    std::printf("median of %d: %.6f s  %s items/s/PE\n", opt.repeat, median(seconds), human(median(rates)).c_str());
+  return all_verified ? 0 : 1;
+}
+
+std::string to_json(const record& r) {
+  char head[1024];
+  std::snprintf(head, sizeof head,
+                "{\"kernel\":\"%s\",\"backend\":\"%s\",\"pes\":%d,\"nodes\":%d,\"scheme\":\"%s\",\"grid\":\"%s\","
+                "\"item_bytes\":%zu,\"items_per_pe\":%.0f,\"buffer_items\":%zu,\"flush_us\":%" PRIu64
+                ",\"run\":%d,\"seconds\":%.9g,\"items_per_second_per_pe\":%.6g,\"messages_sent\":%" PRIu64
+                ",\"bytes_sent\":%" PRIu64 ",\"items_forwarded\":%" PRIu64 ",\"buffer_bytes_peak\":%" PRIu64
+                ",\"buffer_bytes_bound\":%" PRIu64 ",\"verified\":%s",
+                r.kernel.c_str(), r.backend.c_str(), r.pes, r.nodes, r.scheme_name.c_str(), r.grid.c_str(),
+                r.item_bytes, r.items_per_pe, r.buffer_items, r.flush_us, r.run, r.seconds, r.rate, r.messages_sent,
+                r.bytes_sent, r.items_forwarded, r.buffer_bytes_peak, r.buffer_bytes_bound,
+                r.verified ? "true" : "false");
+  std::string out = head;
+  for (const auto& f : r.extra) out += ",\"" + f.key + "\":" + f.json;
+  return out + "}";
+}
+
+std::string to_text(const record& r) {
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "%s  %s %d PEs  %s %s  G=%zu  %zu B  %.0f items/PE  %.6f s  %s items/s/PE  %" PRIu64
+                " msgs  peak %" PRIu64 " B  %s",
+                r.kernel.c_str(), r.backend.c_str(), r.pes, r.scheme_name.c_str(), r.grid.c_str(), r.buffer_items,
+                r.item_bytes, r.items_per_pe, r.seconds, human(r.rate).c_str(), r.messages_sent,
+                r.buffer_bytes_peak, r.verified ? "verified" : "NOT VERIFIED");
+  std::string out = line;
+  for (const auto& f : r.extra) out += "  " + f.key + " " + f.json;
+  return out;
+}
+
+progress_bar::progress_bar(const context& ctx, std::string label, std::uint64_t total)
+    : enabled_(ctx.rank() == 0 && isatty(STDERR_FILENO) != 0 && total > 0),
+      label_(std::move(label)),
+      total_(total),
+      start_(std::chrono::steady_clock::now()) {}
+
+progress_bar::~progress_bar() {
+  if (shown_) std::fprintf(stderr, "\r%*s\r", static_cast<int>(label_.size()) + 48, "");
+}
+
+void progress_bar::draw(std::uint64_t done) {
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  if (elapsed < 1.0) return;
+  constexpr int width = 30;
+  const double fraction = std::min(1.0, static_cast<double>(done) / static_cast<double>(total_));
+  const int filled = static_cast<int>(fraction * width);
+  std::fprintf(stderr, "\r%s [%.*s%*s] %3d%% %6.1f s", label_.c_str(), filled, "##############################",
+               width - filled, "", static_cast<int>(fraction * 100), elapsed);
+  shown_ = true;
+}
+
+void accumulate(streamer_stats& into, const streamer_stats& s) {
+  into.items_inserted += s.items_inserted;
+  into.items_delivered += s.items_delivered;
+  into.items_forwarded += s.items_forwarded;
+  into.messages_sent += s.messages_sent;
+  into.messages_received += s.messages_received;
+  into.bytes_sent += s.bytes_sent;
+  into.buffers_peak += s.buffers_peak;
+  into.buffer_bytes_peak += s.buffer_bytes_peak;  // both streamers may hold their peaks at once
+  into.flushes_full += s.flushes_full;
+  into.flushes_timer += s.flushes_timer;
+  into.flushes_final += s.flushes_final;
+  into.flushes_bound += s.flushes_bound;
+}
+
+std::uint64_t buffer_bound(const context& ctx, const streamer_options& so, std::size_t item_bytes) {
+  const auto links = make_router(so.route, *so.grid, ctx.machine())->out_links(ctx.rank()).size();
+  return std::uint64_t{links} * so.buffer_items * item_bytes;
+}
+
+bool all_of(context& ctx, bool mine) { return ctx.allreduce(mine ? 1 : 0, reduce_op::min) == 1; }
+
+field json_number(std::string key, double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return {std::move(key), text};
+}
+
+field json_integer(std::string key, std::uint64_t value) { return {std::move(key), std::to_string(value)}; }
+
+}  // namespace transit::bench

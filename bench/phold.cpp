@@ -1,0 +1,121 @@
+// phold: the PHOLD discrete-event benchmark (thesis 7.1.3). Each PE hosts --lps-per-pe logical
+// processes (LPs), each starting with --events-per-lp events. Handling an event at time t
+// schedules one new event at t + lookahead + Exp(mean) for a random LP: on another PE with
+// probability --remote-fraction, else on this PE. Events at or past the end time are not
+// scheduled; the end time is chosen so that about --items-per-pe events are handled per PE.
+//
+// The kernel measures PHOLD's communication: events are handled as they arrive (no timestamp-order
+// enforcement, no rollback), in deliver callbacks that insert the successor event into the same
+// streamer; quiesce() detects the end. Each event carries its own random state, so every event
+// chain is deterministic whatever the arrival order: the origin PE replays its chains serially,
+// and the global count and checksum of handled events must match the replay.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "bench.hpp"
+
+namespace transit::bench {
+
+namespace {
+
+struct event {
+  std::uint64_t state;  // the chain's random state
+  std::uint32_t time;   // simulated time, in ticks
+  std::uint32_t lp;     // LP index on the destination PE
+};
+static_assert(sizeof(event) == 16);
+
+constexpr double mean_delay = 1000;  // ticks
+constexpr std::uint32_t lookahead = 100;
+
+struct model {
+  std::uint64_t pes, lps;
+  std::uint64_t remote_threshold;  // remote when a draw is below this
+  std::uint32_t end_time;
+
+  /// The successor of `e` handled on PE `pe`: sets `next` and its PE; false when past the end.
+  bool successor(const event& e, std::uint64_t pe, event& next, std::uint64_t& next_pe) const {
+    std::uint64_t state = e.state;
+    const std::uint64_t a = rng::mix(state += 0x9e3779b97f4a7c15ULL);
+    const std::uint64_t b = rng::mix(state += 0x9e3779b97f4a7c15ULL);
+    const std::uint64_t c = rng::mix(state += 0x9e3779b97f4a7c15ULL);
+    const double u = (static_cast<double>(a >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]
+    const double time = e.time + lookahead + -std::log(u) * mean_delay;
+    if (time >= end_time) return false;
+    next_pe = pe;
+    if (pes > 1 && (c >> 1) < remote_threshold)
+      next_pe = (pe + 1 + rng::below(static_cast<std::uint32_t>(b >> 32), pes - 1)) % pes;
+    next = event{state, static_cast<std::uint32_t>(time), rng::below(static_cast<std::uint32_t>(b), lps)};
+    return true;
+  }
+  static std::uint64_t checksum(const event& e, std::uint64_t pe) {
+    return rng::mix(e.state ^ (std::uint64_t{e.time} << 32) ^ (pe << 20) ^ e.lp);
+  }
+};
+
+}  // namespace
+
+measurement run_phold(context& ctx, const setup& s) {
+  const auto pes = static_cast<std::uint64_t>(ctx.size());
+  const auto rank = static_cast<std::uint64_t>(ctx.rank());
+  const std::uint64_t lps = s.opt.lps_per_pe, population = lps * s.opt.events_per_lp;
+  // A chain handles its first event at time 0, then one per lookahead + mean_delay on average.
+  const double per_chain = static_cast<double>(s.items_per_pe) / static_cast<double>(population);
+  const double end = std::min(4.0e9, std::max(0.5, per_chain - 1) * (lookahead + mean_delay));
+  const model sim{pes, lps, static_cast<std::uint64_t>(s.opt.remote_fraction * 0x1.0p63),
+                  static_cast<std::uint32_t>(end)};
+
+  std::vector<event> initial(population);
+  for (std::uint64_t i = 0; i < population; ++i)
+    initial[i] = event{pe_seed(s.opt, ctx.rank(), 0xf01d + i), 0, static_cast<std::uint32_t>(i % lps)};
+
+  // The replay: the count and checksum every correct run must reproduce.
+  std::uint64_t expected = 0, expected_sum = 0;
+  for (const event& first : initial) {
+    event e = first, next;
+    std::uint64_t pe = rank;
+    for (;;) {
+      ++expected;
+      expected_sum += model::checksum(e, pe);
+      if (!sim.successor(e, pe, next, pe)) break;
+      e = next;
+    }
+  }
+  expected = ctx.allreduce(expected, reduce_op::sum);
+  expected_sum = ctx.allreduce(expected_sum, reduce_op::sum);
+
+  std::vector<std::uint64_t> handled_per_lp(lps, 0);
+  std::uint64_t handled = 0, handled_sum = 0;
+  progress_bar bar(ctx, "phold", expected / pes);
+  streamer<event>* self = nullptr;
+  streamer<event> stream(ctx, s.stream, [&](const event& e) {
+    ++handled;
+    ++handled_per_lp[e.lp];
+    handled_sum += model::checksum(e, rank);
+    event next;
+    std::uint64_t pe;
+    if (sim.successor(e, rank, next, pe)) self->insert(next, static_cast<int>(pe));
+    bar.update(handled);
+  });
+  self = &stream;
+
+  measurement m;
+  m.seconds = measure(ctx, [&] {
+    for (const event& e : initial) stream.insert(e, ctx.rank());
+    stream.quiesce();
+  });
+
+  const std::uint64_t total = ctx.allreduce(handled, reduce_op::sum);
+  m.verified = total == expected && ctx.allreduce(handled_sum, reduce_op::sum) == expected_sum;
+  m.items_per_pe = static_cast<double>(total) / static_cast<double>(pes);
+  m.stats = stream.stats();
+  m.buffer_bytes_bound = buffer_bound(ctx, s.stream, sizeof(event));
+  m.extra.push_back(json_number("remote_fraction", s.opt.remote_fraction));
+  m.extra.push_back(json_integer("lps_per_pe", lps));
+  m.extra.push_back(json_integer("events_per_lp", s.opt.events_per_lp));
+  m.extra.push_back(json_integer("events", total));
+  return m;
+}
+
+}  // namespace transit::bench

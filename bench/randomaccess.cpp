@@ -1,0 +1,126 @@
+// randomaccess: HPCC RandomAccess (GUPS) over the streamer.
+//
+// Rules kept from HPCC (MPIRandomAccess):
+//  - a table of 2^n 64-bit words per PE, word i of PE p initialised to its global index p*2^n + i;
+//  - the update stream is HPCC's: ran <- (ran << 1) ^ (ran < 0 ? POLY : 0), PE p generating
+//    updates [p*U, (p+1)*U) of the one global stream, starting from HPCC_starts(p*U); U defaults
+//    to 4 x 2^n as in HPCC. An update XORs ran into global word ran mod (P*2^n); with P a power of
+//    two that is HPCC's ran & (TableSize-1). Other P: PE (ran >> n) mod P, word ran & (2^n-1).
+//  - look-ahead of at most 1024 updates per PE: the streamer's max_buffered_items = 1024 bounds
+//    the updates a PE holds unsent in its aggregation buffers (HPCC's reference implementation
+//    bounds its send buckets the same way, MAX_TOTAL_PENDING_UPDATES). Updates for this PE's own
+//    table are applied at once, as HPCC does, so they never wait in a queue.
+//  - verification replays the stream: every PE regenerates all P*U updates, applies (XORs again)
+//    those for its own words, locally and without communication, and counts words that differ
+//    from their initial value. XOR is self-inverse, so a lost, duplicated or misrouted update
+//    shows as an error; HPCC tolerates 1%, we require 0.
+#include <vector>
+
+#include "bench.hpp"
+
+namespace transit::bench {
+
+namespace {
+
+constexpr std::uint64_t poly = 0x0000000000000007ULL;
+constexpr std::int64_t period = 1317624576693539401LL;
+constexpr std::size_t look_ahead = 1024;
+
+std::uint64_t next_update(std::uint64_t ran) noexcept {
+  return (ran << 1) ^ (static_cast<std::int64_t>(ran) < 0 ? poly : 0);
+}
+
+/// HPCC_starts: the n-th value of the update stream, by squaring in GF(2)[x]/POLY.
+std::uint64_t hpcc_starts(std::int64_t n) {
+  while (n < 0) n += period;
+  while (n > period) n -= period;
+  if (n == 0) return 0x1;
+  std::uint64_t m2[64];
+  std::uint64_t temp = 0x1;
+  for (auto& m : m2) {
+    m = temp;
+    temp = next_update(next_update(temp));
+  }
+  int i = 62;
+  while (i >= 0 && ((n >> i) & 1) == 0) --i;
+  std::uint64_t ran = 0x2;
+  while (i > 0) {
+    temp = 0;
+    for (int j = 0; j < 64; ++j)
+      if ((ran >> j) & 1) temp ^= m2[j];
+    ran = temp;
+    i -= 1;
+    if ((n >> i) & 1) ran = next_update(ran);
+  }
+  return ran;
+}
+
+/// Owner PE of an update (see the header comment).
+struct placement {
+  int table_log2;
+  std::uint64_t pes;
+  bool power_of_two;
+  std::uint64_t pe(std::uint64_t ran) const noexcept {
+    const std::uint64_t high = ran >> table_log2;
+    return power_of_two ? (high & (pes - 1)) : high % pes;
+  }
+};
+
+}  // namespace
+
+measurement run_randomaccess(context& ctx, const setup& s) {
+  const int n = s.opt.table_log2;
+  const std::uint64_t words = std::uint64_t{1} << n, mask = words - 1;
+  const std::uint64_t updates = s.items_per_pe;
+  const auto pes = static_cast<std::uint64_t>(ctx.size());
+  const auto rank = static_cast<std::uint64_t>(ctx.rank());
+  const placement place{n, pes, (pes & (pes - 1)) == 0};
+
+  std::vector<std::uint64_t> table(words);
+  for (std::uint64_t i = 0; i < words; ++i) table[i] = rank * words + i;
+
+  streamer_options so = s.stream;
+  so.max_buffered_items = look_ahead;
+  streamer<std::uint64_t> stream(ctx, so, [&](const std::uint64_t& ran) { table[ran & mask] ^= ran; });
+  progress_bar bar(ctx, "randomaccess", updates);
+
+  measurement m;
+  m.seconds = measure(ctx, [&] {
+    std::uint64_t ran = hpcc_starts(static_cast<std::int64_t>(updates * rank));
+    for (std::uint64_t i = 0; i < updates; ++i) {
+      ran = next_update(ran);
+      const std::uint64_t pe = place.pe(ran);
+      if (pe == rank) {
+        table[ran & mask] ^= ran;
+      } else {
+        stream.insert(ran, static_cast<int>(pe));
+      }
+      if (poll_due(i)) stream.progress();
+      bar.update(i);
+    }
+    stream.finish();
+  });
+
+  for (std::uint64_t q = 0; q < pes; ++q) {
+    std::uint64_t ran = hpcc_starts(static_cast<std::int64_t>(updates * q));
+    for (std::uint64_t i = 0; i < updates; ++i) {
+      ran = next_update(ran);
+      if (place.pe(ran) == rank) table[ran & mask] ^= ran;
+    }
+  }
+  std::uint64_t errors = 0;
+  for (std::uint64_t i = 0; i < words; ++i) errors += table[i] != rank * words + i;
+  errors = ctx.allreduce(errors, reduce_op::sum);
+
+  m.items_per_pe = static_cast<double>(updates);
+  m.verified = errors == 0;
+  m.stats = stream.stats();
+  m.buffer_bytes_bound = buffer_bound(ctx, so, sizeof(std::uint64_t));
+  m.extra.push_back(json_integer("table_log2", static_cast<std::uint64_t>(n)));
+  m.extra.push_back(json_number("gups", m.seconds > 0 ? static_cast<double>(updates * pes) / m.seconds / 1e9 : 0));
+  m.extra.push_back(json_integer("errors", errors));
+  m.extra.push_back(json_integer("look_ahead", look_ahead));
+  return m;
+}
+
+}  // namespace transit::bench
