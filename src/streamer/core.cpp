@@ -144,6 +144,7 @@ void streamer_core::open_buffer(link& l) {
 }
 
 void streamer_core::buffer_full(link& l) {
+  if (max_buffered_ != 0) ++buffered_;  // the item that filled it, counted before send() takes all
   send(l, flush_kind::full);
   after_send();
 }

@@ -167,4 +167,25 @@ TEST(streamer_stress, small_buffer_bound_with_all_to_all_traffic_finishes_on_eve
             0);
 }
 
+TEST(streamer_stress, bound_sends_full_sized_messages) {
+  // One busy link under a bound of 64 items: each early send carries the whole bound, not one
+  // item (a regression: the item that filled a buffer was once miscounted).
+  EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
+              streamer_options o;
+              o.grid = virtual_grid::direct(ctx.size());
+              o.max_buffered_items = 64;
+              std::uint64_t got = 0;
+              streamer<std::uint64_t> s(ctx, o, [&](const std::uint64_t&) { ++got; });
+              constexpr int count = 10000;
+              for (int i = 0; i < count; ++i) s.insert(1, (ctx.rank() + 1) % ctx.size());
+              s.finish();
+              EXPECT_EQ(got, static_cast<std::uint64_t>(count));
+              EXPECT_LE(s.stats().items_buffered_peak, 64u);
+              if (ctx.size() > 1) {
+                EXPECT_LE(s.stats().messages_sent, static_cast<std::uint64_t>(count / 32));
+              }
+            }),
+            0);
+}
+
 }  // namespace
