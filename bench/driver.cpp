@@ -180,7 +180,9 @@ void accumulate(streamer_stats& into, const streamer_stats& s) {
 }
 
 std::uint64_t buffer_bound(const context& ctx, const streamer_options& so, std::size_t item_bytes) {
-  const auto links = make_router(so.route, *so.grid, ctx.machine())->out_links(ctx.rank()).size();
+  // Thesis bound: one buffer of G items per peer link; transit adds one for the PE's own items
+  // (aggregated too, so that insert has no branch on the destination).
+  const auto links = make_router(so.route, *so.grid, ctx.machine())->out_links(ctx.rank()).size() + 1;
   return std::uint64_t{links} * so.buffer_items * item_bytes;
 }
 

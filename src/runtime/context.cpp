@@ -8,10 +8,11 @@
 namespace transit {
 
 context::context(std::unique_ptr<detail::transport> net, std::shared_ptr<const transit::machine> m,
-                 run_options options)
+                 std::shared_ptr<const topology_manager> topology, run_options options)
     : net_(std::move(net)),
       mailbox_(*net_),
       machine_(std::move(m)),
+      topology_(std::move(topology)),
       options_(std::move(options)),
       rank_(net_->rank()),
       size_(net_->size()),

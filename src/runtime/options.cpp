@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "transit/core/error.hpp"
+#include "transit/topology/topology_manager.hpp"
 
 namespace transit {
 
@@ -37,6 +38,7 @@ void apply(run_options& o, std::string_view name, std::string_view value) {
   } else if (name == "pes-per-node") {
     o.pes_per_node = parse_positive("--transit-pes-per-node", value);
   } else if (name == "physical") {
+    (void)physical_topology::parse(value);  // reject a malformed spec here, before any PE starts
     o.physical = value;
   } else if (name == "watchdog") {
     o.watchdog = parse_seconds("--transit-watchdog", value);

@@ -34,9 +34,17 @@ std::shared_ptr<const machine> emulated_machine(int pes, const run_options& o) {
   return std::make_shared<const machine>(o.pes_per_node > 0 ? machine::uniform(pes, o.pes_per_node) : machine(pes));
 }
 
+// The option already holds TRANSIT_PHYSICAL when only the environment set it.
+std::shared_ptr<const topology_manager> job_topology(const machine& m, const run_options& o) {
+  std::optional<physical_topology> physical;
+  if (!o.physical.empty()) physical = physical_topology::parse(o.physical);
+  return std::make_shared<const topology_manager>(topology_manager::for_job(m, physical));
+}
+
 int run_local(const run_options& options, const std::function<void(context&)>& body) {
   const int pes = options.pes > 0 ? options.pes : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   auto m = emulated_machine(pes, options);
+  const auto topology = job_topology(*m, options);
   detail::local_world world(pes);
 
   std::mutex mutex;
@@ -46,7 +54,7 @@ int run_local(const run_options& options, const std::function<void(context&)>& b
 
   auto pe_main = [&](int rank) {
     try {
-      context ctx(std::make_unique<detail::local_transport>(world, rank), m, options);
+      context ctx(std::make_unique<detail::local_transport>(world, rank), m, topology, options);
       body(ctx);
     } catch (const detail::job_aborted&) {
       // Unwound because another PE failed; that PE reports.
@@ -158,8 +166,9 @@ int run_mpi(const run_options& options, const std::function<void(context&)>& bod
     if (options.pes > 0 && options.pes != size)
       detail::throw_invalid("--transit-pes", options.pes,
                             detail::concat("the number of MPI ranks (", size, ") or nothing with the mpi backend"));
-    context ctx(std::make_unique<detail::mpi_transport>(MPI_COMM_WORLD), mpi_machine(MPI_COMM_WORLD, options),
-                options);
+    auto m = mpi_machine(MPI_COMM_WORLD, options);
+    auto topology = job_topology(*m, options);
+    context ctx(std::make_unique<detail::mpi_transport>(MPI_COMM_WORLD), std::move(m), std::move(topology), options);
     body(ctx);
     ctx.barrier();  // no PE tears down its transport while a peer may still be sending to it
   } catch (const std::exception& e) {
@@ -186,7 +195,14 @@ int run(int& argc, char**& argv, std::function<void(context&)> body) {
     return 2;
   }
   const bool use_mpi = options.backend.empty() ? started_by_mpi_launcher() : options.backend == "mpi";
-  if (!use_mpi) return run_local(options, body);
+  if (!use_mpi) {
+    try {
+      return run_local(options, body);
+    } catch (const std::invalid_argument& e) {  // options that only the job's size can judge
+      std::fprintf(stderr, "transit: error: %s\n", e.what());
+      return 2;
+    }
+  }
 #ifdef TRANSIT_WITH_MPI
   try {
     return run_mpi(options, body);

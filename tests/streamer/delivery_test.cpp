@@ -66,8 +66,12 @@ void run_case(context& ctx, const streamer_options& options, std::uint64_t seed,
   const auto st = s.stats();
   EXPECT_EQ(st.items_inserted, static_cast<std::uint64_t>(2 * per_pe));
   if (options.max_buffered_items > 0) {
-    EXPECT_LE(st.buffer_bytes_peak, 0u + st.buffer_bytes_peak);  // reported
+    EXPECT_LE(st.items_buffered_peak, options.max_buffered_items) << where;
   }
+  // Aggregation memory stays within one buffer per link (peers plus this PE's own).
+  const std::uint64_t links = s.route_plan().out_links(ctx.rank()).size() + 1;
+  const std::uint64_t per_buffer = 16 + options.buffer_items * (sizeof(probe) + sizeof(std::int32_t)) + 4;
+  EXPECT_LE(st.buffer_bytes_peak, links * per_buffer) << where;
   const auto delivered = ctx.allreduce<std::uint64_t>(st.items_delivered, reduce_op::sum);
   EXPECT_EQ(delivered, static_cast<std::uint64_t>(2 * per_pe * ctx.size())) << where;
 }

@@ -33,7 +33,7 @@ void info(transit::context& ctx) {
   std::printf("transit %s\nbackend: %.*s\npes: %d\nnodes: %d\npes per node:", transit::version(),
               static_cast<int>(ctx.backend().size()), ctx.backend().data(), ctx.size(), m.num_nodes());
   for (int n = 0; n < m.num_nodes(); ++n) std::printf(" %d", m.pes_on_node(n));
-  std::printf("\n");
+  std::printf("\nphysical: %s\n", ctx.topology().physical().str().c_str());
 }
 
 /// False in every process but the first of an MPI launch, so that an option error that every

@@ -15,6 +15,7 @@
 #include "transit/core/backoff.hpp"
 #include "transit/runtime/options.hpp"
 #include "transit/topology/machine.hpp"
+#include "transit/topology/topology_manager.hpp"
 #include "transit/transport/mailbox.hpp"
 #include "transit/transport/transport.hpp"
 
@@ -34,7 +35,8 @@ enum class step_result { done, progressed, idle };
 
 class context {
  public:
-  context(std::unique_ptr<detail::transport> net, std::shared_ptr<const transit::machine> m, run_options options);
+  context(std::unique_ptr<detail::transport> net, std::shared_ptr<const transit::machine> m,
+          std::shared_ptr<const topology_manager> topology, run_options options);
   ~context();
   context(const context&) = delete;
   context& operator=(const context&) = delete;
@@ -45,6 +47,9 @@ class context {
   int size() const noexcept { return size_; }
   /// Nodes and PEs of the job. Local.
   const transit::machine& machine() const noexcept { return *machine_; }
+  /// The physical topology of the job (--transit-physical, TRANSIT_PHYSICAL, or nodes one switch
+  /// hop apart): coordinates, hops, nearest PE. Local.
+  const topology_manager& topology() const noexcept { return *topology_; }
   /// "local" or "mpi".
   std::string_view backend() const noexcept { return net_->backend(); }
   /// The options this job was launched with.
@@ -79,6 +84,7 @@ class context {
   std::unique_ptr<detail::transport> net_;
   detail::mailbox mailbox_;
   std::shared_ptr<const transit::machine> machine_;
+  std::shared_ptr<const topology_manager> topology_;
   run_options options_;
   int rank_;
   int size_;

@@ -85,6 +85,8 @@ class streamer final : private detail::streamer_core {
   bool progress() { return progress_impl(); }
   /// Local: this PE's counters.
   streamer_stats stats() const noexcept { return detail::streamer_core::stats(); }
+  /// The router items travel by (grid, phases, links). Local.
+  using detail::streamer_core::route_plan;
 
  private:
   static const char* type_name() {
