@@ -126,6 +126,20 @@ TEST(GridRouter, UnevenNodesRouteThroughTheLargerNode) {
   EXPECT_EQ(r->next_hop(1, 3, 0), (hop{3, 1}));
 }
 
+TEST(GridRouter, SizeOneDimensionsEndRoutesEarly) {
+  // On 1x4 every hop runs along the last dimension and ends the route: no destinations travel.
+  const transit::machine m(4);
+  const auto flat = transit::make_router(transit::routing::grid, transit::virtual_grid({1, 4}, 4), m);
+  const transit::hop h = flat->next_hop(0, 3, -1);
+  EXPECT_TRUE(flat->ends_route(h.phase));
+  EXPECT_TRUE(flat->ends_route(flat->num_phases() - 1));
+  // On 2x2 a hop along the last dimension may be followed by one along the first.
+  const auto square = transit::make_router(transit::routing::grid, transit::virtual_grid({2, 2}, 4), m);
+  const transit::hop first = square->next_hop(0, 3, -1);
+  EXPECT_FALSE(square->ends_route(first.phase));
+  EXPECT_TRUE(square->ends_route(square->next_hop(first.pe, 3, first.phase).phase));
+}
+
 TEST(Routing, NamesRoundTrip) {
   for (const routing kind : {routing::grid, routing::node_aware, routing::node_aware_advanced})
     EXPECT_EQ(parse_routing(to_string(kind)), kind);
