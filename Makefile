@@ -32,7 +32,7 @@ test: build
 test-sanitize: test-asan test-tsan
 
 test-asan: setup
-	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTRANSIT_SANITIZE=address,undefined
+	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRANSIT_SANITIZE=address,undefined
 	cmake --build build-asan -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=0 ctest --test-dir build-asan --output-on-failure -j $(JOBS) $(CTEST_FLAGS)
 
