@@ -34,7 +34,7 @@ test-sanitize: test-asan test-tsan
 test-asan: setup
 	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRANSIT_SANITIZE=address,undefined
 	cmake --build build-asan -j $(JOBS)
-	ASAN_OPTIONS=detect_leaks=0 ctest --test-dir build-asan --output-on-failure -j $(JOBS) $(CTEST_FLAGS)
+	ctest --test-dir build-asan --output-on-failure -j $(JOBS) $(CTEST_FLAGS)
 
 test-tsan: setup
 	cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRANSIT_SANITIZE=thread
