@@ -18,16 +18,32 @@ context::context(std::unique_ptr<detail::transport> net, std::shared_ptr<const t
       size_(net_->size()),
       group_(net_->make_group()) {}
 
-context::~context() = default;
+context::~context() {
+  if (mailbox_.dropped_after_close() > 0)
+    std::fprintf(stderr, "transit: PE %d: %zu messages arrived for endpoints already destroyed (they are lost)\n",
+                 rank_, mailbox_.dropped_after_close());
+}
+
+// While waiting in a collective, keep the transport moving: a peer may be blocked until this PE
+// receives its messages (MPI flow control), and it may need to send them before it can join.
+// What arrives waits in the mailbox for its endpoint.
+void context::finish_collective(const char* what) {
+  wait_until(
+      [&] {
+        mailbox_.pump();
+        return group_->test() ? detail::step_result::done : detail::step_result::idle;
+      },
+      what);
+}
 
 void context::barrier() {
   group_->start_barrier();
-  wait_until([&] { return group_->test() ? detail::step_result::done : detail::step_result::idle; }, "barrier");
+  finish_collective("barrier");
 }
 
 void context::allreduce_raw(void* values, detail::scalar_type type, reduce_op op) {
   group_->start_allreduce(values, 1, type, op);
-  wait_until([&] { return group_->test() ? detail::step_result::done : detail::step_result::idle; }, "allreduce");
+  finish_collective("allreduce");
 }
 
 int context::add_diagnostic(std::function<std::string()> describe) {

@@ -92,13 +92,14 @@ streamer_core::streamer_core(context& ctx, const streamer_options& options, std:
 
 streamer_core::~streamer_core() {
   ctx_.remove_diagnostic(diagnostic_id_);
+  // Nothing is dropped silently: say what a streamer destroyed mid-step leaves behind.
   const std::uint64_t left = buffered_items();
-  if (left > 0 || !local_messages_.empty() || !next_step_.empty()) {
+  const std::size_t undelivered = local_messages_.size() + next_step_.size() + ctx_.mail().close_channel(channel_);
+  if (left > 0 || undelivered > 0) {
     std::fprintf(stderr,
                  "transit: PE %d: streamer<%s> destroyed with %llu items buffered and %zu messages "
                  "undelivered (they are lost; call finish() or quiesce() before destroying a streamer)\n",
-                 rank_, type_name_, static_cast<unsigned long long>(left),
-                 local_messages_.size() + next_step_.size());
+                 rank_, type_name_, static_cast<unsigned long long>(left), undelivered);
   }
 }
 

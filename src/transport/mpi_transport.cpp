@@ -1,9 +1,12 @@
 #include "mpi_transport.hpp"
 
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 
+#include "transit/core/backoff.hpp"
 #include "transit/core/error.hpp"
 
 namespace transit::detail {
@@ -84,9 +87,25 @@ mpi_transport::mpi_transport(MPI_Comm parent) {
 }
 
 mpi_transport::~mpi_transport() {
-  // Every endpoint has finished its steps by now, so these complete; wait rather than cancel so
-  // that no peer is left with half a message.
-  while (!in_flight_.empty() || backlogged_ > 0) complete_sends();
+  // After finished steps every send completes at once. A program that dropped a streamer with
+  // items in flight may leave sends no peer will ever match: wait a little while receiving (and
+  // dropping) what still arrives, so that peers' sends complete too, then let go rather than hang.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  std::vector<message> dropped;
+  backoff pause;
+  while ((!in_flight_.empty() || backlogged_ > 0) && std::chrono::steady_clock::now() < give_up) {
+    dropped.clear();
+    if (poll(dropped, 64) > 0) {
+      pause.reset();
+    } else {
+      pause.idle();
+    }
+  }
+  if (!in_flight_.empty() || backlogged_ > 0) {
+    std::fprintf(stderr, "transit: PE %d: %zu messages were never received (an endpoint was dropped mid-step)\n",
+                 rank_, in_flight_.size() + backlogged_);
+    for (auto& r : requests_) MPI_Request_free(&r);
+  }
   MPI_Comm_free(&comm_);
 }
 

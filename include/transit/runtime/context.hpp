@@ -79,6 +79,7 @@ class context {
 
  private:
   void allreduce_raw(void* values, detail::scalar_type type, reduce_op op);
+  void finish_collective(const char* what);
   [[noreturn]] void watchdog_expired(std::string_view what, std::chrono::steady_clock::duration idle);
 
   std::unique_ptr<detail::transport> net_;

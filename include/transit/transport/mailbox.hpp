@@ -24,11 +24,17 @@ class mailbox {
   /// Polls the transport (completing sends, receiving) and queues what arrived, handing out
   /// nothing: for a channel that must not see its next step's messages yet.
   void pump();
+  /// Closes `channel` (its endpoint is going away) and drops what is queued for it; returns how
+  /// many messages. Later arrivals for it are dropped too and counted in dropped_after_close().
+  std::size_t close_channel(std::uint32_t channel);
+  std::size_t dropped_after_close() const noexcept { return dropped_after_close_; }
 
  private:
   transport& transport_;
   std::uint32_t next_channel_ = 0;
   std::vector<std::vector<message>> queues_;  // by channel
+  std::vector<bool> closed_;                   // by channel
+  std::size_t dropped_after_close_ = 0;
   std::vector<message> arrivals_;
 };
 
