@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
+#include <tuple>
 #include <stdexcept>
 
 #include "transit/core/error.hpp"
@@ -83,18 +84,61 @@ streamer_core::streamer_core(context& ctx, const streamer_options& options, std:
     route_[dest] = link_index(h.pe, h.phase);
     TRANSIT_ASSERT(route_[dest] > 0, "router returned a hop that is not among its out_links");
   }
-  for (const hop& h : router_->in_links(rank_)) {
-    in_index_.emplace(std::int64_t{h.pe} * phases + h.phase, static_cast<int>(in_links_.size()));
-    in_links_.push_back(in_link{h.pe, h.phase});
-  }
+  discover_in_links();
   diagnostic_id_ = ctx_.add_diagnostic([this] { return describe(); });
+}
+
+// Every PE knows the links it sends on (O(P) from the route table). Who sends to it follows from
+// one allreduce of per-PE link counts and one announcement per link: O(P) per PE, where asking
+// the router (router::in_links) costs O(P^2) on large node grids (7 s per PE at 16384 PEs).
+void streamer_core::discover_in_links() {
+  std::vector<std::uint64_t> counts(size_, 0);
+  for (std::size_t i = 1; i < links_.size(); ++i) ++counts[links_[i].pe];
+  group_->start_allreduce(counts.data(), size_, scalar_type::u64, reduce_op::sum);
+  ctx_.wait_until(
+      [&] {
+        ctx_.mail().pump();
+        return group_->test() ? step_result::done : step_result::idle;
+      },
+      "streamer construction (link counts)");
+  for (std::size_t i = 1; i < links_.size(); ++i) {
+    message_buffer b = ctx_.net().allocate(sizeof(wire_header));
+    const wire_header h{0, static_cast<std::uint16_t>(links_[i].phase), link_announcement, 0, 0};
+    std::memcpy(b.payload(), &h, sizeof h);
+    b.set_size(sizeof h);
+    ctx_.net().send(links_[i].pe, channel_, std::move(b));
+  }
+  const std::uint64_t expected = counts[rank_];
+  ctx_.wait_until(
+      [&] {
+        batch_.clear();
+        if (!ctx_.mail().take(channel_, batch_))
+          return in_links_.size() == expected ? step_result::done : step_result::idle;
+        for (auto& m : batch_) {
+          wire_header h;
+          std::memcpy(&h, m.data.payload(), sizeof h);
+          if (h.flags & link_announcement) {
+            in_links_.push_back(in_link{m.source, h.phase});
+            ctx_.net().recycle(std::move(m.data));
+          } else {
+            deferred_.push_back(std::move(m));  // data from a peer that finished constructing first
+          }
+        }
+        return in_links_.size() == expected ? step_result::done : step_result::progressed;
+      },
+      "streamer construction (link announcements)");
+  std::sort(in_links_.begin(), in_links_.end(),
+            [](const in_link& a, const in_link& b) { return std::tie(a.phase, a.pe) < std::tie(b.phase, b.pe); });
+  const int phases = router_->num_phases();
+  for (std::size_t i = 0; i < in_links_.size(); ++i)
+    in_index_.emplace(std::int64_t{in_links_[i].pe} * phases + in_links_[i].phase, static_cast<int>(i));
 }
 
 streamer_core::~streamer_core() {
   ctx_.remove_diagnostic(diagnostic_id_);
   // Nothing is dropped silently: say what a streamer destroyed mid-step leaves behind.
   const std::uint64_t left = buffered_items();
-  const std::size_t undelivered = local_messages_.size() + next_step_.size() + ctx_.mail().close_channel(channel_);
+  const std::size_t undelivered = local_messages_.size() + deferred_.size() + ctx_.mail().close_channel(channel_);
   if (left > 0 || undelivered > 0) {
     std::fprintf(stderr,
                  "transit: PE %d: streamer<%s> destroyed with %llu items buffered and %zu messages "
@@ -215,10 +259,10 @@ void streamer_core::flush_links(std::size_t first, std::size_t last, flush_kind 
 
 bool streamer_core::receive() {
   batch_.clear();
-  if (!next_step_.empty()) {
+  if (!deferred_.empty()) {
     wire_header first;
-    std::memcpy(&first, next_step_.front().data.payload(), sizeof first);
-    if (first.step == step_) batch_.swap(next_step_);  // this PE has reached their step now
+    std::memcpy(&first, deferred_.front().data.payload(), sizeof first);
+    if (first.step == step_) batch_.swap(deferred_);  // this PE has reached their step now
   }
   ctx_.mail().take(channel_, batch_);
   if (batch_.empty()) return false;
@@ -230,7 +274,7 @@ bool streamer_core::receive() {
     std::memcpy(&h, m.data.payload(), sizeof h);
     if (h.step != step_) {
       TRANSIT_ASSERT(h.step == step_ + 1, "message from a step other than this one or the next");
-      next_step_.push_back(std::move(m));
+      deferred_.push_back(std::move(m));
       continue;
     }
     const auto it = in_index_.find(std::int64_t{m.source} * phases + h.phase);

@@ -48,6 +48,7 @@ struct wire_header {
 static_assert(sizeof(wire_header) == 16);
 
 inline constexpr std::uint16_t has_destinations = 1;
+inline constexpr std::uint16_t link_announcement = 2;  // construction only: "I send to you in this phase"
 
 class streamer_core {
  public:
@@ -135,6 +136,7 @@ class streamer_core {
   void flush_links(std::size_t first, std::size_t last, flush_kind kind, bool final_marker);
   std::size_t buffer_bytes(const link& l) const noexcept;
   std::uint64_t buffered_items() const noexcept;
+  void discover_in_links();
   bool receive();
   bool deliver_local();
   bool poll_once();
@@ -156,7 +158,7 @@ class streamer_core {
   std::unordered_map<std::int64_t, int> in_index_;   // source * num_phases + phase -> in_links_
   std::unordered_map<std::int64_t, int> out_index_;  // pe * num_phases + phase -> links_
   std::vector<message> batch_;
-  std::vector<message> next_step_;                   // arrived early, from peers already in step_ + 1
+  std::vector<message> deferred_;  // arrived early: from a peer already in step_ + 1, or during construction
   std::vector<message_buffer> local_messages_;       // full buffers of the self link, to deliver
   std::vector<message_buffer> local_batch_;
   std::uint64_t buffered_ = 0;                       // items in buffers, counted only with a bound
