@@ -2,7 +2,6 @@
 // streamer<T>: aggregated, routed delivery of fine-grained items (TRAM in transit).
 #include <concepts>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <type_traits>
