@@ -27,23 +27,23 @@ context::~context() {
 // While waiting in a collective, keep the transport moving: a peer may be blocked until this PE
 // receives its messages (MPI flow control), and it may need to send them before it can join.
 // What arrives waits in the mailbox for its endpoint.
-void context::finish_collective(const char* what) {
+void context::finish_collective(detail::collective_group& group, std::string_view what) {
   wait_until(
       [&] {
         mailbox_.pump();
-        return group_->test() ? detail::step_result::done : detail::step_result::idle;
+        return group.test() ? detail::step_result::done : detail::step_result::idle;
       },
       what);
 }
 
 void context::barrier() {
   group_->start_barrier();
-  finish_collective("barrier");
+  finish_collective(*group_, "barrier");
 }
 
 void context::allreduce_raw(void* values, detail::scalar_type type, reduce_op op) {
   group_->start_allreduce(values, 1, type, op);
-  finish_collective("allreduce");
+  finish_collective(*group_, "allreduce");
 }
 
 int context::add_diagnostic(std::function<std::string()> describe) {

@@ -95,12 +95,7 @@ void streamer_core::discover_in_links() {
   std::vector<std::uint64_t> counts(size_, 0);
   for (std::size_t i = 1; i < links_.size(); ++i) ++counts[links_[i].pe];
   group_->start_allreduce(counts.data(), size_, scalar_type::u64, reduce_op::sum);
-  ctx_.wait_until(
-      [&] {
-        ctx_.mail().pump();
-        return group_->test() ? step_result::done : step_result::idle;
-      },
-      "streamer construction (link counts)");
+  ctx_.finish_collective(*group_, "streamer construction (link counts)");
   for (std::size_t i = 1; i < links_.size(); ++i) {
     message_buffer b = ctx_.net().allocate(sizeof(wire_header));
     const wire_header h{0, static_cast<std::uint16_t>(links_[i].phase), link_announcement, 0, 0};

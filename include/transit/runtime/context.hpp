@@ -73,13 +73,16 @@ class context {
   template <class Step>
   void wait_until(Step&& step, std::string_view what);
 
+  /// Waits until the collective started on `group` completes, keeping the transport moving
+  /// meanwhile (arrivals wait in the mailbox for their endpoints).
+  void finish_collective(detail::collective_group& group, std::string_view what);
+
   /// Registers a description of some endpoint's state for watchdog reports; returns an id.
   int add_diagnostic(std::function<std::string()> describe);
   void remove_diagnostic(int id);
 
  private:
   void allreduce_raw(void* values, detail::scalar_type type, reduce_op op);
-  void finish_collective(const char* what);
   [[noreturn]] void watchdog_expired(std::string_view what, std::chrono::steady_clock::duration idle);
 
   std::unique_ptr<detail::transport> net_;
