@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
-#include <tuple>
 #include <stdexcept>
+#include <tuple>
 
 #include "transit/core/error.hpp"
 

@@ -56,7 +56,9 @@ class transport {
   void recycle(message_buffer&& b) { pool_.give(std::move(b)); }
   /// Non-blocking send of data.size() payload bytes to `dest` (which may be this PE).
   virtual void send(int dest, std::uint32_t channel, message_buffer&& data) = 0;
-  /// Appends up to `max` arrived messages to `sink`; returns how many. Also completes sends.
+  /// Appends arrived messages to `sink`; returns how many. Also completes sends. `max` bounds the
+  /// messages taken from the network in one call (mpi); messages already queued in this process
+  /// (the local backend's inbox, messages to this PE) are handed over whole.
   virtual std::size_t poll(std::vector<message>& sink, std::size_t max) = 0;
   /// Sends accepted but not yet complete (queued or in flight).
   virtual std::size_t pending_sends() const noexcept = 0;
