@@ -2,64 +2,76 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <stdexcept>
 
 #include "transit/core/error.hpp"
+#include "transit/runtime/detail/context_access.hpp"
 
 namespace transit {
 
-context::context(std::unique_ptr<detail::transport> net, std::shared_ptr<const transit::machine> m,
-                 std::shared_ptr<const topology_manager> topology, run_options options)
-    : net_(std::move(net)),
-      mailbox_(*net_),
-      machine_(std::move(m)),
-      topology_(std::move(topology)),
-      options_(std::move(options)),
-      rank_(net_->rank()),
-      size_(net_->size()),
-      group_(net_->make_group()) {}
+context::context(std::unique_ptr<detail::context_state> state)
+    : state_(std::move(state)), rank_(state_->net->rank()), size_(state_->net->size()) {}
 
 context::~context() {
-  if (mailbox_.dropped_after_close() > 0)
+  if (state_->mail.dropped_after_close() > 0)
     std::fprintf(stderr, "transit: PE %d: %zu messages arrived for endpoints already destroyed (they are lost)\n",
-                 rank_, mailbox_.dropped_after_close());
+                 rank_, state_->mail.dropped_after_close());
+}
+
+const transit::machine& context::machine() const noexcept { return *state_->machine; }
+const topology_manager& context::topology() const noexcept { return *state_->topology; }
+std::string_view context::backend() const noexcept { return state_->net->backend(); }
+const run_options& context::options() const noexcept { return state_->options; }
+
+void context::barrier() {
+  state_->group->start_barrier();
+  detail::context_access::finish_collective(*this, *state_->group, "barrier");
+}
+
+void context::allreduce_raw(void* value, detail::scalar_type type, reduce_op op) {
+  state_->group->start_allreduce(value, 1, type, op);
+  detail::context_access::finish_collective(*this, *state_->group, "allreduce");
+}
+
+namespace detail {
+
+std::unique_ptr<context> context_access::make(std::unique_ptr<transport> net, std::shared_ptr<const transit::machine> m,
+                                              std::shared_ptr<const topology_manager> topology, run_options options) {
+  auto state = std::make_unique<context_state>(std::move(net), std::move(m), std::move(topology), std::move(options));
+  return std::unique_ptr<context>(new context(std::move(state)));
 }
 
 // While waiting in a collective, keep the transport moving: a peer may be blocked until this PE
 // receives its messages (MPI flow control), and it may need to send them before it can join.
 // What arrives waits in the mailbox for its endpoint.
-void context::finish_collective(detail::collective_group& group, std::string_view what) {
+void context_access::finish_collective(context& c, collective_group& group, std::string_view what) {
   wait_until(
+      c,
       [&] {
-        mailbox_.pump();
-        return group.test() ? detail::step_result::done : detail::step_result::idle;
+        c.state_->mail.pump();
+        return group.test() ? step_result::done : step_result::idle;
       },
       what);
 }
 
-void context::barrier() {
-  group_->start_barrier();
-  finish_collective(*group_, "barrier");
+int context_access::add_diagnostic(context& c, std::function<std::string()> describe) {
+  auto& s = *c.state_;
+  s.diagnostics.emplace_back(s.next_diagnostic, std::move(describe));
+  return s.next_diagnostic++;
 }
 
-void context::allreduce_raw(void* values, detail::scalar_type type, reduce_op op) {
-  group_->start_allreduce(values, 1, type, op);
-  finish_collective(*group_, "allreduce");
+void context_access::remove_diagnostic(context& c, int id) {
+  std::erase_if(c.state_->diagnostics, [id](const auto& d) { return d.first == id; });
 }
 
-int context::add_diagnostic(std::function<std::string()> describe) {
-  diagnostics_.emplace_back(next_diagnostic_, std::move(describe));
-  return next_diagnostic_++;
-}
+void context_access::end_job(context& c, const std::string& why) { c.state_->net->end_job(why); }
 
-void context::remove_diagnostic(int id) {
-  std::erase_if(diagnostics_, [id](const auto& d) { return d.first == id; });
-}
-
-void context::watchdog_expired(std::string_view what, std::chrono::steady_clock::duration idle) {
+void context_access::watchdog_expired(context& c, std::string_view what, std::chrono::steady_clock::duration idle) {
   const double seconds = std::chrono::duration<double>(idle).count();
-  std::string report = detail::concat("watchdog: no progress for ", seconds, " s while in ", what);
-  for (const auto& [id, describe] : diagnostics_) report += "\n  " + describe();
+  std::string report = concat("watchdog: no progress for ", seconds, " s while in ", what);
+  for (const auto& [id, describe] : c.state_->diagnostics) report += "\n  " + describe();
   throw std::runtime_error(report);
 }
 
+}  // namespace detail
 }  // namespace transit

@@ -17,6 +17,7 @@
 
 #include "../transport/local_transport.hpp"
 #include "transit/core/error.hpp"
+#include "transit/runtime/detail/context_access.hpp"
 #ifdef TRANSIT_WITH_MPI
 #include "../transport/mpi_transport.hpp"
 #endif
@@ -50,22 +51,18 @@ int run_local(const run_options& options, const std::function<void(context&)>& b
   std::mutex mutex;
   std::condition_variable finished_cv;
   int finished = 0;
-  std::optional<std::pair<int, std::string>> first_failure;
 
   auto pe_main = [&](int rank) {
     try {
-      context ctx(std::make_unique<detail::local_transport>(world, rank), m, topology, options);
-      body(ctx);
+      auto ctx = detail::context_access::make(std::make_unique<detail::local_transport>(world, rank), m, topology,
+                                              options);
+      body(*ctx);
     } catch (const detail::job_aborted&) {
       // Unwound because another PE failed; that PE reports.
     } catch (const std::exception& e) {
-      std::lock_guard lock(mutex);
-      if (!first_failure) first_failure.emplace(rank, e.what());
-      world.abort();
+      world.fail(rank, e.what());
     } catch (...) {
-      std::lock_guard lock(mutex);
-      if (!first_failure) first_failure.emplace(rank, "unknown exception");
-      world.abort();
+      world.fail(rank, "unknown exception");
     }
     std::lock_guard lock(mutex);
     ++finished;
@@ -82,7 +79,8 @@ int run_local(const run_options& options, const std::function<void(context&)>& b
     if (world.aborted()) {
       // PEs inside transit calls unwind at once; give ones busy in user code a grace period.
       if (!finished_cv.wait_for(lock, std::chrono::seconds(10), [&] { return finished == pes; })) {
-        report_failure(first_failure->first, first_failure->second.c_str());
+        const auto failure = world.first_failure();
+        report_failure(failure->first, failure->second.c_str());
         std::fprintf(stderr, "transit: %d PEs did not stop within 10 s of the failure; exiting\n", pes - finished);
         std::fflush(stderr);
         std::_Exit(1);
@@ -90,8 +88,8 @@ int run_local(const run_options& options, const std::function<void(context&)>& b
     }
   }
   for (auto& t : threads) t.join();
-  if (first_failure) {
-    report_failure(first_failure->first, first_failure->second.c_str());
+  if (const auto failure = world.first_failure()) {
+    report_failure(failure->first, failure->second.c_str());
     return 1;
   }
   return 0;
@@ -175,9 +173,10 @@ int run_mpi(const run_options& options, const std::function<void(context&)>& bod
                             detail::concat("the number of MPI ranks (", size, ") or nothing with the mpi backend"));
     auto m = mpi_machine(MPI_COMM_WORLD, options);
     auto topology = job_topology(*m, options);
-    context ctx(std::make_unique<detail::mpi_transport>(MPI_COMM_WORLD), std::move(m), std::move(topology), options);
-    body(ctx);
-    ctx.barrier();  // no PE tears down its transport while a peer may still be sending to it
+    auto ctx = detail::context_access::make(std::make_unique<detail::mpi_transport>(MPI_COMM_WORLD), std::move(m),
+                                            std::move(topology), options);
+    body(*ctx);
+    ctx->barrier();  // no PE tears down its transport while a peer may still be sending to it
   } catch (const std::exception& e) {
     report_failure(rank, e.what());
     MPI_Abort(MPI_COMM_WORLD, 1);

@@ -58,8 +58,8 @@ streamer_core::streamer_core(context& ctx, const streamer_options& options, std:
       max_buffered_(options.max_buffered_items),
       router_(make_router(options.route, grid_for(ctx, options), ctx.machine())),
       type_name_(type_name),
-      channel_(ctx.mail().open_channel()),
-      group_(ctx.net().make_group()),
+      channel_(context_access::mail(ctx).open_channel()),
+      group_(context_access::net(ctx).make_group()),
       flush_period_(options.flush_period),
       last_flush_check_(std::chrono::steady_clock::now()) {
   const int phases = router_->num_phases();
@@ -85,7 +85,7 @@ streamer_core::streamer_core(context& ctx, const streamer_options& options, std:
     TRANSIT_ASSERT(route_[dest] > 0, "router returned a hop that is not among its out_links");
   }
   discover_in_links();
-  diagnostic_id_ = ctx_.add_diagnostic([this] { return describe(); });
+  diagnostic_id_ = context_access::add_diagnostic(ctx_, [this] { return describe(); });
 }
 
 // Every PE knows the links it sends on (O(P) from the route table). Who sends to it follows from
@@ -95,26 +95,26 @@ void streamer_core::discover_in_links() {
   std::vector<std::uint64_t> counts(size_, 0);
   for (std::size_t i = 1; i < links_.size(); ++i) ++counts[links_[i].pe];
   group_->start_allreduce(counts.data(), size_, scalar_type::u64, reduce_op::sum);
-  ctx_.finish_collective(*group_, "streamer construction (link counts)");
+  context_access::finish_collective(ctx_, *group_, "streamer construction (link counts)");
   for (std::size_t i = 1; i < links_.size(); ++i) {
-    message_buffer b = ctx_.net().allocate(sizeof(wire_header));
+    message_buffer b = net().allocate(sizeof(wire_header));
     const wire_header h{0, static_cast<std::uint16_t>(links_[i].phase), link_announcement, 0, 0};
     std::memcpy(b.payload(), &h, sizeof h);
     b.set_size(sizeof h);
-    ctx_.net().send(links_[i].pe, channel_, std::move(b));
+    net().send(links_[i].pe, channel_, std::move(b));
   }
   const std::uint64_t expected = counts[rank_];
-  ctx_.wait_until(
-      [&] {
+  context_access::wait_until(
+      ctx_, [&] {
         batch_.clear();
-        if (!ctx_.mail().take(channel_, batch_))
+        if (!mail().take(channel_, batch_))
           return in_links_.size() == expected ? step_result::done : step_result::idle;
         for (auto& m : batch_) {
           wire_header h;
           std::memcpy(&h, m.data.payload(), sizeof h);
           if (h.flags & link_announcement) {
             in_links_.push_back(in_link{m.source, h.phase});
-            ctx_.net().recycle(std::move(m.data));
+            net().recycle(std::move(m.data));
           } else {
             deferred_.push_back(std::move(m));  // data from a peer that finished constructing first
           }
@@ -130,10 +130,10 @@ void streamer_core::discover_in_links() {
 }
 
 streamer_core::~streamer_core() {
-  ctx_.remove_diagnostic(diagnostic_id_);
+  context_access::remove_diagnostic(ctx_, diagnostic_id_);
   // Nothing is dropped silently: say what a streamer destroyed mid-step leaves behind.
   const std::uint64_t left = buffered_items();
-  const std::size_t undelivered = local_messages_.size() + deferred_.size() + ctx_.mail().close_channel(channel_);
+  const std::size_t undelivered = local_messages_.size() + deferred_.size() + mail().close_channel(channel_);
   if (left > 0 || undelivered > 0) {
     std::fprintf(stderr,
                  "transit: PE %d: streamer<%s> destroyed with %llu items buffered and %zu messages "
@@ -171,7 +171,7 @@ std::uint64_t streamer_core::buffered_items() const noexcept {
 
 void streamer_core::open_buffer(link& l) {
   const std::size_t bytes = buffer_bytes(l);
-  l.buffer = ctx_.net().allocate(bytes);
+  l.buffer = net().allocate(bytes);
   std::byte* payload = l.buffer.payload();
   l.next = payload + sizeof(wire_header);
   l.end = l.next + capacity_ * item_bytes_;
@@ -193,7 +193,7 @@ void streamer_core::send(link& l, flush_kind kind, bool final_marker) {
   const std::uint32_t n = items_in(l);
   if (!l.buffer) {
     if (!final_marker) return;
-    l.buffer = ctx_.net().allocate(sizeof(wire_header));  // a bare final marker
+    l.buffer = net().allocate(sizeof(wire_header));  // a bare final marker
   } else {
     --buffers_allocated_;
     buffer_bytes_allocated_ -= buffer_bytes(l);
@@ -220,7 +220,7 @@ void streamer_core::send(link& l, flush_kind kind, bool final_marker) {
     l.buffer = message_buffer();
     return;
   }
-  ctx_.net().send(l.pe, channel_, std::move(l.buffer));
+  net().send(l.pe, channel_, std::move(l.buffer));
   l.buffer = message_buffer();
   ++l.sent;
   ++stats_.messages_sent;
@@ -259,7 +259,7 @@ bool streamer_core::receive() {
     std::memcpy(&first, deferred_.front().data.payload(), sizeof first);
     if (first.step == step_) batch_.swap(deferred_);  // this PE has reached their step now
   }
-  ctx_.mail().take(channel_, batch_);
+  mail().take(channel_, batch_);
   if (batch_.empty()) return false;
   const int phases = router_->num_phases();
   bool processed = false;
@@ -282,7 +282,7 @@ bool streamer_core::receive() {
     }
     ++stats_.messages_received;
     process_items(m.data.payload(), h);
-    ctx_.net().recycle(std::move(m.data));
+    net().recycle(std::move(m.data));
     processed = true;
   }
   return processed;
@@ -298,7 +298,7 @@ bool streamer_core::deliver_local() {
       wire_header h;
       std::memcpy(&h, b.payload(), sizeof h);
       process_items(b.payload(), h);
-      ctx_.net().recycle(std::move(b));
+      net().recycle(std::move(b));
     }
   }
   local_batch_.clear();
@@ -321,11 +321,11 @@ void streamer_core::after_send() {
   if (in_callback_) return;
   receive();
   deliver_local();
-  if (ctx_.net().pending_sends() <= max_pending_sends) return;
-  ctx_.wait_until(
-      [&] {
+  if (net().pending_sends() <= max_pending_sends) return;
+  context_access::wait_until(
+      ctx_, [&] {
         const bool progressed = poll_once();
-        if (ctx_.net().pending_sends() <= max_pending_sends / 2) return step_result::done;
+        if (net().pending_sends() <= max_pending_sends / 2) return step_result::done;
         return progressed ? step_result::progressed : step_result::idle;
       },
       "streamer insert (waiting for sends to drain)");
@@ -378,8 +378,8 @@ void streamer_core::wait_impl() {
   if (in_callback_) throw std::logic_error("streamer::wait called from a deliver callback");
   if (state_ == step_state::open) done_impl();
   const int phases = router_->num_phases();
-  ctx_.wait_until(
-      [&] {
+  context_access::wait_until(
+      ctx_, [&] {
         bool progressed = poll_once();
         progressed |= advance_staged();
         if (next_final_phase_ == phases && in_links_complete(phases) && locally_idle()) return step_result::done;
@@ -391,8 +391,8 @@ void streamer_core::wait_impl() {
   // starts the next step. Keep polling meanwhile: peers may need our receives and our send
   // backlog to finish their step. Messages of the next step are set aside until the barrier.
   group_->start_barrier();
-  ctx_.wait_until(
-      [&] {
+  context_access::wait_until(
+      ctx_, [&] {
         const bool progressed = poll_once();
         if (group_->test()) return step_result::done;
         return progressed ? step_result::progressed : step_result::idle;
@@ -408,8 +408,8 @@ void streamer_core::quiesce_impl() {
   std::uint64_t counts[2] = {0, 0};
   std::uint64_t previous[2] = {~std::uint64_t{0}, 0};
   bool wave_in_flight = false;
-  ctx_.wait_until(
-      [&] {
+  context_access::wait_until(
+      ctx_, [&] {
         const bool progressed = poll_once();
         if (wave_in_flight) {
           if (!group_->test()) return progressed ? step_result::progressed : step_result::idle;

@@ -143,6 +143,19 @@ std::size_t local_world::drain(int pe, std::vector<message>& sink) {
   return n;
 }
 
+void local_world::fail(int pe, std::string what) {
+  {
+    std::lock_guard lock(failure_mutex_);
+    if (!first_failure_) first_failure_.emplace(pe, std::move(what));
+  }
+  aborted_.store(true, std::memory_order_release);
+}
+
+std::optional<std::pair<int, std::string>> local_world::first_failure() const {
+  std::lock_guard lock(failure_mutex_);
+  return first_failure_;
+}
+
 std::shared_ptr<local_group_state> local_world::group(std::uint64_t id) {
   std::lock_guard lock(groups_mutex_);
   auto& g = groups_[id];

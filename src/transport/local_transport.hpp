@@ -6,6 +6,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "transit/transport/transport.hpp"
@@ -25,7 +28,10 @@ class local_world {
   std::size_t drain(int pe, std::vector<message>& sink);
 
   std::shared_ptr<local_group_state> group(std::uint64_t id);
-  void abort() noexcept { aborted_.store(true, std::memory_order_release); }
+  /// Records the first failure of the job (later ones are consequences) and aborts the job.
+  void fail(int pe, std::string what);
+  /// The first failure, if any: (PE, message).
+  std::optional<std::pair<int, std::string>> first_failure() const;
   bool aborted() const noexcept { return aborted_.load(std::memory_order_acquire); }
 
  private:
@@ -36,6 +42,8 @@ class local_world {
   };
   std::vector<std::unique_ptr<inbox>> inboxes_;
   std::atomic<bool> aborted_{false};
+  mutable std::mutex failure_mutex_;
+  std::optional<std::pair<int, std::string>> first_failure_;
   std::mutex groups_mutex_;
   std::map<std::uint64_t, std::shared_ptr<local_group_state>> groups_;
 };
@@ -51,6 +59,7 @@ class local_transport final : public transport {
   std::size_t pending_sends() const noexcept override { return 0; }
   std::unique_ptr<collective_group> make_group() override;
   bool aborted() const noexcept override { return world_.aborted(); }
+  void end_job(const std::string& why) override { world_.fail(rank_, why); }
 
  private:
   local_world& world_;

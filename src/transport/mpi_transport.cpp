@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -107,6 +108,13 @@ mpi_transport::~mpi_transport() {
     for (auto& r : requests_) MPI_Request_free(&r);
   }
   MPI_Comm_free(&comm_);
+}
+
+void mpi_transport::end_job(const std::string& why) {
+  std::fprintf(stderr, "transit: PE %d: %s\n", rank_, why.c_str());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::abort();  // MPI_Abort does not return; keep [[noreturn]] honest if it ever did
 }
 
 void mpi_transport::send(int dest, std::uint32_t channel, message_buffer&& data) {

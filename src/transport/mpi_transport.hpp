@@ -37,6 +37,7 @@ class mpi_transport final : public transport {
   std::size_t pending_sends() const noexcept override { return in_flight_.size() + backlogged_; }
   std::unique_ptr<collective_group> make_group() override;
   bool aborted() const noexcept override { return false; }
+  [[noreturn]] void end_job(const std::string& why) override;
   MPI_Comm comm() const noexcept { return comm_; }
 
  private:

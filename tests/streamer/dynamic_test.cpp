@@ -8,6 +8,7 @@
 namespace {
 
 using namespace transit;
+using transit::detail::context_access;
 
 struct task {
   std::int32_t depth;
@@ -92,8 +93,8 @@ TEST(streamer_dynamic, dependency_chain_completes_with_periodic_flushing) {
               // Hop h is delivered on PE h % size.
               int mine = 0;
               for (int h = 1; h <= hops; ++h) mine += h % ctx.size() == ctx.rank() ? 1 : 0;
-              ctx.wait_until(
-                  [&] {
+              context_access::wait_until(
+                  ctx, [&] {
                     s.progress();
                     return seen == mine ? detail::step_result::done : detail::step_result::idle;
                   },

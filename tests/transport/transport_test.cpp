@@ -8,9 +8,11 @@
 #include <vector>
 
 #include "test_support.hpp"
+#include "transit/runtime/detail/context_access.hpp"
 
 namespace {
 
+using transit::detail::context_access;
 using transit::detail::message;
 using transit::detail::message_buffer;
 using transit::detail::step_result;
@@ -22,12 +24,12 @@ struct record {
 };
 
 void send_record(transit::context& ctx, int dest, std::uint32_t channel, std::int64_t seq, std::size_t bytes) {
-  auto b = ctx.net().allocate(bytes);
+  auto b = context_access::net(ctx).allocate(bytes);
   std::memset(b.payload(), 0xab, bytes);
   const record r{ctx.rank(), channel, seq};
   std::memcpy(b.payload(), &r, sizeof r);
   b.set_size(bytes);
-  ctx.net().send(dest, channel, std::move(b));
+  context_access::net(ctx).send(dest, channel, std::move(b));
 }
 
 // Receives on `channel` until `expected` messages arrived; checks order per source.
@@ -35,10 +37,10 @@ void receive_all(transit::context& ctx, std::uint32_t channel, std::int64_t expe
   std::vector<std::int64_t> next(ctx.size(), 0);
   std::vector<message> inbox;
   std::int64_t received = 0;
-  ctx.wait_until(
-      [&] {
+  context_access::wait_until(
+                  ctx, [&] {
         inbox.clear();
-        if (!ctx.mail().take(channel, inbox)) return received == expected ? step_result::done : step_result::idle;
+        if (!context_access::mail(ctx).take(channel, inbox)) return received == expected ? step_result::done : step_result::idle;
         for (auto& m : inbox) {
           record r;
           std::memcpy(&r, m.data.payload(), sizeof r);
@@ -48,7 +50,7 @@ void receive_all(transit::context& ctx, std::uint32_t channel, std::int64_t expe
           EXPECT_EQ(m.channel, channel);
           EXPECT_EQ(r.sequence, next[m.source]++) << "out of order from PE " << m.source;
           ++received;
-          ctx.net().recycle(std::move(m.data));
+          context_access::net(ctx).recycle(std::move(m.data));
         }
         return received == expected ? step_result::done : step_result::progressed;
       },
@@ -58,8 +60,8 @@ void receive_all(transit::context& ctx, std::uint32_t channel, std::int64_t expe
 
 TEST(transport, all_pairs_in_order_on_two_channels) {
   EXPECT_EQ(transit::testing::run_spmd([](transit::context& ctx) {
-              const auto a = ctx.mail().open_channel();
-              const auto b = ctx.mail().open_channel();
+              const auto a = context_access::mail(ctx).open_channel();
+              const auto b = context_access::mail(ctx).open_channel();
               constexpr int per_pair = 20;
               for (int i = 0; i < per_pair; ++i) {
                 for (int d = 0; d < ctx.size(); ++d) {
@@ -79,17 +81,17 @@ TEST(transport, flood_to_one_pe_completes) {
   // Every PE sends many messages to PE 0 before PE 0 receives anything: exercises the MPI
   // backlog (synchronous every 16th message) without deadlock.
   EXPECT_EQ(transit::testing::run_spmd([](transit::context& ctx) {
-              const auto ch = ctx.mail().open_channel();
-              auto group = ctx.net().make_group();  // collective and blocking: before the flood
+              const auto ch = context_access::mail(ctx).open_channel();
+              auto group = context_access::net(ctx).make_group();  // collective and blocking: before the flood
               constexpr int count = 500;
               for (int i = 0; i < count; ++i) send_record(ctx, 0, ch, i, 100);
               if (ctx.rank() == 0) receive_all(ctx, ch, std::int64_t{count} * ctx.size(), 100);
               // Senders must keep their sends progressing until PE 0 has drained them.
               group->start_barrier();
               std::vector<message> ignored;
-              ctx.wait_until(
-                  [&] {
-                    ctx.mail().take(ch, ignored);
+              context_access::wait_until(
+                  ctx, [&] {
+                    context_access::mail(ctx).take(ch, ignored);
                     return group->test() ? step_result::done : step_result::idle;
                   },
                   "flood barrier");
@@ -100,15 +102,15 @@ TEST(transport, flood_to_one_pe_completes) {
 
 TEST(transport, collective_groups_are_independent) {
   EXPECT_EQ(transit::testing::run_spmd([](transit::context& ctx) {
-              auto g1 = ctx.net().make_group();
-              auto g2 = ctx.net().make_group();
+              auto g1 = context_access::net(ctx).make_group();
+              auto g2 = context_access::net(ctx).make_group();
               std::int64_t v1[2] = {ctx.rank(), 1};
               double v2 = 1.5;
               g1->start_allreduce(v1, 2, transit::detail::scalar_type::i64, transit::reduce_op::sum);
               g2->start_allreduce(&v2, 1, transit::detail::scalar_type::f64, transit::reduce_op::max);
               bool d1 = false, d2 = false;
-              ctx.wait_until(
-                  [&] {
+              context_access::wait_until(
+                  ctx, [&] {
                     // Test the second group first: completion order must not matter.
                     if (!d2) d2 = g2->test();
                     if (!d1) d1 = g1->test();

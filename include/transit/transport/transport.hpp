@@ -9,18 +9,15 @@
 //    streamers (each with its own group) never interleave their termination rounds.
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "transit/core/reduce.hpp"
 #include "transit/transport/buffer.hpp"
 #include "transit/transport/buffer_pool.hpp"
 
-namespace transit {
-
-/// Reduction operator for context::allreduce and collective groups.
-enum class reduce_op { sum, min, max };
-
-namespace detail {
+namespace transit::detail {
 
 /// A message as received: who sent it, on which channel, and the payload.
 struct message {
@@ -28,8 +25,6 @@ struct message {
   std::uint32_t channel = 0;
   message_buffer data;
 };
-
-enum class scalar_type { i64, u64, f64 };
 
 /// One ordered sequence of non-blocking collectives over all PEs. At most one collective of a
 /// group is in flight; start it, then call test() until it returns true.
@@ -66,10 +61,13 @@ class transport {
   virtual std::unique_ptr<collective_group> make_group() = 0;
   /// True once another PE has failed; waiting loops then stop (local backend; MPI aborts instead).
   virtual bool aborted() const noexcept = 0;
+  /// Ends the whole job because of this PE: prints "transit: PE <r>: <why>" (once per job) and
+  /// aborts (mpi, does not return), or records the failure and flags the job aborted so that the
+  /// other PEs unwind at their next wait (local, returns).
+  virtual void end_job(const std::string& why) = 0;
 
  protected:
   buffer_pool pool_;
 };
 
-}  // namespace detail
-}  // namespace transit
+}  // namespace transit::detail

@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "transit/grid/router.hpp"
-#include "transit/runtime/context.hpp"
+#include "transit/runtime/detail/context_access.hpp"
 #include "transit/streamer/options.hpp"
 
 namespace transit::detail {
@@ -149,6 +149,8 @@ class streamer_core {
     return stats_.items_inserted + stats_.items_forwarded + stats_.messages_received;
   }
   std::string describe() const;
+  transport& net() const noexcept { return context_access::net(ctx_); }
+  mailbox& mail() const noexcept { return context_access::mail(ctx_); }
 
   std::unique_ptr<router> router_;
   const char* type_name_;

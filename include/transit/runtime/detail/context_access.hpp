@@ -1,0 +1,105 @@
+#pragma once
+// For transit's own layers (streamer, exchange, one-sided, benchmarks), not for users: the
+// transport, channels, the waiting loop and job-ending behind a context.
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "transit/core/backoff.hpp"
+#include "transit/runtime/context.hpp"
+#include "transit/transport/mailbox.hpp"
+#include "transit/transport/transport.hpp"
+
+namespace transit::detail {
+
+/// Thrown on a PE's thread when another PE failed, to unwind it; run() does not report it.
+struct job_aborted : std::exception {
+  const char* what() const noexcept override { return "the job was aborted by another PE's failure"; }
+};
+
+/// What a waiting loop's step reports.
+enum class step_result { done, progressed, idle };
+
+/// Everything a context holds besides rank and size.
+struct context_state {
+  context_state(std::unique_ptr<transport> t, std::shared_ptr<const transit::machine> m,
+                std::shared_ptr<const topology_manager> topo, run_options o)
+      : net(std::move(t)),
+        mail(*net),
+        machine(std::move(m)),
+        topology(std::move(topo)),
+        options(std::move(o)),
+        group(net->make_group()) {}
+
+  std::unique_ptr<transport> net;
+  mailbox mail;
+  std::shared_ptr<const transit::machine> machine;
+  std::shared_ptr<const topology_manager> topology;
+  run_options options;
+  std::unique_ptr<collective_group> group;  // for context::barrier and allreduce
+  std::vector<std::pair<int, std::function<std::string()>>> diagnostics;
+  int next_diagnostic = 0;
+};
+
+class context_access {
+ public:
+  /// Collective (creates the context's collective group). For transit::run.
+  static std::unique_ptr<context> make(std::unique_ptr<transport> net, std::shared_ptr<const transit::machine> m,
+                                       std::shared_ptr<const topology_manager> topology, run_options options);
+
+  static transport& net(context& c) noexcept { return *c.state_->net; }
+  static mailbox& mail(context& c) noexcept { return c.state_->mail; }
+
+  /// Repeats `step` until it returns done, backing off (and yielding the core) while it reports
+  /// idle. Throws job_aborted when another PE failed; with the watchdog on, a PE idle for that
+  /// long reports `what` and every registered diagnostic, then ends the job.
+  template <class Step>
+  static void wait_until(context& c, Step&& step, std::string_view what);
+
+  /// Waits until the collective started on `group` completes, keeping the transport moving
+  /// meanwhile (arrivals wait in the mailbox for their endpoints).
+  static void finish_collective(context& c, collective_group& group, std::string_view what);
+
+  /// Registers a description of some endpoint's state for watchdog reports; returns an id.
+  static int add_diagnostic(context& c, std::function<std::string()> describe);
+  static void remove_diagnostic(context& c, int id);
+
+  /// Ends the whole job from a place that cannot throw (a destructor): prints
+  /// "transit: PE <r>: <why>" and aborts (mpi), or records the failure and unwinds the other PEs
+  /// at their next transit call (local; run then returns 1). Returns on the local backend.
+  static void end_job(context& c, const std::string& why);
+
+ private:
+  [[noreturn]] static void watchdog_expired(context& c, std::string_view what,
+                                            std::chrono::steady_clock::duration idle);
+};
+
+template <class Step>
+void context_access::wait_until(context& c, Step&& step, std::string_view what) {
+  backoff pause;
+  const auto watchdog = c.state_->options.watchdog;
+  auto last_progress = std::chrono::steady_clock::now();
+  for (;;) {
+    switch (step()) {
+      case step_result::done: return;
+      case step_result::progressed:
+        pause.reset();
+        if (watchdog.count() > 0) last_progress = std::chrono::steady_clock::now();
+        break;
+      case step_result::idle:
+        if (c.state_->net->aborted()) throw job_aborted();
+        pause.idle();
+        if (watchdog.count() > 0 && pause.sleeping()) {
+          const auto idle = std::chrono::steady_clock::now() - last_progress;
+          if (idle >= watchdog) watchdog_expired(c, what, idle);
+        }
+        break;
+    }
+  }
+}
+
+}  // namespace transit::detail
