@@ -9,3 +9,7 @@
 #include "transit/streamer/options.hpp"
 #include "transit/streamer/streamer.hpp"
 #include "transit/streamer/object_streamer.hpp"
+#include "transit/one_sided/options.hpp"
+#include "transit/one_sided/request.hpp"
+#include "transit/one_sided/global_array.hpp"
+#include "transit/one_sided/global_mutexes.hpp"

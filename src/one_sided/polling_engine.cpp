@@ -1,0 +1,145 @@
+// progress_mode::polling: every PE is an endpoint of its own and serves inside its transit calls.
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <new>
+
+#include "routed_engine.hpp"
+#include "transit/core/error.hpp"
+#include "transit/runtime/context.hpp"
+
+namespace transit::detail {
+
+namespace {
+
+struct free_deleter {
+  void operator()(std::byte* p) const noexcept { std::free(p); }
+};
+
+class polling_engine final : public routed_engine, private hub::host {
+ public:
+  polling_engine(context& ctx, const engine_config& config);
+  ~polling_engine() override;
+  one_sided_stats stats() const override;
+
+ private:
+  bool submit(const request_record& r, const std::byte* payload) override { return hub_->submit(r, payload); }
+  bool poll_endpoint(bool waiting) override { return hub_->poll(waiting); }
+  std::byte* block_of(int) override { return block_.data(); }
+  void deliver_reply(int, std::uint32_t ticket, const std::byte* data, std::size_t bytes) override {
+    on_reply(ticket, data, bytes);
+  }
+  void deliver_acks(int, std::uint64_t count) override { on_acks(count); }
+  hub::config plan_routes() const;
+
+  std::unique_ptr<std::byte, free_deleter> storage_;
+  std::unique_ptr<hub> hub_;
+  int hook_ = -1;
+  int diagnostic_ = -1;
+};
+
+// Between nodes: the node router's hop, to the PE with this PE's local rank on the next node
+// (modulo its size). Inside the target's node: straight to the owner, in the phase after the
+// router's last. So a PE's links are its node-grid peers plus the other PEs of its node.
+hub::config polling_engine::plan_routes() const {
+  const machine& m = ctx_.machine();
+  const node_plan plan = make_node_plan(config_.options.topology, m.num_nodes());
+  const int node = m.node_of(rank_);
+  const int local = m.local_rank(rank_);
+  const int inside_phase = plan.route->num_phases();
+  hub::config c;
+  c.self = rank_;
+  c.self_requester = rank_;
+  c.buffer_bytes = config_.options.buffer_bytes;
+  c.flush_period = config_.options.flush_period;
+  c.combine = config_.options.combine;
+  c.ops = config_.ops;
+  c.element_size = config_.mutexes ? 1 : config_.element_size;
+  c.atomic = false;  // only this PE's thread touches its block
+  c.route.assign(static_cast<std::size_t>(ctx_.size()), -1);
+  c.endpoint_of.resize(static_cast<std::size_t>(ctx_.size()));
+  std::map<std::pair<int, int>, int> index;  // (phase, pe) -> link
+  for (int owner = 0; owner < ctx_.size(); ++owner) {
+    c.endpoint_of[static_cast<std::size_t>(owner)] = owner;
+    if (owner == rank_) continue;
+    hop next{owner, inside_phase};
+    if (m.node_of(owner) != node) {
+      const hop h = plan.route->next_hop(node, m.node_of(owner), -1);
+      next = {m.pe_on_node(h.pe, local % m.pes_on_node(h.pe)), h.phase};
+    }
+    const auto [it, added] = index.emplace(std::make_pair(next.phase, next.pe), static_cast<int>(c.links.size()));
+    if (added) c.links.push_back(next);
+    c.route[static_cast<std::size_t>(owner)] = it->second;
+  }
+  c.in_links = static_cast<std::size_t>(m.pes_on_node(node) - 1);
+  for (const hop& in : plan.route->in_links(node)) {
+    for (const int q : m.node_pes(in.pe)) {
+      if (m.pe_on_node(node, m.local_rank(q) % m.pes_on_node(node)) == rank_) ++c.in_links;
+    }
+  }
+  return c;
+}
+
+polling_engine::polling_engine(context& ctx, const engine_config& config) : routed_engine(ctx, config) {
+  const std::size_t bytes = config.local_elements * config.element_size;
+  storage_.reset(static_cast<std::byte*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64)));
+  if (!storage_) throw std::bad_alloc();
+  block_ = {storage_.get(), bytes};
+  if (config.initialize != nullptr) {
+    config.initialize(block_.data(), config.local_elements);
+  } else {
+    std::memset(block_.data(), 0, bytes);
+  }
+  hub_ = std::make_unique<hub>(plan_routes(), context_access::net(ctx), &context_access::mail(ctx), channel_,
+                               static_cast<hub::host&>(*this));
+  // Serve whenever this PE waits anywhere in transit (collectives, other layers, other engines).
+  hook_ = context_access::add_progress_hook(ctx, [this] { return in_wait_ ? false : poll(true); });
+  diagnostic_ = context_access::add_diagnostic(ctx, [this] { return describe_requests() + "; " + hub_->describe(); });
+}
+
+polling_engine::~polling_engine() {
+  if (!abandoning()) {
+    try {
+      // Collective: this PE's operations complete, then everyone serves until no message of this
+      // engine (credits and acknowledgements included) is in flight anywhere.
+      fence();
+      quiesce(
+          ctx_, *group_, [this] { return poll(true); },
+          [this] {
+            const auto& c = hub_->counters();
+            return std::make_pair(c.messages_sent, c.messages_received);
+          },
+          std::string(config_.what) + " teardown");
+    } catch (...) {
+      // Another PE failed while this one was tearing down; the job is ending.
+    }
+  }
+  context_access::remove_progress_hook(ctx_, hook_);
+  context_access::remove_diagnostic(ctx_, diagnostic_);
+  context_access::mail(ctx_).close_channel(channel_);
+}
+
+one_sided_stats polling_engine::stats() const {
+  const hub_counters& c = hub_->counters();
+  one_sided_stats s;
+  s.requests_sent = requests_sent_;
+  s.requests_forwarded = c.requests_forwarded;
+  s.requests_combined = c.requests_combined;
+  s.requests_served = c.requests_served;
+  s.messages_sent = c.messages_sent;
+  s.request_messages_sent = c.request_messages_sent;
+  s.request_messages_received = c.request_messages_received;
+  s.credit_waits = c.credit_waits;
+  s.links = hub_->num_links();
+  s.request_buffer_bytes = hub_->buffer_bound();
+  s.request_buffer_bytes_peak = c.buffer_bytes_peak;
+  return s;
+}
+
+}  // namespace
+
+std::unique_ptr<one_sided_engine> make_polling_engine(context& ctx, const engine_config& config) {
+  return std::make_unique<polling_engine>(ctx, config);
+}
+
+}  // namespace transit::detail
