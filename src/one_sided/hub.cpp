@@ -1,6 +1,7 @@
 #include "hub.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <sstream>
 
@@ -35,9 +36,44 @@ std::uint64_t word_key(std::int32_t owner, std::uint64_t offset) {
   return (static_cast<std::uint64_t>(owner) << 40) | offset;
 }
 
-std::int64_t link_key(int endpoint, int phase) { return std::int64_t{endpoint} * 256 + phase; }
+template <class Word>
+void copy_words(std::byte* to, const std::byte* from, std::size_t count, bool into_block) noexcept {
+  for (std::size_t i = 0; i < count; ++i) {
+    Word w;
+    if (into_block) {
+      std::memcpy(&w, from + i * sizeof(Word), sizeof(Word));
+      std::atomic_ref<Word>(*reinterpret_cast<Word*>(to + i * sizeof(Word))).store(w, std::memory_order_relaxed);
+    } else {
+      w = std::atomic_ref<Word>(*const_cast<Word*>(reinterpret_cast<const Word*>(from + i * sizeof(Word))))
+              .load(std::memory_order_relaxed);
+      std::memcpy(to + i * sizeof(Word), &w, sizeof(Word));
+    }
+  }
+}
+
+void copy_elements(std::byte* to, const std::byte* from, std::size_t count, std::size_t size, bool atomic,
+                   bool into_block) noexcept {
+  if (atomic) {
+    switch (size) {
+      case 1: return copy_words<std::uint8_t>(to, from, count, into_block);
+      case 2: return copy_words<std::uint16_t>(to, from, count, into_block);
+      case 4: return copy_words<std::uint32_t>(to, from, count, into_block);
+      case 8: return copy_words<std::uint64_t>(to, from, count, into_block);
+      default: break;
+    }
+  }
+  std::memcpy(to, from, count * size);
+}
 
 }  // namespace
+
+void copy_into_block(std::byte* block, const std::byte* from, std::size_t count, std::size_t size, bool atomic) noexcept {
+  copy_elements(block, from, count, size, atomic, true);
+}
+
+void copy_from_block(std::byte* to, const std::byte* block, std::size_t count, std::size_t size, bool atomic) noexcept {
+  copy_elements(to, block, count, size, atomic, false);
+}
 
 hub::hub(config c, transport& net, mailbox* mail, std::uint32_t channel, host& h)
     : config_(std::move(c)), net_(net), mail_(mail), channel_(channel), host_(h), element_size_(config_.element_size) {
@@ -45,10 +81,8 @@ hub::hub(config c, transport& net, mailbox* mail, std::uint32_t channel, host& h
                  "request buffers hold at least one request");
   links_ = std::vector<link>(config_.links.size());
   for (std::size_t i = 0; i < links_.size(); ++i) {
-    links_[i].endpoint = config_.links[i].pe;
-    links_[i].phase = config_.links[i].phase;
-    TRANSIT_ASSERT(links_[i].phase >= 0 && links_[i].phase < 256, "link phases fit the message header");
-    link_of_.emplace(link_key(links_[i].endpoint, links_[i].phase), i);
+    links_[i].endpoint = config_.links[i];
+    TRANSIT_ASSERT(link_of_.emplace(links_[i].endpoint, i).second, "one link per next-hop endpoint");
   }
   int endpoints = 0;
   for (const int e : config_.endpoint_of) endpoints = std::max(endpoints, e + 1);
@@ -170,7 +204,7 @@ bool hub::send_link(link& l) {
     l.waiting = true;
     return false;
   }
-  const message_header h{message_kind::requests, static_cast<std::uint8_t>(l.phase), 0, l.records};
+  const message_header h{message_kind::requests, 0, 0, l.records};
   std::memcpy(l.buffer.payload(), &h, sizeof h);
   l.buffer.set_size(l.used);
   net_.send(l.endpoint, channel_, std::move(l.buffer));
@@ -213,10 +247,16 @@ void hub::serve(const request_record& r, const std::byte* payload) {
   std::byte result[16];
   switch (r.op) {
     case op_code::put:
-      std::memcpy(word, payload, bytes);
+      copy_into_block(word, payload, r.count, element_size_, config_.atomic);
       break;
     case op_code::get:
-      reply(r.requester, r.ticket, word, bytes);
+      if (config_.atomic) {  // read word by word into scratch, then reply from there
+        scratch_.resize(bytes);
+        copy_from_block(scratch_.data(), word, r.count, element_size_, true);
+        reply(r.requester, r.ticket, scratch_.data(), bytes);
+      } else {
+        reply(r.requester, r.ticket, word, bytes);
+      }
       return;
     case op_code::accumulate:
       config_.ops->accumulate(word, payload, r.count, static_cast<reduce_op>(r.reduce), config_.atomic);
@@ -372,7 +412,7 @@ void hub::process_control(int source, const std::byte* payload, std::size_t byte
         host_.deliver_acks(c.pe, c.value);
         break;
       case control_type::credit: {
-        const auto it = link_of_.find(link_key(source, c.phase));
+        const auto it = link_of_.find(source);
         TRANSIT_ASSERT(it != link_of_.end(), "credit for a link this endpoint has");
         link& l = links_[it->second];
         l.credits += static_cast<int>(c.value);
@@ -402,13 +442,10 @@ bool hub::receive() {
     }
     TRANSIT_ASSERT(h.kind == message_kind::requests, "a request or control message");
     ++counters_.request_messages_received;
-    const std::int64_t key = link_key(m.source, h.phase);
-    auto it = in_link_of_.find(key);
+    auto it = in_link_of_.find(m.source);
     if (it == in_link_of_.end()) {
-      it = in_link_of_.emplace(key, in_links_.size()).first;
-      in_link& in = in_links_.emplace_back();
-      in.endpoint = m.source;
-      in.phase = h.phase;
+      it = in_link_of_.emplace(m.source, in_links_.size()).first;
+      in_links_.emplace_back().endpoint = m.source;
     }
     in_link& in = in_links_[it->second];
     in.queue.push_back(std::move(m.data));
@@ -440,7 +477,7 @@ bool hub::process(in_link& in) {
       progressed = true;
     }
     control_record* c = control_slot(in.endpoint, 0);
-    *c = control_record{control_type::credit, static_cast<std::uint8_t>(in.phase), 0, 0, -1, 1};
+    *c = control_record{control_type::credit, 0, 0, 0, -1, 1};
     net_.recycle(std::move(m));
     in.queue.pop_front();
     in.cursor = 0;
@@ -487,12 +524,12 @@ std::string hub::describe() const {
       << " incoming links with queued messages, " << combined_live_ << " combined requests awaiting replies";
   for (const auto& l : links_) {
     if (l.buffer || l.credits == 0)
-      out << "\n    link to endpoint " << l.endpoint << " (phase " << l.phase << "): " << l.records
+      out << "\n    link to endpoint " << l.endpoint << ": " << l.records
           << " requests buffered, " << l.credits << " credits" << (l.waiting ? ", waiting for credit" : "");
   }
   for (const std::size_t i : busy_) {
     const auto& in = in_links_[i];
-    out << "\n    from endpoint " << in.endpoint << " (phase " << in.phase << "): " << in.queue.size()
+    out << "\n    from endpoint " << in.endpoint << ": " << in.queue.size()
         << " messages queued";
   }
   return out.str();

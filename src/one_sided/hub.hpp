@@ -10,7 +10,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "transit/grid/router.hpp"
 #include "transit/one_sided/detail/engine.hpp"
 #include "transit/transport/mailbox.hpp"
 #include "transit/transport/transport.hpp"
@@ -21,8 +20,8 @@ enum class message_kind : std::uint8_t { requests = 1, control = 2 };
 
 struct message_header {
   message_kind kind;
-  std::uint8_t phase;  // requests: the routing phase of this hop
-  std::uint16_t reserved;
+  std::uint8_t reserved8;
+  std::uint16_t reserved16;
   std::uint32_t records;
 };
 static_assert(sizeof(message_header) == 8);
@@ -46,8 +45,8 @@ enum class control_type : std::uint8_t { reply = 1, acks = 2, credit = 3 };
 /// One reply, acknowledgement count or credit; replies carry `payload_bytes` of data, padded to 8.
 struct control_record {
   control_type type;
-  std::uint8_t phase;  // credit: phase of the link the credit is for
-  std::uint16_t reserved;
+  std::uint8_t reserved8;
+  std::uint16_t reserved16;
   std::uint32_t payload_bytes;
   std::int32_t pe;     // reply, acks: the requesting PE
   std::uint32_t value; // reply: ticket; acks: operations acknowledged; credit: messages processed
@@ -66,6 +65,12 @@ constexpr std::size_t padded(std::size_t bytes) noexcept { return (bytes + 7) & 
 inline std::size_t max_piece_bytes(std::size_t buffer_bytes) noexcept {
   return (buffer_bytes - sizeof(message_header) - sizeof(request_record)) & ~std::size_t{7};
 }
+
+/// Copies `count` elements of `size` bytes into (from) an array block. With `atomic` (other
+/// threads touch the block: helper mode), elements of 1, 2, 4 or 8 bytes move as single atomic
+/// words, so a word is never seen half-written (a flag polled with get, for instance).
+void copy_into_block(std::byte* block, const std::byte* from, std::size_t count, std::size_t size, bool atomic) noexcept;
+void copy_from_block(std::byte* to, const std::byte* block, std::size_t count, std::size_t size, bool atomic) noexcept;
 
 /// Counters a hub keeps (its part of one_sided_stats) and the teardown wave counts.
 struct hub_counters {
@@ -103,7 +108,7 @@ class hub {
     std::size_t element_size = 1;
     bool atomic = false;                    // other threads touch the memory served here
     std::vector<std::int32_t> route;        // owner PE -> index in links, -1: served here
-    std::vector<hop> links;                 // outgoing links: (endpoint, phase)
+    std::vector<int> links;                 // outgoing links: next-hop endpoints, one link each
     std::vector<std::int32_t> endpoint_of;  // requesting PE -> endpoint its replies go to
     std::size_t in_links = 0;               // incoming links, for the memory bound
   };
@@ -138,7 +143,6 @@ class hub {
   };
   struct link {
     int endpoint = -1;
-    int phase = -1;
     message_buffer buffer;  // open buffer, or empty
     std::size_t used = 0;   // payload bytes written, header included
     std::uint32_t records = 0;
@@ -149,7 +153,6 @@ class hub {
   };
   struct in_link {
     int endpoint = -1;
-    int phase = -1;
     std::deque<message_buffer> queue;  // request messages not yet fully processed, in order
     std::size_t cursor = 0;            // next record in queue.front()
     std::uint32_t done_records = 0;
@@ -193,10 +196,9 @@ class hub {
   host& host_;
   std::size_t element_size_;
   std::vector<link> links_;
-  std::unordered_map<std::int64_t, std::size_t> link_of_;  // endpoint * phases + phase -> links_
-  int phases_ = 1;
+  std::unordered_map<int, std::size_t> link_of_;  // endpoint -> links_
   std::deque<in_link> in_links_;  // a deque: entries never move
-  std::unordered_map<std::int64_t, std::size_t> in_link_of_;
+  std::unordered_map<int, std::size_t> in_link_of_;  // source endpoint -> in_links_
   std::vector<std::size_t> busy_;  // in_links_ with queued messages
   std::vector<message_buffer> control_;  // by endpoint: replies, acks, credits to send
   std::vector<int> control_dirty_;

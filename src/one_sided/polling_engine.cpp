@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 #include <new>
 
 #include "routed_engine.hpp"
@@ -39,14 +40,14 @@ class polling_engine final : public routed_engine, private hub::host {
 };
 
 // Between nodes: the node router's hop, to the PE with this PE's local rank on the next node
-// (modulo its size). Inside the target's node: straight to the owner, in the phase after the
-// router's last. So a PE's links are its node-grid peers plus the other PEs of its node.
+// (modulo its size). Inside the target's node: straight to the owner. One link per next-hop PE,
+// so a PE's links are its node-grid peers plus the other PEs of its node.
 hub::config polling_engine::plan_routes() const {
   const machine& m = ctx_.machine();
   const node_plan plan = make_node_plan(config_.options.topology, m.num_nodes());
   const int node = m.node_of(rank_);
   const int local = m.local_rank(rank_);
-  const int inside_phase = plan.route->num_phases();
+  const auto on_node = [&](int n, int local_rank) { return m.pe_on_node(n, local_rank % m.pes_on_node(n)); };
   hub::config c;
   c.self = rank_;
   c.self_requester = rank_;
@@ -58,25 +59,27 @@ hub::config polling_engine::plan_routes() const {
   c.atomic = false;  // only this PE's thread touches its block
   c.route.assign(static_cast<std::size_t>(ctx_.size()), -1);
   c.endpoint_of.resize(static_cast<std::size_t>(ctx_.size()));
-  std::map<std::pair<int, int>, int> index;  // (phase, pe) -> link
+  std::map<int, int> link_of;  // next PE -> link
   for (int owner = 0; owner < ctx_.size(); ++owner) {
     c.endpoint_of[static_cast<std::size_t>(owner)] = owner;
     if (owner == rank_) continue;
-    hop next{owner, inside_phase};
-    if (m.node_of(owner) != node) {
-      const hop h = plan.route->next_hop(node, m.node_of(owner), -1);
-      next = {m.pe_on_node(h.pe, local % m.pes_on_node(h.pe)), h.phase};
-    }
-    const auto [it, added] = index.emplace(std::make_pair(next.phase, next.pe), static_cast<int>(c.links.size()));
+    const int target = m.node_of(owner);
+    const int next = target == node ? owner : on_node(plan.route->next_hop(node, target, -1).pe, local);
+    const auto [it, added] = link_of.emplace(next, static_cast<int>(c.links.size()));
     if (added) c.links.push_back(next);
     c.route[static_cast<std::size_t>(owner)] = it->second;
   }
-  c.in_links = static_cast<std::size_t>(m.pes_on_node(node) - 1);
+  // Incoming links: the node's other PEs, and the PEs of upstream nodes that map onto this one.
+  std::set<int> senders;
+  for (const int q : m.node_pes(node)) {
+    if (q != rank_) senders.insert(q);
+  }
   for (const hop& in : plan.route->in_links(node)) {
     for (const int q : m.node_pes(in.pe)) {
-      if (m.pe_on_node(node, m.local_rank(q) % m.pes_on_node(node)) == rank_) ++c.in_links;
+      if (on_node(node, m.local_rank(q)) == rank_) senders.insert(q);
     }
   }
+  c.in_links = senders.size();
   return c;
 }
 

@@ -42,10 +42,14 @@ void apply(run_options& o, std::string_view name, std::string_view value) {
     o.physical = value;
   } else if (name == "watchdog") {
     o.watchdog = parse_seconds("--transit-watchdog", value);
+  } else if (name == "mpi-threads") {
+    if (value != "funneled" && value != "multiple")
+      detail::throw_invalid("--transit-mpi-threads", value, "'funneled' or 'multiple'");
+    o.mpi_thread_multiple = value == "multiple";
   } else {
     detail::throw_invalid("option", detail::concat("--transit-", name),
                           "one of --transit-backend, --transit-pes, --transit-pes-per-node, "
-                          "--transit-physical, --transit-watchdog");
+                          "--transit-physical, --transit-watchdog, --transit-mpi-threads");
   }
 }
 
@@ -72,6 +76,7 @@ run_options parse_run_options(int& argc, char**& argv) {
   apply_env(o, "TRANSIT_PES_PER_NODE", "pes-per-node");
   apply_env(o, "TRANSIT_PHYSICAL", "physical");
   apply_env(o, "TRANSIT_WATCHDOG", "watchdog");
+  apply_env(o, "TRANSIT_MPI_THREADS", "mpi-threads");
 
   constexpr std::string_view prefix = "--transit-";
   int kept = 1;

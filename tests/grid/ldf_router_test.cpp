@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -85,6 +88,48 @@ TEST(LdfRouter, PartialGridSkipsToTheNextDimension) {
   // From a full row, x first.
   EXPECT_EQ(r->next_hop(5, 6, -1), (hop{3, 0}));
   EXPECT_EQ(r->next_hop(3, 6, 0), (hop{6, 1}));
+}
+
+// The one-sided layer keeps one request buffer per next-hop node, whatever the phase, and relies
+// on the dependencies between those links being acyclic (docs/one_sided.md has the proof): a
+// request holding link (u, v) waits only for link (v, w) of its route. Checked on every shape.
+TEST(LdfRouter, LinkDependenciesAreAcyclicWithOneLinkPerPeer) {
+  for (int nodes = 1; nodes <= 64; ++nodes) {
+    for (const auto& grid : hicoo_grids(nodes)) {
+      const auto r = make_router(routing::lowest_dimension_first, grid, machine(grid.num_pes()));
+      const int n = grid.num_pes();
+      std::set<std::pair<int, int>> links;
+      std::map<std::pair<int, int>, std::set<std::pair<int, int>>> waits_for;
+      for (int src = 0; src < n; ++src) {
+        for (int dest = 0; dest < n; ++dest) {
+          std::pair<int, int> held{-1, -1};
+          for (hop at{src, -1}; at.pe != dest;) {
+            const hop next = r->next_hop(at.pe, dest, at.phase);
+            const std::pair<int, int> link{at.pe, next.pe};
+            links.insert(link);
+            if (held.first >= 0) waits_for[held].insert(link);
+            held = link;
+            at = next;
+          }
+        }
+      }
+      // Depth-first search for a cycle.
+      std::map<std::pair<int, int>, int> state;  // 1: on the stack, 2: done
+      std::function<bool(const std::pair<int, int>&)> cyclic = [&](const std::pair<int, int>& link) {
+        state[link] = 1;
+        for (const auto& next : waits_for[link]) {
+          if (state[next] == 1 || (state[next] == 0 && cyclic(next))) return true;
+        }
+        state[link] = 2;
+        return false;
+      };
+      for (const auto& link : links) {
+        if (state[link] == 0) {
+          ASSERT_FALSE(cyclic(link)) << n << " nodes on " << grid.str();
+        }
+      }
+    }
+  }
 }
 
 TEST(LdfRouter, RejectsGridsWithHolesBeforeTheLastPe) {

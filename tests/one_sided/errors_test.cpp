@@ -105,4 +105,23 @@ TEST(one_sided_errors, bad_options) {
             0);
 }
 
+// Helper threads call MPI from a second thread: below MPI_THREAD_MULTIPLE helper mode refuses.
+// Registered twice on mpi: at the default level (it works) and with --transit-mpi-threads=funneled.
+TEST(one_sided_errors, helper_mode_needs_mpi_thread_multiple) {
+  EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
+              one_sided_options o;
+              o.progress = progress_mode::helper_thread;
+              if (ctx.backend() == "mpi" && !ctx.options().mpi_thread_multiple) {
+                EXPECT_EQ(message_of<std::invalid_argument>([&] { global_array<int> a(ctx, 4, o); }),
+                          "MPI thread level for progress_mode::helper_thread: got 'MPI_THREAD_FUNNELED', expected "
+                          "MPI_THREAD_MULTIPLE: its helper thread calls MPI; start the job with "
+                          "TRANSIT_MPI_THREADS=multiple (or --transit-mpi-threads=multiple)");
+              } else {
+                global_array<int> a(ctx, 4, o);
+                EXPECT_GE(a.fetch_add(0, 1), 0);
+              }
+            }),
+            0);
+}
+
 }  // namespace

@@ -16,7 +16,7 @@ using transit::testing::routed_configurations;
 // holder (it completes this PE's operations first).
 TEST(global_mutexes, protected_read_modify_write_loses_no_update) {
   for_each_node_size([](context& ctx) {
-    for (const auto& o : routed_configurations(ctx, false)) {
+    for (const auto& o : routed_configurations(ctx)) {
       constexpr int mutexes = 3;
       constexpr int rounds = 5;
       global_array<std::int64_t> counters(ctx, mutexes, o);
