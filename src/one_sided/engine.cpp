@@ -171,6 +171,25 @@ routed_engine::routed_engine(context& ctx, const engine_config& config)
 
 routed_engine::~routed_engine() = default;
 
+hub::config routed_engine::hub_basics() const {
+  hub::config c;
+  c.buffer_bytes = config_.options.buffer_bytes;
+  c.flush_period = config_.options.flush_period;
+  c.combine = config_.options.combine;
+  c.ops = config_.ops;
+  c.element_size = config_.mutexes ? 1 : config_.element_size;
+  return c;
+}
+
+void routed_engine::place_block(std::byte* at) {
+  block_ = {at, config_.local_elements * config_.element_size};
+  if (config_.initialize != nullptr) {
+    config_.initialize(block_.data(), config_.local_elements);
+  } else {
+    std::memset(block_.data(), 0, block_.size());
+  }
+}
+
 std::uint32_t routed_engine::new_ticket(std::byte* out, std::size_t bytes, completion* done,
                                         std::shared_ptr<completion> keep) {
   if (free_tickets_.empty()) {

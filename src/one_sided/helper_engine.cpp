@@ -234,14 +234,9 @@ class helper_engine final : public routed_engine {
 hub::config helper_engine::plan_routes(const node_plan& plan) const {
   const machine& m = ctx_.machine();
   const int node = m.node_of(rank_);
-  hub::config c;
+  hub::config c = hub_basics();
   c.self = node;
   c.self_requester = m.pe_on_node(node, 0);
-  c.buffer_bytes = config_.options.buffer_bytes;
-  c.flush_period = config_.options.flush_period;
-  c.combine = config_.options.combine;
-  c.ops = config_.ops;
-  c.element_size = config_.mutexes ? 1 : config_.element_size;
   c.atomic = true;  // the node's PEs touch the same memory
   std::set<int> in_links;
   for (const hop& h : plan.route->out_links(node)) {
@@ -279,12 +274,7 @@ helper_engine::helper_engine(context& ctx, const engine_config& config) : routed
   std::byte* mine = resources_->part(local);
   byte_ring::create(mine + layout.requests);
   byte_ring::create(mine + layout.replies);
-  block_ = {mine + layout.block, block_bytes};
-  if (config.initialize != nullptr) {
-    config.initialize(block_.data(), config.local_elements);
-  } else {
-    std::memset(block_.data(), 0, block_bytes);
-  }
+  place_block(mine + layout.block);
   requests_ = byte_ring(mine + layout.requests, layout.ring_bytes);
   replies_ = byte_ring(mine + layout.replies, layout.ring_bytes);
   for (int l = 0; l < m.pes_on_node(node); ++l) node_blocks_.push_back(resources_->part(l) + layout.block);
@@ -373,17 +363,7 @@ one_sided_stats helper_engine::stats() const {
   s.requests_sent = requests_sent_;
   s.links = links_;
   s.request_buffer_bytes = share_bytes_;
-  if (helper_) {  // the helper's counters, reported by the node's first PE
-    const hub_counters c = helper_->published();
-    s.requests_forwarded = c.requests_forwarded;
-    s.requests_combined = c.requests_combined;
-    s.requests_served = c.requests_served;
-    s.messages_sent = c.messages_sent;
-    s.request_messages_sent = c.request_messages_sent;
-    s.request_messages_received = c.request_messages_received;
-    s.credit_waits = c.credit_waits;
-    s.request_buffer_bytes_peak = c.buffer_bytes_peak;
-  }
+  if (helper_) add_hub_counters(s, helper_->published());  // reported by the node's first PE
   return s;
 }
 

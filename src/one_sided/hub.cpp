@@ -75,6 +75,17 @@ void copy_from_block(std::byte* to, const std::byte* block, std::size_t count, s
   copy_elements(to, block, count, size, atomic, false);
 }
 
+void add_hub_counters(one_sided_stats& s, const hub_counters& c) noexcept {
+  s.requests_forwarded = c.requests_forwarded;
+  s.requests_combined = c.requests_combined;
+  s.requests_served = c.requests_served;
+  s.messages_sent = c.messages_sent;
+  s.request_messages_sent = c.request_messages_sent;
+  s.request_messages_received = c.request_messages_received;
+  s.credit_waits = c.credit_waits;
+  s.request_buffer_bytes_peak = c.buffer_bytes_peak;
+}
+
 hub::hub(config c, transport& net, mailbox* mail, std::uint32_t channel, host& h)
     : config_(std::move(c)), net_(net), mail_(mail), channel_(channel), host_(h), element_size_(config_.element_size) {
   TRANSIT_ASSERT(config_.buffer_bytes >= sizeof(message_header) + sizeof(request_record) + 8,

@@ -86,6 +86,9 @@ struct hub_counters {
   std::uint64_t buffer_bytes_peak = 0;
 };
 
+/// Copies a hub's counters into the one_sided_stats fields they stand for.
+void add_hub_counters(one_sided_stats& s, const hub_counters& c) noexcept;
+
 class hub {
  public:
   /// What the hub serves and where replies for requesters on its own endpoint go.

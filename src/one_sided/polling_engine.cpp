@@ -48,14 +48,9 @@ hub::config polling_engine::plan_routes() const {
   const int node = m.node_of(rank_);
   const int local = m.local_rank(rank_);
   const auto on_node = [&](int n, int local_rank) { return m.pe_on_node(n, local_rank % m.pes_on_node(n)); };
-  hub::config c;
+  hub::config c = hub_basics();
   c.self = rank_;
   c.self_requester = rank_;
-  c.buffer_bytes = config_.options.buffer_bytes;
-  c.flush_period = config_.options.flush_period;
-  c.combine = config_.options.combine;
-  c.ops = config_.ops;
-  c.element_size = config_.mutexes ? 1 : config_.element_size;
   c.atomic = false;  // only this PE's thread touches its block
   c.route.assign(static_cast<std::size_t>(ctx_.size()), -1);
   c.endpoint_of.resize(static_cast<std::size_t>(ctx_.size()));
@@ -87,12 +82,7 @@ polling_engine::polling_engine(context& ctx, const engine_config& config) : rout
   const std::size_t bytes = config.local_elements * config.element_size;
   storage_.reset(static_cast<std::byte*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64)));
   if (!storage_) throw std::bad_alloc();
-  block_ = {storage_.get(), bytes};
-  if (config.initialize != nullptr) {
-    config.initialize(block_.data(), config.local_elements);
-  } else {
-    std::memset(block_.data(), 0, bytes);
-  }
+  place_block(storage_.get());
   hub_ = std::make_unique<hub>(plan_routes(), context_access::net(ctx), &context_access::mail(ctx), channel_,
                                static_cast<hub::host&>(*this));
   // Serve whenever this PE waits anywhere in transit (collectives, other layers, other engines).
@@ -123,19 +113,11 @@ polling_engine::~polling_engine() {
 }
 
 one_sided_stats polling_engine::stats() const {
-  const hub_counters& c = hub_->counters();
   one_sided_stats s;
   s.requests_sent = requests_sent_;
-  s.requests_forwarded = c.requests_forwarded;
-  s.requests_combined = c.requests_combined;
-  s.requests_served = c.requests_served;
-  s.messages_sent = c.messages_sent;
-  s.request_messages_sent = c.request_messages_sent;
-  s.request_messages_received = c.request_messages_received;
-  s.credit_waits = c.credit_waits;
+  add_hub_counters(s, hub_->counters());
   s.links = hub_->num_links();
   s.request_buffer_bytes = hub_->buffer_bound();
-  s.request_buffer_bytes_peak = c.buffer_bytes_peak;
   return s;
 }
 

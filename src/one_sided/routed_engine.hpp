@@ -70,6 +70,10 @@ class routed_engine : public one_sided_engine {
   virtual bool poll_endpoint(bool waiting) = 0;
 
   bool poll(bool waiting);
+  /// The hub settings every endpoint takes from the options (routes, links and identity aside).
+  hub::config hub_basics() const;
+  /// Makes [at, at + local elements) this PE's block and value-initialises it.
+  void place_block(std::byte* at);
   void on_reply(std::uint32_t ticket, const std::byte* data, std::size_t bytes);
   void on_acks(std::uint64_t count) noexcept { acks_received_ += count; }
   /// Everything this PE issued is complete (replies and acknowledgements received).
