@@ -10,6 +10,7 @@ global_mutexes::global_mutexes(context& ctx, int count, one_sided_options option
   detail::engine_config config;
   config.options = options;
   config.mutexes = true;
+  config.local_elements = static_cast<std::size_t>((count - ctx.rank() + ctx.size() - 1) / ctx.size());  // m % P == rank
   config.what = "global_mutexes";
   engine_ = detail::make_one_sided_engine(ctx, config);
 }

@@ -9,14 +9,14 @@ namespace {
 using namespace transit;
 using transit::testing::describe;
 using transit::testing::for_each_node_size;
-using transit::testing::routed_configurations;
+using transit::testing::configurations;
 
 // A non-atomic read-modify-write (get, then put) under a mutex loses no update. Three mutexes
 // with homes on different PEs, one counter each; the unlock makes the put visible to the next
 // holder (it completes this PE's operations first).
 TEST(global_mutexes, protected_read_modify_write_loses_no_update) {
   for_each_node_size([](context& ctx) {
-    for (const auto& o : routed_configurations(ctx)) {
+    for (const auto& o : configurations(ctx)) {
       constexpr int mutexes = 3;
       constexpr int rounds = 5;
       global_array<std::int64_t> counters(ctx, mutexes, o);

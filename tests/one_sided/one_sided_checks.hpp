@@ -13,14 +13,21 @@ namespace transit::testing {
 /// A readable name for a configuration, for failure messages.
 inline std::string describe(const context& ctx, const one_sided_options& o) {
   return std::string(to_string(o.topology)) + "/" + std::string(to_string(o.progress)) + (o.combine ? "" : "/no-combine") +
+         "/" + std::to_string(o.buffer_bytes) + "B" +
          " on " + std::to_string(ctx.size()) + " PEs in " + std::to_string(ctx.machine().num_nodes()) + " nodes";
 }
 
 inline bool power_of_two(int n) { return (n & (n - 1)) == 0; }
 
-/// Every routed topology the job's node count allows, in both progress modes.
-inline std::vector<one_sided_options> routed_configurations(const context& ctx, bool helper_too = true) {
+/// Every routed topology the job's node count allows, in both progress modes, and on the mpi
+/// backend the mpi_rma baseline.
+inline std::vector<one_sided_options> configurations(const context& ctx, bool helper_too = true) {
   std::vector<one_sided_options> out;
+  if (ctx.backend() == "mpi") {
+    one_sided_options rma;
+    rma.topology = request_topology::mpi_rma;
+    out.push_back(rma);
+  }
   for (const auto topology : {request_topology::fcg, request_topology::mfcg, request_topology::cfcg,
                               request_topology::hypercube}) {
     if (topology == request_topology::hypercube && !power_of_two(ctx.machine().num_nodes())) continue;

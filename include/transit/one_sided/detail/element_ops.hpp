@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 
@@ -13,8 +14,25 @@
 
 namespace transit::detail {
 
+/// The arithmetic type behind an element_ops, for backends that need to name it (MPI datatypes).
+enum class scalar_kind : std::uint8_t {
+  int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64, long_double
+};
+
+template <class T>
+constexpr scalar_kind scalar_kind_of() noexcept {
+  if constexpr (std::is_floating_point_v<T>) {
+    return sizeof(T) == 4 ? scalar_kind::float32 : sizeof(T) == 8 ? scalar_kind::float64 : scalar_kind::long_double;
+  } else if constexpr (std::is_signed_v<T>) {
+    return sizeof(T) == 1 ? scalar_kind::int8 : sizeof(T) == 2 ? scalar_kind::int16 : sizeof(T) == 4 ? scalar_kind::int32 : scalar_kind::int64;
+  } else {
+    return sizeof(T) == 1 ? scalar_kind::uint8 : sizeof(T) == 2 ? scalar_kind::uint16 : sizeof(T) == 4 ? scalar_kind::uint32 : scalar_kind::uint64;
+  }
+}
+
 struct element_ops {
   std::size_t size = 0;
+  scalar_kind kind = scalar_kind::uint8;
   /// Integral: sums of deltas combine exactly (modulo 2^bits), so requests may be combined.
   bool combinable = false;
   /// dst[i] = dst[i] op src[i] for i < count; atomic per element when `atomic`.
@@ -76,6 +94,7 @@ const element_ops* element_ops_for() noexcept {
   static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>);
   static const element_ops ops{
       sizeof(T),
+      scalar_kind_of<T>(),
       std::is_integral_v<T>,
       [](std::byte* dst, const std::byte* src, std::size_t count, reduce_op op, bool atomic) {
         for (std::size_t i = 0; i < count; ++i)
