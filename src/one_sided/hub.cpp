@@ -471,7 +471,7 @@ bool hub::receive() {
 
 // Processes the queued messages of one incoming link in order. A request whose next link has no
 // room stops this link only (its message stays queued, the credit is not yet returned); the
-// other links go on, which is what keeps the buffer dependencies acyclic.
+// other links go on: holding them up too would add waits that could close a cycle.
 bool hub::process(in_link& in) {
   bool progressed = false;
   while (!in.queue.empty()) {

@@ -17,37 +17,39 @@
 // balanced(nodes, 3) for cfcg, 2x2x..x2 for hypercube (power-of-two node counts only). Between
 // nodes a request follows grid/'s lowest-dimension-first router (HiCOO Algorithm 1 with its
 // partial-grid rule; any node count for fcg, mfcg, cfcg). In polling mode a hop to another node
-// goes to the PE with this PE's local rank there (modulo that node's size), so a PE keeps
-// sum(d_i - 1) inter-node links plus one per PE of its own node, and the last hop, inside the
-// target's node, goes straight to the owner. Replies and acknowledgements go straight back to the
-// requester's endpoint, never along the route. Phases: inter-node hops take the router's phases
-// (strictly increasing along a route), the hop inside the target node the next one.
+// goes to the PE with this PE's local rank there (modulo that node's size), and the last hop,
+// inside the target's node, goes straight to the owner. An endpoint keeps one link (one request
+// buffer) per next-hop endpoint: sum(d_i - 1) node-grid peers, plus, in polling mode, the other
+// PEs of its node. Replies and acknowledgements go straight back to the requester's endpoint,
+// never along the route.
 //
 // Why not the streamer: requests vary in size (a put carries its data, a get none), replies go
-// back outside the grid, forwarding PEs rewrite requests (combining), there are no collective
-// steps (an operation completes on its own; fence is local), and helper mode needs node-level
-// endpoints on a thread of their own. The streamer moves fixed-size items along one grid in
-// collective steps. What is shared: the router, the transport, channels, collective groups, the
-// waiting loop, the buffer pool.
+// back outside the grid, forwarding endpoints rewrite requests (combining), there are no
+// collective steps (an operation completes on its own; fence is local), and helper mode needs
+// node-level endpoints on a thread of their own. The streamer moves fixed-size items along one
+// grid in collective steps. What is shared: the router, the transport, channels, collective
+// groups, the waiting loop, the buffer pool.
 //
-// Aggregation. Each outgoing link of an endpoint (next-hop endpoint, phase) holds one open
-// buffer of buffer_bytes. It goes when full, when flush_period has passed since its first
-// request, or when the endpoint runs out of work (a PE that waits, an idle helper): aggregation
-// costs latency only while there is other work to do. Transfers larger than a buffer travel in
-// pieces that fit one.
+// Aggregation. Each link holds at most one open buffer of buffer_bytes. It goes when full, when
+// flush_period has passed since its first request, or when its endpoint runs out of work (a PE
+// that waits, an idle helper): aggregation costs latency only while there is other work to do.
+// Transfers larger than a buffer travel in pieces that fit one.
 //
 // Flow control and memory. A link may have `link_credits` buffers in flight; the receiver returns
-// a credit when it has processed one (served or forwarded every request in it). A full buffer
-// without credit waits; so does the request that did not fit. A PE that issues into such a link
-// waits in the context's waiting loop and keeps receiving, serving and forwarding meanwhile; a
-// forwarding endpoint that cannot pass a request on leaves that message queued on its incoming
-// link and carries on with everything else. So request-buffer memory per endpoint is at most one
-// open buffer per outgoing link plus link_credits buffers per incoming link: O(sqrt(nodes)) for
-// mfcg, O(cbrt(nodes)) for cfcg, against O(nodes) for fcg. Deadlock: a message that arrived in
-// phase k waits only for credit on links of phases > k (routes raise phases), messages of the last
-// phase are served without any credit, and replies and credits never wait for credit; so by
-// induction from the last phase down every queued message is eventually processed. Queues are
-// per incoming link: one stuck message never blocks another link's (that would close a cycle).
+// a credit when it has processed one (served or passed on every request in it). A full buffer
+// without credit waits, and so does the request that did not fit: issue() then keeps it in a
+// backlog, in order, and the PE keeps receiving, serving and forwarding in every wait; a
+// forwarding endpoint leaves the message it cannot finish queued on its incoming link and carries
+// on with everything else. So request-buffer memory per endpoint is at most one open buffer per
+// outgoing link plus link_credits buffers per incoming link: O(sqrt(nodes)) for mfcg,
+// O(cbrt(nodes)) for cfcg, against O(nodes) for fcg. No deadlock: a message queued on link
+// (u, v) waits only for credit on the next link (v, w) of its requests' routes; the graph of these
+// waits is acyclic for lowest-dimension-first routes with the partial-grid rule
+// (docs/one_sided.md proves it; tests/grid checks it on every grid shape up to 64 nodes), hops
+// inside the target's node end routes, and replies and credits never wait for credit. By
+// induction along that order every queued message is eventually processed. Queues are per
+// incoming link: one stuck message never holds up another link's (that would add waits the
+// graph does not have).
 //
 // Combining. While a buffer is open, a fetch_add or single-element accumulate for a word that
 // already has a combinable request in that buffer is merged into it (integral types: sums wrap
@@ -64,13 +66,16 @@
 // acknowledgement (counted, not per request) comes back; fence() waits for every acknowledgement
 // and reply of this PE.
 //
-// Wire format (payload of one transport message, 8-byte aligned records):
+// Wire format (payload of one transport message, 8-byte aligned records; the structs are in
+// src/one_sided/hub.hpp):
 //   message_header | records...
 //   requests: request_record | payload (put, accumulate: values; fetch_add: delta;
 //             compare_exchange: expected, desired), padded to 8 bytes
 //   control:  control_record | payload (reply data), padded to 8 bytes
 // A control message to an endpoint carries replies (per ticket), acknowledgements (a count per
-// requesting PE) and credits (a count per link phase).
+// requesting PE) and credits (messages processed, for the link from this endpoint). In helper
+// mode the same request records travel from a PE to its helper through a ring in shared memory,
+// and replies and acknowledgements come back as control records through another.
 //
 // Teardown is collective: fence, then waves of non-blocking allreduces of (messages sent,
 // messages received) over all endpoints until two agree and balance (the four-counter method, as
@@ -118,8 +123,8 @@ class one_sided_engine {
   virtual std::span<std::byte> local_block() noexcept = 0;
   /// Starts `op`, adding its pieces to done->pending; each piece completes when its values have
   /// been copied out (put, accumulate, unlock) or its result is in place (the others). `keep`
-  /// holds `done` alive for a nonblocking request the caller may drop. May wait for buffer room
-  /// (serving meanwhile), never for the target.
+  /// holds `done` alive for a nonblocking request the caller may drop. Never waits: pieces that
+  /// find no buffer room wait in a backlog, in order (put values are read from the caller then).
   virtual void issue(const operation& op, completion* done, std::shared_ptr<completion> keep) = 0;
   /// Non-blocking: moves this PE's traffic; returns whether anything happened.
   virtual bool progress() = 0;
