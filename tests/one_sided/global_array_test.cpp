@@ -53,6 +53,54 @@ TEST(global_array, put_get_round_trips_across_owners_and_blocks) {
   });
 }
 
+// Tight flow control: 256-byte buffers hold five requests, links carry two buffers, and every PE
+// issues thousands of nonblocking puts and accumulates at once, many through the same forwarders.
+// Requests wait in backlogs and on incoming links; all of them must land.
+TEST(global_array, thousands_of_requests_through_tight_buffers) {
+  for_each_node_size([](context& ctx) {
+    for (auto o : configurations(ctx)) {
+      o.buffer_bytes = 256;
+      const std::size_t p = static_cast<std::size_t>(ctx.size());
+      const std::size_t per_pe = 1500;
+      global_array<std::int64_t> a(ctx, per_pe * p, o);
+      global_array<std::int64_t> hits(ctx, p, o);
+      std::vector<std::int64_t> values(per_pe);
+      std::vector<request> pending;
+      // PE r writes elements r, r + P, r + 2P, ...: every owner, interleaved with the others.
+      for (std::size_t k = 0; k < per_pe; ++k) {
+        const std::size_t i = static_cast<std::size_t>(ctx.rank()) + k * p;
+        values[k] = static_cast<std::int64_t>(3 * i + 1);
+        pending.push_back(a.put_nb(i, std::span<const std::int64_t>(&values[k], 1)));
+        if (k % 7 == 0) {
+          const std::int64_t one = 1;
+          hits.accumulate(k % p, std::span<const std::int64_t>(&one, 1), reduce_op::sum);
+        }
+      }
+      for (auto& r : pending) r.wait();
+      a.sync();
+      hits.sync();
+      if (o.topology != request_topology::mpi_rma) {
+        // The buffers really ran out of credit (the path under test), yet memory stayed in bound.
+        const auto waits = ctx.allreduce(a.stats().credit_waits + hits.stats().credit_waits, reduce_op::sum);
+        const int endpoints = o.progress == progress_mode::polling ? ctx.size() : ctx.machine().num_nodes();
+        if (endpoints >= 3) {
+          EXPECT_GT(waits, 0u) << describe(ctx, o);
+        }
+        if (o.progress == progress_mode::polling) {
+          EXPECT_LE(a.stats().request_buffer_bytes_peak, a.stats().request_buffer_bytes) << describe(ctx, o);
+        }
+      }
+      for (std::size_t k = 0; k < a.local().size(); ++k)
+        ASSERT_EQ(a.local()[k], static_cast<std::int64_t>(3 * (a.local_begin() + k) + 1)) << describe(ctx, o);
+      for (std::size_t k = 0; k < hits.local().size(); ++k) {
+        std::int64_t mine = 0;
+        for (std::size_t j = 0; j < per_pe; j += 7) mine += (j % p == hits.local_begin() + k) ? 1 : 0;
+        ASSERT_EQ(hits.local()[k], mine * ctx.size()) << describe(ctx, o);
+      }
+    }
+  });
+}
+
 // Every PE fetch_adds 1 to one word N times: the old values over all PEs are exactly 0..P*N-1.
 void expect_permutation(context& ctx, one_sided_options o, bool nonblocking) {
   constexpr int per_pe = 60;
