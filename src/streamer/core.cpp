@@ -402,6 +402,15 @@ void streamer_core::check_items(const message& m, const wire_header& h) const {
       destinations ? destinations_offset(n) + n * sizeof(std::int32_t) : sizeof(wire_header) + n * item_bytes_;
   if (m.data.size() != expected)
     throw_corrupt(m.source, concat(m.data.size(), " bytes for ", n, " items: expected ", expected));
+  if (!destinations) return;
+  // One pass over the destinations (in cache, a compare each) keeps a corrupt message from being
+  // half processed: it is refused before any item moves or any count changes.
+  const auto* dests = reinterpret_cast<const std::int32_t*>(m.data.payload() + destinations_offset(n));
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int32_t d = dests[i];
+    if (d >= size_ || d < -size_)
+      throw_corrupt(m.source, concat("destination ", d, " of item ", i, " is outside the job's ", size_, " PEs"));
+  }
 }
 
 bool streamer_core::receive() {
@@ -454,7 +463,6 @@ bool streamer_core::receive() {
     } else {
       std::memcpy(&h, m.data.payload(), sizeof h);
     }
-    current_source_ = m.source;
     process_items(m.data.payload(), h, batch_.cursor);  // a callback's exception leaves the cursor right
     net().recycle(std::move(m.data));
     ++batch_.next;
@@ -475,7 +483,6 @@ bool streamer_core::deliver_local() {
     message& m = local_.messages[local_.next];
     wire_header h;
     std::memcpy(&h, m.data.payload(), sizeof h);
-    current_source_ = rank_;
     process_items(m.data.payload(), h, local_.cursor);
     net().recycle(std::move(m.data));
     ++local_.next;

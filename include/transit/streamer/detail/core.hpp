@@ -133,8 +133,6 @@ class streamer_core {
   [[noreturn]] void throw_closed_step() const;              // std::logic_error
   /// A received message breaks the wire format: std::runtime_error naming channel and source.
   [[noreturn]] void throw_corrupt(int source, std::string_view problem) const;
-  /// The PE that sent the message being processed.
-  int current_source() const noexcept { return current_source_; }
   void open_buffer(link& l);
   /// The buffer of `l` is full: send it (or queue it for local delivery). The caller then polls
   /// (after_send) once its own appends are complete, so that an exception from a callback run by
@@ -257,7 +255,6 @@ class streamer_core {
   std::uint64_t quiesce_counts_[2] = {0, 0};
   std::uint64_t quiesce_previous_[2] = {0, 0};
   int left_peer_ = -1;  // a peer whose streamer left before this step ended, or -1
-  int current_source_ = -1;
   int diagnostic_id_ = -1;
 };
 
