@@ -29,6 +29,9 @@ TEST(streamer_errors, bad_destinations_and_closed_steps) {
               s.done();
               EXPECT_THROW(s.insert(1, 0), std::logic_error);
               EXPECT_NE(message_of([&] { s.insert(1, 0); }).find("after done()"), std::string::npos);
+              EXPECT_EQ(message_of([&] { s.broadcast(1); }),
+                        "streamer::broadcast after done() and before wait() returned: this PE's step is closed; "
+                        "broadcast after wait() returns (or use quiesce() when deliveries insert)");
               EXPECT_THROW(s.done(), std::logic_error);
               s.wait();
               s.insert(1, 0);  // the next step is open again

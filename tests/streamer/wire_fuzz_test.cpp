@@ -54,7 +54,7 @@ forged forge(std::mt19937_64& random, int kind, int phase, bool destinations, in
       f.bytes.resize(below(sizeof h));
       return f;
     case 1:  // unknown flag bits
-      h.flags = static_cast<std::uint8_t>(h.flags | (0x10 << below(4)));
+      h.flags = static_cast<std::uint8_t>(h.flags | (0x20 << below(3)));
       break;
     case 2:  // a step that is neither this one nor the next
       h.step = static_cast<std::uint16_t>(2 + below(65534));

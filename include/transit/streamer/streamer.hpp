@@ -79,7 +79,7 @@ class streamer final : private detail::streamer_core {
     if (static_cast<unsigned>(dest) >= static_cast<unsigned>(size_)) [[unlikely]]
       throw_bad_destination(dest);
     if (state_ != step_state::open) [[unlikely]]
-      throw_closed_step();
+      throw_closed_step("insert");
     ++stats_.items_inserted;
     if (append(links_[link_to(dest)], item, dest)) [[unlikely]]
       after_send();
@@ -89,7 +89,7 @@ class streamer final : private detail::streamer_core {
   /// one copy per link of a spanning tree, not size()-1 sends.
   void broadcast(const T& item) {
     if (state_ != step_state::open) [[unlikely]]
-      throw_closed_step();
+      throw_closed_step("broadcast");
     ++stats_.items_inserted;
     // Every copy is buffered before anything is polled, so a callback's exception cannot cut a
     // broadcast short.
