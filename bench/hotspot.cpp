@@ -166,6 +166,9 @@ measurement run_hotspot(context& ctx, const setup&) {
   m.extra["requests_issued"] = ctx.allreduce(st.requests_sent, reduce_op::sum);
   m.extra["requests_aimed_at_pe0"] = aimed_at_pe0;
   m.extra["request_messages_at_target"] = at_target;
+  // Below 1: aggregation and combining at work (PE 0's own requests reach it without a message).
+  m.extra["target_messages_per_request"] =
+      aimed_at_pe0 > 0 ? static_cast<double>(at_target) / static_cast<double>(aimed_at_pe0) : 0.0;
   m.extra["requests_combined"] = ctx.allreduce(st.requests_combined, reduce_op::sum);
   m.extra["links_max"] = ctx.allreduce(st.links, reduce_op::max);
   m.extra["request_buffer_bytes_per_pe"] = ctx.allreduce(st.request_buffer_bytes, reduce_op::max);
