@@ -45,7 +45,9 @@ struct one_sided_options {
 
 /// Counters of one PE (helper mode: the node's helper counters are reported by the node's first PE).
 struct one_sided_stats {
-  std::uint64_t requests_sent = 0;        ///< requests this PE issued to other PEs (pieces counted)
+  /// Request pieces this PE issued through its endpoint (helper mode: not the operations it
+  /// applied itself to its own node's memory; mpi_rma: every MPI operation).
+  std::uint64_t requests_sent = 0;
   std::uint64_t requests_forwarded = 0;   ///< requests that passed through on their way elsewhere
   std::uint64_t requests_combined = 0;    ///< requests merged into another for the same word
   std::uint64_t requests_served = 0;      ///< requests applied to memory (or mutexes) here
@@ -53,13 +55,15 @@ struct one_sided_stats {
   std::uint64_t request_messages_sent = 0;      ///< request buffers sent
   std::uint64_t request_messages_received = 0;  ///< request buffers received (hot-spot pressure)
   std::uint64_t credit_waits = 0;         ///< times a full buffer waited for its link's credit
-  /// Request buffers (outgoing links) of this PE's serving endpoint: its next-hop peers.
+  /// Request buffers (outgoing links) of this PE's serving endpoint: its next-hop peers (mpi_rma:
+  /// every other PE, MPI's own resources).
   std::uint64_t links = 0;
   /// Bound on this PE's share of request-buffer memory: one open buffer per outgoing link plus the
   /// credit window of every incoming link (helper mode: the helper's, divided over its PEs, plus
   /// the PE's request and reply rings).
   std::uint64_t request_buffer_bytes = 0;
-  /// Most request-buffer bytes actually held at once (same share as above).
+  /// Most request-buffer bytes actually held at once by this PE's endpoint (helper mode: by the
+  /// helper, reported by the node's first PE).
   std::uint64_t request_buffer_bytes_peak = 0;
 };
 
