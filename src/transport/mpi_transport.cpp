@@ -47,10 +47,10 @@ class mpi_group final : public collective_group {
     mpi_check(MPI_Comm_dup(parent, &comm_), "MPI_Comm_dup");
     mpi_check(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   }
-  ~mpi_group() override {
-    if (request_ != MPI_REQUEST_NULL) MPI_Wait(&request_, MPI_STATUS_IGNORE);
-    MPI_Comm_free(&comm_);
-  }
+  // A collective still in flight here belongs to an endpoint destroyed by a failure (a PE that
+  // left, an exception unwinding): it may never complete, so it is not waited for. MPI frees the
+  // communicator once pending operations on it complete; the job is ending anyway.
+  ~mpi_group() override { MPI_Comm_free(&comm_); }
   void start_allreduce(void* values, int count, scalar_type type, reduce_op op) override {
     mpi_check(MPI_Iallreduce(MPI_IN_PLACE, values, count, mpi_type(type), mpi_op(op), comm_, &request_),
               "MPI_Iallreduce");
