@@ -123,12 +123,14 @@ exchange_port::exchange_port(context& ctx, exchange_stats& stats)
 
 exchange_port::~exchange_port() {
   release();
-  // Nothing is dropped silently. After a finished run nothing can be in flight (every method's
-  // end waits for all its messages), so this only reports an exchange destroyed mid-run.
+  // After a finished run nothing is in flight on the channel (every method's end waits for all its
+  // messages). Messages here mean a peer already ran the exchange again: the calls were not
+  // collective, and what it sent is lost. Say so and end the job rather than let that peer hang.
   const std::size_t lost = inbox_.size() + parked_.size() + context_access::mail(ctx_).close_channel(channel_);
-  if (lost > 0)
-    std::fprintf(stderr, "transit: PE %d: sparse_exchange destroyed with %zu messages undelivered (they are lost)\n",
-                 rank_, lost);
+  if (lost == 0 || std::uncaught_exceptions() > 0) return;  // a failing job reports its own failure
+  context_access::end_job(ctx_, concat("sparse_exchange #", channel_, " destroyed after run ", run_, " with ", lost,
+                                       " messages of a later run undelivered: a peer called run() again; "
+                                       "destroy an exchange on every PE after the same number of runs"));
 }
 
 message_buffer exchange_port::make_message(exchange_message_kind kind, std::uint16_t step, std::uint64_t body_bytes) {
