@@ -41,13 +41,35 @@ exchange_method parse_exchange_method(std::string_view name) {
 
 namespace detail {
 
+/// Where a run falls in automatic's schedule (below).
+struct trial_position {
+  std::size_t candidate = 0;
+  bool timed = false;
+  bool batch_start = false;
+  std::size_t slot = 0;  // round * candidates + candidate
+};
+
 namespace {
 
-// automatic: per candidate one untimed run (one-off set-up such as a neighbourhood graph) and
-// three timed ones; the median of the three resists one noisy run on a shared machine.
-constexpr std::size_t warmup_runs = 1;
-constexpr std::size_t timed_runs = 3;
-constexpr std::size_t runs_per_candidate = warmup_runs + timed_runs;
+// automatic's schedule for one choice: one untimed run per candidate (one-off set-up such as a
+// neighbourhood graph), then `timed_rounds` rounds in which every candidate runs a batch of
+// `batch_runs` consecutive runs. A batch starts with a barrier, so that one PE's late arrival is not
+// charged to the method; its runs follow each other as an application's do (a PE may run ahead into
+// the next run), and only the time inside run() counts. Rounds interleave the candidates, so drift
+// on a shared machine hits all alike, and the median over rounds resists one noisy batch.
+constexpr std::size_t timed_rounds = 3;
+constexpr std::size_t batch_runs = 3;
+
+trial_position position_of(std::size_t trial, std::size_t candidates) {
+  if (trial < candidates) return {trial, false, false, 0};
+  const std::size_t t = trial - candidates;
+  const std::size_t round = t / (candidates * batch_runs), within = t % (candidates * batch_runs);
+  const std::size_t candidate = within / batch_runs;
+  return {candidate, true, within % batch_runs == 0, round * candidates + candidate};
+}
+
+std::size_t runs_per_choice(std::size_t candidates) { return candidates * (1 + timed_rounds * batch_runs); }
+
 // automatic re-chooses when a run's volume differs from the one it chose at by more than this.
 constexpr std::uint64_t volume_change = 4;
 
@@ -245,7 +267,7 @@ exchange_method_impl& exchange_engine::impl(exchange_method m) {
 
 exchange_method exchange_engine::next_method() const {
   if (settled_) return requested_ == exchange_method::automatic ? last_ : requested_;
-  return candidates_[trial_ / runs_per_candidate];
+  return candidates_[position_of(trial_, candidates_.size()).candidate];
 }
 
 void exchange_engine::run(const outgoing_plan& out, std::vector<incoming_record>& in) {
@@ -258,8 +280,8 @@ void exchange_engine::run(const outgoing_plan& out, std::vector<incoming_record>
     port_.group().start_barrier();
     context_access::finish_collective(ctx_, port_.group(), "sparse_exchange (transport drained before MPI)");
   }
-  const bool timed = !settled_ && trial_ % runs_per_candidate >= warmup_runs;
-  if (timed) {  // start together, so that one PE's late arrival is not charged to the method
+  const trial_position trial = settled_ ? trial_position{} : position_of(trial_, candidates_.size());
+  if (trial.batch_start) {
     port_.group().start_barrier();
     context_access::finish_collective(ctx_, port_.group(), "sparse_exchange (automatic timing)");
   }
@@ -273,22 +295,22 @@ void exchange_engine::run(const outgoing_plan& out, std::vector<incoming_record>
   TRANSIT_ASSERT(port_.inbox().empty(), "exchange messages of this run were left unread");
   last_ = m;
   last_used_transport_ = method.uses_transport();
-  if (requested_ == exchange_method::automatic) after_automatic_run(largest_volume, timed ? seconds : -1);
+  if (requested_ == exchange_method::automatic) after_automatic_run(largest_volume, trial, seconds);
 }
 
-void exchange_engine::after_automatic_run(std::uint64_t volume, double seconds) {
+void exchange_engine::after_automatic_run(std::uint64_t volume, const trial_position& trial, double seconds) {
   if (settled_) {
     // The volume is the same on every PE, so every PE re-chooses at the same run.
     if (volume > volume_change * settled_volume_ || volume * volume_change < settled_volume_) {
       settled_ = false;
       trial_ = 0;
-      trial_seconds_.clear();
     }
     return;
   }
   ++stats_.trial_runs;
-  if (seconds >= 0) trial_seconds_.push_back(seconds);
-  if (++trial_ < candidates_.size() * runs_per_candidate) return;
+  if (trial_ == 0) trial_seconds_.assign(timed_rounds * candidates_.size(), 0.0);
+  if (trial.timed) trial_seconds_[trial.slot] += seconds;
+  if (++trial_ < runs_per_choice(candidates_.size())) return;
   settled_volume_ = volume;
   choose();
 }
@@ -300,17 +322,18 @@ void exchange_engine::choose() {
   context_access::finish_collective(ctx_, port_.group(), "sparse_exchange (automatic choice)");
   stats_.candidates.clear();
   std::size_t best = 0;
-  for (std::size_t c = 0; c < candidates_.size(); ++c) {
-    const auto first = trial_seconds_.begin() + static_cast<std::ptrdiff_t>(c * timed_runs);
-    const double t = median_of(std::vector<double>(first, first + timed_runs));
-    stats_.candidates.push_back(exchange_candidate{candidates_[c], t});
-    if (t < stats_.candidates[best].seconds) best = c;
+  const std::size_t n = candidates_.size();
+  for (std::size_t c = 0; c < n; ++c) {
+    std::vector<double> per_run;
+    for (std::size_t round = 0; round < timed_rounds; ++round)
+      per_run.push_back(trial_seconds_[round * n + c] / static_cast<double>(batch_runs));
+    stats_.candidates.push_back(exchange_candidate{candidates_[c], median_of(std::move(per_run))});
+    if (stats_.candidates[c].seconds < stats_.candidates[best].seconds) best = c;
   }
   last_ = candidates_[best];
   ++stats_.choices;
   settled_ = true;
   trial_ = 0;
-  trial_seconds_.clear();
 }
 
 void exchange_engine::release() { port_.release(); }

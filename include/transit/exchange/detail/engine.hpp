@@ -100,6 +100,7 @@ struct incoming_record {
 };
 
 class exchange_method_impl;  // src/exchange/methods.hpp
+struct trial_position;       // src/exchange/engine.cpp
 
 /// Messaging shared by the methods that use the transport: the exchange's channel, the parking
 /// list for later runs, held buffers and counters.
@@ -194,7 +195,7 @@ class exchange_engine {
  private:
   exchange_method_impl& impl(exchange_method m);
   exchange_method next_method() const;
-  void after_automatic_run(std::uint64_t volume, double seconds);
+  void after_automatic_run(std::uint64_t volume, const trial_position& trial, double seconds);
   void choose();
 
   // Checked before port_ opens a channel and a group: a bad option throws before any collective.
@@ -208,8 +209,8 @@ class exchange_engine {
   std::vector<std::unique_ptr<exchange_method_impl>> impls_;  // by exchange_method value
   exchange_method last_ = exchange_method::automatic;  // before the first run: what will run
   bool last_used_transport_ = false;
-  // automatic: trial_ counts runs of the current choice (warm-up and timed runs per candidate);
-  // settled once every candidate is timed.
+  // automatic: trial_ counts the runs of the current choice (src/exchange/engine.cpp has the
+  // schedule); settled once every candidate is timed. trial_seconds_: per round and candidate.
   bool settled_ = false;
   std::size_t trial_ = 0;
   std::vector<double> trial_seconds_;
