@@ -14,8 +14,9 @@
 //
 // Runs never mix: every message carries the run number, and a message of a later run (a peer that
 // finished this run first) waits in a parking list until this PE gets there. A PE is at most one
-// run ahead of another: every method's end on a PE depends on a message or collective that every
-// other PE sends only once it has started the run.
+// run ahead of another: no PE finishes a run before every PE has started it, since every method's
+// end waits on each PE's contribution (a collective, or for the crystal router and grid a chain of
+// messages from each PE, see Volume).
 //
 // direct (nonblocking consensus, Hoefler et al.): each record goes in one message; the receiver
 // answers each with an ack. A PE whose records are all acknowledged joins a nonblocking allreduce
