@@ -262,10 +262,10 @@ void streamer_core::throw_bad_destination(int dest) const {
                                  "): expected a PE of this job"));
 }
 
-void streamer_core::throw_closed_step() const {
-  throw std::logic_error(
-      "streamer::insert after done() and before wait() returned: this PE's step is closed; "
-      "insert after wait() returns (or use quiesce() when deliveries insert)");
+void streamer_core::throw_closed_step(const char* call) const {
+  throw std::logic_error(concat("streamer::", call,
+                                " after done() and before wait() returned: this PE's step is closed; ", call,
+                                " after wait() returns (or use quiesce() when deliveries insert)"));
 }
 
 void streamer_core::throw_corrupt(int source, std::string_view problem) const {
@@ -315,6 +315,7 @@ void streamer_core::send(link& l, flush_kind kind, bool with_final_marker) {
   std::byte* payload = l.buffer.payload();
   std::size_t bytes = sizeof(wire_header) + n * item_bytes_;
   std::uint8_t flags = with_final_marker ? final_marker : 0;
+  if (quiescing_) flags |= quiesce_flush;
   if (l.carries_destinations && n > 0) {
     // Close the gap after a partial item array so only used bytes travel (thesis spec 17).
     const std::size_t full = destinations_offset(capacity_), used = destinations_offset(n);
@@ -402,6 +403,15 @@ void streamer_core::check_items(const message& m, const wire_header& h) const {
       destinations ? destinations_offset(n) + n * sizeof(std::int32_t) : sizeof(wire_header) + n * item_bytes_;
   if (m.data.size() != expected)
     throw_corrupt(m.source, concat(m.data.size(), " bytes for ", n, " items: expected ", expected));
+  if (!destinations) return;
+  // One pass over the destinations (in cache, a compare each) keeps a corrupt message from being
+  // half processed: it is refused before any item moves or any count changes.
+  const auto* dests = reinterpret_cast<const std::int32_t*>(m.data.payload() + destinations_offset(n));
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int32_t d = dests[i];
+    if (d >= size_ || d < -size_)
+      throw_corrupt(m.source, concat("destination ", d, " of item ", i, " is outside the job's ", size_, " PEs"));
+  }
 }
 
 bool streamer_core::receive() {
@@ -447,14 +457,15 @@ bool streamer_core::receive() {
       if (h.flags & final_marker) {
         il.announced = h.link_count;
         il.final_received = true;
+        waited_peer_ = m.source;
       }
+      if (h.flags & quiesce_flush) quiesced_peer_ = m.source;
       ++stats_.messages_received;
       batch_.started = true;
       batch_.cursor = 0;
     } else {
       std::memcpy(&h, m.data.payload(), sizeof h);
     }
-    current_source_ = m.source;
     process_items(m.data.payload(), h, batch_.cursor);  // a callback's exception leaves the cursor right
     net().recycle(std::move(m.data));
     ++batch_.next;
@@ -475,7 +486,6 @@ bool streamer_core::deliver_local() {
     message& m = local_.messages[local_.next];
     wire_header h;
     std::memcpy(&h, m.data.payload(), sizeof h);
-    current_source_ = rank_;
     process_items(m.data.payload(), h, local_.cursor);
     net().recycle(std::move(m.data));
     ++local_.next;
@@ -553,8 +563,18 @@ void streamer_core::check_no_peer_left() const {
                                 "finish() or quiesce() returned on every PE"));
 }
 
+void streamer_core::check_same_ending(bool waiting) const {
+  const int other = waiting ? quiesced_peer_ : waited_peer_;
+  if (other < 0) return;
+  throw std::logic_error(concat("streamer<", type_name_, "> #", channel_, ": PE ", other, " ends step ", step_,
+                                waiting ? " with quiesce()" : " with wait() or finish()", " while this PE calls ",
+                                waiting ? "wait() or finish()" : "quiesce()",
+                                "; every PE must end a step the same way"));
+}
+
 void streamer_core::end_step() {
   ++step_;
+  waited_peer_ = quiesced_peer_ = -1;
   state_ = step_state::open;
   for (auto& il : in_links_) il.final_received = false;
   activity_at_step_start_ = activity();
@@ -583,6 +603,7 @@ void streamer_core::wait_impl() {
         [&] {
           bool progressed = poll_once();
           check_no_peer_left();
+          check_same_ending(true);
           progressed |= advance_staged();
           if (next_final_phase_ == phases && in_links_complete(phases) && locally_idle()) return step_result::done;
           return progressed ? step_result::progressed : step_result::idle;
@@ -621,6 +642,7 @@ void streamer_core::quiesce_impl() {
       [&] {
         const bool progressed = poll_once();
         check_no_peer_left();
+        check_same_ending(false);
         if (wave_in_flight_) {
           if (!group_->test()) return progressed ? step_result::progressed : step_result::idle;
           wave_in_flight_ = false;

@@ -6,6 +6,7 @@
 //   idle-quiesce: the same while the others quiesce.
 //   used-after:   every PE finishes a step; PE 1 destroys its streamer, the others stream to it.
 // Where two PEs see the mistake at once, either may report it first: both messages are accepted.
+//   mixed-endings: even PEs end the step with finish(), odd ones with quiesce().
 //   clean:        every PE finishes and destroys: no message, status 0.
 #include <cstring>
 #include <stdexcept>
@@ -43,13 +44,19 @@ int main(int argc, char** argv) {
       }
       ctx.barrier();
       ctx.barrier();  // keeps receiving: the others' items arrive for a destroyed streamer
+    } else if (mode == "mixed-endings") {
+      transit::streamer<long> s(ctx, o, [](const long&) {});
+      for (int d = 0; d < ctx.size(); ++d) s.insert(d, d);
+      if (ctx.rank() % 2 == 0) s.finish();
+      else s.quiesce();
     } else if (mode == "clean") {
       transit::streamer<long> s(ctx, o, [](const long&) {});
       for (int d = 0; d < ctx.size(); ++d) s.insert(d, d);
       s.finish();
       transit::streamer<long> unused(ctx, o, [](const long&) {});
     } else {
-      throw std::invalid_argument("mode: got '" + mode + "', expected mid-step, idle-wait, idle-quiesce, used-after or clean");
+      throw std::invalid_argument("mode: got '" + mode +
+                                  "', expected mid-step, idle-wait, idle-quiesce, used-after, mixed-endings or clean");
     }
   });
 }

@@ -79,7 +79,7 @@ class streamer final : private detail::streamer_core {
     if (static_cast<unsigned>(dest) >= static_cast<unsigned>(size_)) [[unlikely]]
       throw_bad_destination(dest);
     if (state_ != step_state::open) [[unlikely]]
-      throw_closed_step();
+      throw_closed_step("insert");
     ++stats_.items_inserted;
     if (append(links_[link_to(dest)], item, dest)) [[unlikely]]
       after_send();
@@ -89,7 +89,7 @@ class streamer final : private detail::streamer_core {
   /// one copy per link of a spanning tree, not size()-1 sends.
   void broadcast(const T& item) {
     if (state_ != step_state::open) [[unlikely]]
-      throw_closed_step();
+      throw_closed_step("broadcast");
     ++stats_.items_inserted;
     // Every copy is buffered before anything is polled, so a callback's exception cannot cut a
     // broadcast short.
@@ -190,26 +190,16 @@ class streamer final : private detail::streamer_core {
       if (dest == rank_) {
         ++stats_.items_delivered;
         deliver_one(items[i]);
-      } else if (dest >= 0) {
-        if (dest >= size_) [[unlikely]]
-          corrupt_destination(h, dest, cursor);
+      } else if (dest >= 0) {  // destinations were checked against the job's size on arrival
         ++stats_.items_forwarded;
         append(links_[link_to(dest)], items[i], dest);
       } else {
-        const int root = -(dest + 1);
-        if (root >= size_) [[unlikely]]
-          corrupt_destination(h, dest, cursor);
         ++stats_.items_forwarded;  // forwarded first: a callback's exception must not cut the tree
-        forward_broadcast(items[i], root, h.phase);
+        forward_broadcast(items[i], -(dest + 1), h.phase);
         ++stats_.items_delivered;
         deliver_one(items[i]);
       }
     }
-  }
-
-  [[noreturn]] void corrupt_destination(const detail::wire_header& h, int dest, std::uint32_t& cursor) {
-    cursor = h.items;  // the rest of a corrupt message is dropped
-    throw_corrupt(current_source(), detail::concat("destination ", dest, " outside the job's ", size_, " PEs"));
   }
 
   std::function<void(const T*, std::uint32_t&, std::uint32_t)> deliver_items_;

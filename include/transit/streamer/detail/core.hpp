@@ -25,6 +25,10 @@
 // waves agree and sent == received (four-counter method), which stays correct when deliveries
 // insert new items and when an arriving item wakes an idle PE.
 //
+// Every PE must end a step the same way. Messages flushed by quiesce() carry the flag
+// quiesce_flush, and final markers only come from wait(): a PE that receives the other kind in its
+// step fails with a message naming the peer, instead of both sides waiting for ever.
+//
 // Every message carries its step number (mod 2^16). A PE can be at most one step ahead of another
 // (each step ends collectively), so a message from the next step is set aside until this PE gets
 // there: steps never mix, even though peers leave a step at slightly different times.
@@ -71,7 +75,9 @@ inline constexpr std::uint8_t has_destinations = 1;
 inline constexpr std::uint8_t final_marker = 2;
 inline constexpr std::uint8_t link_announcement = 4;  // construction only: "I send to you in this phase"
 inline constexpr std::uint8_t peer_left = 8;          // control: "my streamer is gone as of this step"
-inline constexpr std::uint8_t known_flags = has_destinations | final_marker | link_announcement | peer_left;
+inline constexpr std::uint8_t quiesce_flush = 16;     // sent by quiesce(): the sender ends this step quiescing
+inline constexpr std::uint8_t known_flags =
+    has_destinations | final_marker | link_announcement | peer_left | quiesce_flush;
 
 /// The name of T as the compiler spells it ("double", "my::particle").
 template <class T>
@@ -130,11 +136,9 @@ class streamer_core {
   int link_to(int dest) const noexcept { return route_[dest]; }
   int link_index(int pe, int phase) const;
   [[noreturn]] void throw_bad_destination(int dest) const;  // std::out_of_range
-  [[noreturn]] void throw_closed_step() const;              // std::logic_error
+  [[noreturn]] void throw_closed_step(const char* call) const;  // std::logic_error
   /// A received message breaks the wire format: std::runtime_error naming channel and source.
   [[noreturn]] void throw_corrupt(int source, std::string_view problem) const;
-  /// The PE that sent the message being processed.
-  int current_source() const noexcept { return current_source_; }
   void open_buffer(link& l);
   /// The buffer of `l` is full: send it (or queue it for local delivery). The caller then polls
   /// (after_send) once its own appends are complete, so that an exception from a callback run by
@@ -221,6 +225,8 @@ class streamer_core {
   void maybe_timer_flush();
   void end_step();
   void check_no_peer_left() const;
+  /// Throws std::logic_error when a peer ends this step the other way (`waiting`: this PE waits).
+  void check_same_ending(bool waiting) const;
   std::uint64_t activity() const noexcept {
     return stats_.items_inserted + stats_.items_forwarded + stats_.messages_received;
   }
@@ -256,8 +262,9 @@ class streamer_core {
   bool wave_in_flight_ = false;
   std::uint64_t quiesce_counts_[2] = {0, 0};
   std::uint64_t quiesce_previous_[2] = {0, 0};
-  int left_peer_ = -1;  // a peer whose streamer left before this step ended, or -1
-  int current_source_ = -1;
+  int left_peer_ = -1;      // a peer whose streamer left before this step ended, or -1
+  int waited_peer_ = -1;    // a peer that sent a final marker (it ends this step with wait), or -1
+  int quiesced_peer_ = -1;  // a peer that flushed from quiesce() in this step, or -1
   int diagnostic_id_ = -1;
 };
 
