@@ -6,12 +6,11 @@
 // the most bytes one call moves per peer, equal on every PE, and `chunk * peers <= INT_MAX`, a call
 // never overflows; a run needs ceil(largest count / chunk) calls (rounds), and every PE knows the
 // largest count of the run from its count exchange. One round sends and receives in place; more
-// rounds go through staging buffers of at most INT_MAX bytes. TRANSIT_MAX_MESSAGE_BYTES (the mpi
-// transport's split size) lowers `chunk` too, so that tests exercise rounds with small data.
+// rounds go through staging buffers of at most INT_MAX bytes. The mpi transport's piece size
+// (TRANSIT_MAX_MESSAGE_BYTES lowers it) bounds `chunk` too, so that tests exercise rounds with
+// small data.
 #include <algorithm>
 #include <climits>
-#include <cstdlib>
-#include <string>
 
 #include "../transport/mpi_transport.hpp"
 #include "methods.hpp"
@@ -20,21 +19,19 @@ namespace transit::detail {
 
 namespace {
 
-std::uint64_t per_call_limit() {
-  std::uint64_t limit = INT_MAX;
-  if (const char* env = std::getenv("TRANSIT_MAX_MESSAGE_BYTES"); env != nullptr && *env != '\0') {
-    char* end = nullptr;
-    const unsigned long long value = std::strtoull(env, &end, 10);
-    if (end != env && *end == '\0' && value > 0) limit = std::min<std::uint64_t>(limit, value);
-  }
-  return limit;
+mpi_transport& transport_of(exchange_port& port) {
+  auto* mpi = dynamic_cast<mpi_transport*>(&context_access::net(port.ctx()));
+  TRANSIT_ASSERT(mpi != nullptr, "MPI exchange methods need the mpi transport");
+  return *mpi;
+}
+
+std::uint64_t per_call_limit(exchange_port& port) {
+  return std::min<std::uint64_t>(INT_MAX, transport_of(port).max_message_bytes());
 }
 
 MPI_Comm own_communicator(exchange_port& port) {
-  auto* mpi = dynamic_cast<mpi_transport*>(&context_access::net(port.ctx()));
-  TRANSIT_ASSERT(mpi != nullptr, "MPI exchange methods need the mpi transport");
   MPI_Comm comm = MPI_COMM_NULL;
-  mpi_check(MPI_Comm_dup(mpi->comm(), &comm), "MPI_Comm_dup");
+  mpi_check(MPI_Comm_dup(transport_of(port).comm(), &comm), "MPI_Comm_dup");
   mpi_check(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   return comm;
 }
@@ -121,7 +118,8 @@ std::uint64_t largest_record(const outgoing_plan& plan) {
 
 class mpi_method : public exchange_method_impl {
  public:
-  explicit mpi_method(exchange_port& port) : port_(port), comm_(own_communicator(port)) {}
+  explicit mpi_method(exchange_port& port)
+      : port_(port), comm_(own_communicator(port)), limit_(per_call_limit(port)) {}
   ~mpi_method() override { MPI_Comm_free(&comm_); }
   bool uses_transport() const noexcept override { return false; }
 
@@ -136,7 +134,7 @@ class mpi_method : public exchange_method_impl {
 
   exchange_port& port_;
   MPI_Comm comm_;
-  const std::uint64_t limit_ = per_call_limit();
+  const std::uint64_t limit_;
   v_exchange x_;
 };
 
