@@ -67,14 +67,12 @@ void in_rounds(const outgoing_plan& plan, v_exchange& x, std::uint64_t chunk, st
   std::vector<int> scount(ns), sdispl(ns), rcount(nr), rdispl(nr);
   const bool staged = rounds > 1;
   std::unique_ptr<std::byte[]> send_buffer, receive_staging;
-  std::uint64_t send_total = 0;
-  for (const auto* r : x.send) send_total += r != nullptr ? r->bytes : 0;
-  if (!staged) {
-    send_buffer.reset(new std::byte[std::max<std::uint64_t>(send_total, 1)]);
-  } else {
-    send_buffer.reset(new std::byte[std::max<std::uint64_t>(chunk * ns, 1)]);
-    receive_staging.reset(new std::byte[std::max<std::uint64_t>(chunk * nr, 1)]);
-  }
+  // The first round moves the most: min(chunk, bytes) per peer.
+  std::uint64_t send_round = 0, receive_round = 0;
+  for (const auto* r : x.send) send_round += r != nullptr ? std::min(chunk, r->bytes) : 0;
+  for (const auto b : x.receive) receive_round += std::min(chunk, b);
+  send_buffer.reset(new std::byte[std::max<std::uint64_t>(send_round, 1)]);
+  if (staged) receive_staging.reset(new std::byte[std::max<std::uint64_t>(receive_round, 1)]);
   for (std::uint64_t round = 0; round < rounds; ++round) {
     const std::uint64_t from = round * chunk;
     const auto piece = [&](std::uint64_t bytes) { return bytes > from ? std::min(chunk, bytes - from) : 0; };
