@@ -67,6 +67,7 @@ class crystal_router_method final : public exchange_method_impl {
       }
     }
     TRANSIT_ASSERT(held_.empty(), "crystal router ended with records still on their way");
+    finish_sends(port_);
     return largest;
   }
 

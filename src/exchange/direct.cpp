@@ -24,6 +24,7 @@ class direct_method final : public exchange_method_impl {
     bool joined = false;
     std::uint64_t largest = r.volume;  // the allreduce that ends the consensus also finds the volume
     collective_group& group = port_.group();
+    short_wait wait(port_);
     context_access::wait_until(
         port_.ctx(),
         [&] {
@@ -47,9 +48,10 @@ class direct_method final : public exchange_method_impl {
             progressed = true;
           }
           if (joined && group.test()) return step_result::done;
-          return progressed ? step_result::progressed : step_result::idle;
+          return progressed ? step_result::progressed : wait.idle();
         },
         "sparse_exchange direct (acknowledgements and consensus)");
+    finish_sends(port_);  // the records are acknowledged; this completes their requests and the acks
     return largest;
   }
 

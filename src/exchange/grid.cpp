@@ -63,6 +63,7 @@ class grid_method final : public exchange_method_impl {
           });
       largest = std::max(largest, seen);
     }
+    finish_sends(port_);
     return largest;
   }
 

@@ -2,9 +2,11 @@
 // Private to src/exchange: the methods behind exchange_engine and the record batches that crystal
 // router and grid forward (layouts: include/transit/exchange/detail/engine.hpp).
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "transit/core/error.hpp"
@@ -95,11 +97,41 @@ exchange_wire_header read_records(const message_buffer& m, Each&& each) {
   return h;
 }
 
+/// What a waiting step of a method reports when nothing arrived. Exchange waits are short and on
+/// every PE's critical path, and wait_until's back-off naps (the first costs a timer slack of about
+/// 50 us). So a method polls and yields the core instead (as MPI's blocking calls do with
+/// mpi_yield_when_idle) for the first `yield_budget` of a wait, and for as long as this PE has
+/// sends in flight: a message above MPI's eager limit moves only while its sender calls MPI, so a
+/// napping sender stalls its receiver. After that the back-off takes over.
+class short_wait {
+ public:
+  static constexpr std::chrono::microseconds yield_budget{200};
+  explicit short_wait(exchange_port& port) : port_(port) {}
+  step_result idle() {
+    if (context_access::net(port_.ctx()).pending_sends() > 0 ||
+        std::chrono::steady_clock::now() - start_ < yield_budget) {
+      std::this_thread::yield();
+      return step_result::progressed;
+    }
+    return step_result::idle;
+  }
+
+ private:
+  exchange_port& port_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+/// Waits until this PE's sends have completed, receiving meanwhile. A run ends there, as a blocking
+/// MPI collective does: otherwise a PE that returns to computing would hold up a peer still
+/// receiving its last message (see short_wait).
+void finish_sends(exchange_port& port);
+
 template <class Each>
 std::uint64_t receive_records(exchange_port& port, exchange_message_kind kind, std::uint16_t step, int expected,
                               const char* what, Each&& each) {
   std::uint64_t largest = 0;
   int received = 0;
+  short_wait wait(port);
   const auto arrive = [&](message& m, const exchange_wire_header&) {
     largest = std::max(largest, read_records(m.data, each).volume);
     port.hold(std::move(m.data));
@@ -112,7 +144,7 @@ std::uint64_t receive_records(exchange_port& port, exchange_message_kind kind, s
         port.receive();
         const std::size_t taken = port.take(kind, step, arrive);
         if (received == expected) return step_result::done;
-        return taken > 0 ? step_result::progressed : step_result::idle;
+        return taken > 0 ? step_result::progressed : wait.idle();
       },
       what);
   return largest;

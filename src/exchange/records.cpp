@@ -1,4 +1,5 @@
-// Record batches of the forwarding methods (crystal router, grid): one copy per hop.
+// Record batches of the forwarding methods (crystal router, grid): one copy per hop. Waiting for
+// this PE's sends at the end of a run.
 #include "methods.hpp"
 
 namespace transit::detail {
@@ -29,6 +30,18 @@ void send_batch(exchange_port& port, const outgoing_plan& plan, int dest, exchan
   batch.records.clear();
   batch.body_bytes = 0;
   port.send(dest, std::move(m));
+}
+
+void finish_sends(exchange_port& port) {
+  transport& net = context_access::net(port.ctx());
+  short_wait wait(port);
+  context_access::wait_until(
+      port.ctx(),
+      [&] {
+        port.receive();  // completes sends; what arrives is the next run's, parked
+        return net.pending_sends() == 0 ? step_result::done : wait.idle();
+      },
+      "sparse_exchange (this PE's last messages)");
 }
 
 }  // namespace transit::detail
