@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# bench/exchange.sh [TRANSIT] [REPEATS]: the sparse exchange bar of BENCHMARKS.md in one sitting.
+# bench/exchange.sh [TRANSIT] [SAMPLES]: the sparse exchange bar of BENCHMARKS.md in one sitting.
 # For the 26-neighbour pattern (partners (r +- S*i) mod P), strides 1 and 3, B = 8, 64, 512 and 4096
 # bytes per parcel, at 2, 4 and 8 MPI ranks, `transit bench exchange --method all` times every method
 # in one job (samples interleaved across methods) and says what automatic chose. Prints one line per
-# point: each method's time per exchange (max over PEs, median over REPEATS samples), automatic's
+# point: each method's time per exchange (max over PEs, median over SAMPLES samples), automatic's
 # ratio to the fastest fixed method and to mpi_neighbor (the bar: both at most 1.10), and the bytes
 # the crystal router and grid forward per exchange (summed over PEs). Every JSON record goes to
 # $EXCHANGE_LOG (default /tmp/transit-exchange.jsonl).
 set -euo pipefail
 transit=${1:-build-bench/bin/transit}
-repeats=${2:-7}
+samples=${2:-7}
 log=${EXCHANGE_LOG:-/tmp/transit-exchange.jsonl}
 : >"$log"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -18,7 +18,7 @@ export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)," \
      "$(free -g | awk '/Mem:/ {print $2}') GiB; $(date -u +%F)"
 echo "command: mpirun -n P $transit bench exchange --pattern nek26 --neighbors 26 --stride S --bytes B" \
-     "--method all --repeat $repeats --json"
+     "--method all --samples $samples --json"
 printf '%-3s %-2s %-5s | %9s %9s %9s %9s %9s | %-14s %9s | %6s %6s | %9s %9s\n' \
   P S B direct crystal grid alltoallv neighbor automatic=... us auto/best auto/nbr cr_fwd grid_fwd
 for ranks in 2 4 8; do
@@ -27,7 +27,7 @@ for ranks in 2 4 8; do
   for stride in 1 3; do
     for bytes in 8 64 512 4096; do
       out=$("${mpi[@]}" "$transit" bench exchange --pattern nek26 --neighbors 26 --stride "$stride" \
-              --bytes "$bytes" --method all --repeat "$repeats" --json)
+              --bytes "$bytes" --method all --samples "$samples" --json)
       printf '%s\n' "$out" >>"$log"
       python3 -c '
 import json, sys
