@@ -5,7 +5,7 @@
 # in one job (samples interleaved across methods) and says what automatic chose. Prints one line per
 # point: each method's time per exchange (max over PEs, median over SAMPLES samples), automatic's
 # ratio to the fastest fixed method and to mpi_neighbor (the bar: both at most 1.10), and the bytes
-# the crystal router and grid forward per exchange (summed over PEs). Every JSON record goes to
+# the crystal router and grid forward per exchange (summed over PEs: JSON field bytes_forwarded). Every JSON record goes to
 # $EXCHANGE_LOG (default /tmp/transit-exchange.jsonl).
 set -euo pipefail
 transit=${1:-build-bench/bin/transit}
@@ -41,7 +41,7 @@ print("%-3s %-2s %-5s | %9.1f %9.1f %9.1f %9.1f %9.1f | %-14s %9.1f | %6.2f %6.2
     sys.argv[1], sys.argv[2], sys.argv[3], us("direct"), us("crystal_router"), us("grid"),
     us("mpi_alltoallv"), us("mpi_neighbor"), auto["chosen"], us("automatic"),
     us("automatic") / us(best), us("automatic") / us("mpi_neighbor"),
-    rows["crystal_router"]["bytes_forwarded_per_exchange"], rows["grid"]["bytes_forwarded_per_exchange"],
+    rows["crystal_router"]["bytes_forwarded"], rows["grid"]["bytes_forwarded"],
     "  VERIFICATION FAILED: " + ",".join(bad) if bad else ""))
 ' "$ranks" "$stride" "$bytes" <<<"$out"
     done
