@@ -43,12 +43,30 @@ T* nonnull(std::vector<T>& v) {
   return v.empty() ? &dummy : v.data();
 }
 
+/// Bytes that keep their allocation from run to run while it is large enough.
+class byte_buffer {
+ public:
+  std::byte* reserve(std::uint64_t bytes) {
+    if (bytes > capacity_ || !data_) {
+      data_.reset(new std::byte[std::max<std::uint64_t>(bytes, 1)]);
+      capacity_ = bytes;
+    }
+    return data_.get();
+  }
+  std::byte* get() const noexcept { return data_.get(); }
+
+ private:
+  std::unique_ptr<std::byte[]> data_;
+  std::uint64_t capacity_ = 0;
+};
+
 /// One PE's side of a v-collective over an ordered list of send peers and of receive peers.
 struct v_exchange {
   std::vector<const outgoing_record*> send;  // per send peer; null: nothing for it
   std::vector<std::uint64_t> receive;        // bytes per receive peer
   std::vector<std::uint64_t> receive_offset; // where each receive peer's bytes start in `received`
-  std::unique_ptr<std::byte[]> received;
+  byte_buffer received, send_buffer, receive_staging;
+  std::vector<int> scount, sdispl, rcount, rdispl;
 };
 
 /// Runs `call(sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls)` once per round (see
@@ -63,23 +81,29 @@ void in_rounds(const outgoing_plan& plan, v_exchange& x, std::uint64_t chunk, st
     x.receive_offset[j] = receive_total;
     receive_total += x.receive[j];
   }
-  x.received.reset(new std::byte[std::max<std::uint64_t>(receive_total, 1)]);
-  std::vector<int> scount(ns), sdispl(ns), rcount(nr), rdispl(nr);
+  std::byte* const received = x.received.reserve(receive_total);
+  auto& scount = x.scount;
+  auto& sdispl = x.sdispl;
+  auto& rcount = x.rcount;
+  auto& rdispl = x.rdispl;
+  scount.resize(ns);
+  sdispl.resize(ns);
+  rcount.resize(nr);
+  rdispl.resize(nr);
   const bool staged = rounds > 1;
-  std::unique_ptr<std::byte[]> send_buffer, receive_staging;
   // The first round moves the most: min(chunk, bytes) per peer.
   std::uint64_t send_round = 0, receive_round = 0;
   for (const auto* r : x.send) send_round += r != nullptr ? std::min(chunk, r->bytes) : 0;
   for (const auto b : x.receive) receive_round += std::min(chunk, b);
-  send_buffer.reset(new std::byte[std::max<std::uint64_t>(send_round, 1)]);
-  if (staged) receive_staging.reset(new std::byte[std::max<std::uint64_t>(receive_round, 1)]);
+  std::byte* const send_buffer = x.send_buffer.reserve(send_round);
+  std::byte* const receive_staging = staged ? x.receive_staging.reserve(receive_round) : nullptr;
   for (std::uint64_t round = 0; round < rounds; ++round) {
     const std::uint64_t from = round * chunk;
     const auto piece = [&](std::uint64_t bytes) { return bytes > from ? std::min(chunk, bytes - from) : 0; };
     std::uint64_t at = 0;
     for (std::size_t i = 0; i < ns; ++i) {
       const std::uint64_t n = x.send[i] != nullptr ? piece(x.send[i]->bytes) : 0;
-      if (n > 0) plan.copy(*x.send[i], from, n, send_buffer.get() + at);
+      if (n > 0) plan.copy(*x.send[i], from, n, send_buffer + at);
       scount[i] = static_cast<int>(n);
       sdispl[i] = static_cast<int>(at);
       at += n;
@@ -93,11 +117,11 @@ void in_rounds(const outgoing_plan& plan, v_exchange& x, std::uint64_t chunk, st
       rdispl[j] = static_cast<int>(staged ? at : x.receive_offset[j]);
       at += n;
     }
-    call(send_buffer.get(), nonnull(scount), nonnull(sdispl), staged ? receive_staging.get() : x.received.get(),
-         nonnull(rcount), nonnull(rdispl));
+    call(send_buffer, nonnull(scount), nonnull(sdispl), staged ? receive_staging : received, nonnull(rcount),
+         nonnull(rdispl));
     if (staged) {
       for (std::size_t j = 0; j < nr; ++j) {
-        std::memcpy(x.received.get() + x.receive_offset[j] + from, receive_staging.get() + rdispl[j],
+        std::memcpy(received + x.receive_offset[j] + from, receive_staging + rdispl[j],
                     static_cast<std::size_t>(rcount[j]));
       }
     }
@@ -144,7 +168,10 @@ class mpi_alltoallv_method final : public mpi_method {
     const int size = port_.size();
     // Per peer: bytes for it, and this PE's largest record and volume, so that every PE learns the
     // run's largest count (rounds) and volume from the count exchange users need anyway.
-    std::vector<std::uint64_t> mine(3 * static_cast<std::size_t>(size), 0), theirs(mine.size());
+    auto& mine = mine_;
+    auto& theirs = theirs_;
+    mine.assign(3 * static_cast<std::size_t>(size), 0);
+    theirs.resize(mine.size());
     const std::uint64_t largest_mine = largest_record(r.out);
     x_.send.assign(static_cast<std::size_t>(size), nullptr);
     for (const auto& record : r.out.records) {
@@ -181,6 +208,7 @@ class mpi_alltoallv_method final : public mpi_method {
 
  private:
   std::vector<int> sources_;  // 0..P-1
+  std::vector<std::uint64_t> mine_, theirs_;
 };
 
 class mpi_neighbor_method final : public mpi_method {

@@ -42,13 +42,16 @@ class sparse_exchange {
     const int rank = engine_.rank();
     check_peers(outgoing);
     // Group by destination, keeping the given order within one: one record per destination.
-    std::vector<std::size_t> order(outgoing.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(),
+    // (order_ and plan_ keep their capacity from run to run.)
+    order_.resize(outgoing.size());
+    std::iota(order_.begin(), order_.end(), std::size_t{0});
+    std::stable_sort(order_.begin(), order_.end(),
                      [&](std::size_t a, std::size_t b) { return outgoing[a].peer < outgoing[b].peer; });
-    detail::outgoing_plan plan;
+    detail::outgoing_plan& plan = plan_;
+    plan.records.clear();
+    plan.spans.clear();
     std::vector<T> to_self;
-    for (const std::size_t i : order) {
+    for (const std::size_t i : order_) {
       auto& p = outgoing[i];
       if (p.items.empty()) continue;
       if (p.peer == rank) {
@@ -109,6 +112,8 @@ class sparse_exchange {
   }
 
   detail::exchange_engine engine_;
+  std::vector<std::size_t> order_;
+  detail::outgoing_plan plan_;
   std::vector<detail::incoming_record> incoming_;
 };
 
