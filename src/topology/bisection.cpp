@@ -12,7 +12,7 @@
 // of an edge sits in a part of the same or the previous level. Distances are between part centres
 // in half-hops (integers), torus wrap-around included.
 //
-// Each bisection is multilevel: heavy-edge matching coarsens the graph to about a hundred
+// Each bisection is multilevel: heavy-edge clustering coarsens the graph to about a hundred
 // vertices, several greedy growths (from different seeds, and one from the external pulls alone)
 // start a partition that Fiduccia-Mattheyses refines, and FM refines again at every level on the
 // way back. At the finest level the halves get exactly their share, so every PE ends with at most
@@ -213,59 +213,70 @@ void balance_exactly(const bisection_graph& g, partition& p, cost_t target0) {
   }
 }
 
-// Heavy-edge matching: each vertex, in a shuffled order, pairs with its unmatched neighbour of the
-// heaviest edge, unless the pair would weigh more than max_weight. Returns the coarse graph and
-// fills coarse_of.
+// Heavy-edge clustering: each vertex, in a shuffled order, joins the neighbour across its heaviest
+// edge (or that neighbour's cluster) unless the cluster would weigh more than max_weight. Unlike
+// pairwise matching, this contracts a star (a density object and the 128 states that report to it)
+// in one level, so that the star stays whole. Returns the coarse graph and fills coarse_of.
 bisection_graph coarsen(const bisection_graph& g, cost_t max_weight, lcg& rng, std::vector<int>& coarse_of) {
   const int n = g.size();
   std::vector<int> order(static_cast<std::size_t>(n));
   std::iota(order.begin(), order.end(), 0);
   for (int i = n - 1; i > 0; --i) std::swap(order[static_cast<std::size_t>(i)], order[rng.next() % static_cast<std::uint32_t>(i + 1)]);
-  std::vector<int> mate(static_cast<std::size_t>(n), -1);
+  coarse_of.assign(static_cast<std::size_t>(n), -1);
+  std::vector<cost_t> cluster_weight;
   for (const int v : order) {
-    if (mate[static_cast<std::size_t>(v)] >= 0) continue;
-    int best = v;
+    const auto vu = static_cast<std::size_t>(v);
+    if (coarse_of[vu] >= 0) continue;
+    int best = -1;
     cost_t best_w = -1;
-    for (int i = g.offsets[static_cast<std::size_t>(v)]; i < g.offsets[static_cast<std::size_t>(v) + 1]; ++i) {
-      const int u = g.neighbours[static_cast<std::size_t>(i)];
-      if (mate[static_cast<std::size_t>(u)] >= 0 || u == v) continue;
-      if (g.vertex_weight[static_cast<std::size_t>(u)] + g.vertex_weight[static_cast<std::size_t>(v)] > max_weight) continue;
+    for (int i = g.offsets[vu]; i < g.offsets[vu + 1]; ++i) {
+      const auto u = static_cast<std::size_t>(g.neighbours[static_cast<std::size_t>(i)]);
+      const cost_t joined = coarse_of[u] >= 0 ? cluster_weight[static_cast<std::size_t>(coarse_of[u])] : g.vertex_weight[u];
+      if (joined + g.vertex_weight[vu] > max_weight) continue;
       if (g.weights[static_cast<std::size_t>(i)] > best_w) {
         best_w = g.weights[static_cast<std::size_t>(i)];
-        best = u;
+        best = static_cast<int>(u);
       }
     }
-    mate[static_cast<std::size_t>(v)] = best;
-    mate[static_cast<std::size_t>(best)] = v;
+    if (best >= 0 && coarse_of[static_cast<std::size_t>(best)] >= 0) {
+      coarse_of[vu] = coarse_of[static_cast<std::size_t>(best)];
+      cluster_weight[static_cast<std::size_t>(coarse_of[vu])] += g.vertex_weight[vu];
+      continue;
+    }
+    coarse_of[vu] = static_cast<int>(cluster_weight.size());
+    cluster_weight.push_back(g.vertex_weight[vu]);
+    if (best >= 0) {
+      coarse_of[static_cast<std::size_t>(best)] = coarse_of[vu];
+      cluster_weight.back() += g.vertex_weight[static_cast<std::size_t>(best)];
+    }
   }
-  coarse_of.assign(static_cast<std::size_t>(n), -1);
-  int coarse_n = 0;
-  for (int v = 0; v < n; ++v) {
-    if (coarse_of[static_cast<std::size_t>(v)] >= 0) continue;
-    coarse_of[static_cast<std::size_t>(v)] = coarse_n;
-    coarse_of[static_cast<std::size_t>(mate[static_cast<std::size_t>(v)])] = coarse_n;
-    ++coarse_n;
+  const int coarse_n = static_cast<int>(cluster_weight.size());
+
+  // Members of every cluster, then each cluster's row from its members' rows.
+  std::vector<int> member_offsets(static_cast<std::size_t>(coarse_n) + 1, 0);
+  for (int v = 0; v < n; ++v) ++member_offsets[static_cast<std::size_t>(coarse_of[static_cast<std::size_t>(v)]) + 1];
+  std::partial_sum(member_offsets.begin(), member_offsets.end(), member_offsets.begin());
+  std::vector<int> members(static_cast<std::size_t>(n));
+  {
+    std::vector<int> fill(member_offsets.begin(), member_offsets.end() - 1);
+    for (int v = 0; v < n; ++v) members[static_cast<std::size_t>(fill[static_cast<std::size_t>(coarse_of[static_cast<std::size_t>(v)])]++)] = v;
   }
   bisection_graph c;
-  c.vertex_weight.assign(static_cast<std::size_t>(coarse_n), 0);
+  c.vertex_weight = std::move(cluster_weight);
   c.external[0].assign(static_cast<std::size_t>(coarse_n), 0);
   c.external[1].assign(static_cast<std::size_t>(coarse_n), 0);
-  std::vector<int> members_offsets(static_cast<std::size_t>(coarse_n) + 1, 0);
   for (int v = 0; v < n; ++v) {
     const auto cv = static_cast<std::size_t>(coarse_of[static_cast<std::size_t>(v)]);
-    c.vertex_weight[cv] += g.vertex_weight[static_cast<std::size_t>(v)];
     c.external[0][cv] += g.external[0][static_cast<std::size_t>(v)];
     c.external[1][cv] += g.external[1][static_cast<std::size_t>(v)];
   }
-  std::vector<int> slot(static_cast<std::size_t>(coarse_n), -1);  // position of a neighbour in the row being built
+  std::vector<int> slot(static_cast<std::size_t>(coarse_n), -1);  // where a neighbour sits in the row being built
   c.offsets.reserve(static_cast<std::size_t>(coarse_n) + 1);
-  for (int v = 0; v < n; ++v) {
-    const int cv = coarse_of[static_cast<std::size_t>(v)];
-    const int partner = mate[static_cast<std::size_t>(v)];
-    if (partner < v) continue;  // the row of cv is built from its lower-numbered member
+  for (int cv = 0; cv < coarse_n; ++cv) {
     const int row_start = static_cast<int>(c.neighbours.size());
-    for (const int member : {v, partner}) {
-      for (int i = g.offsets[static_cast<std::size_t>(member)]; i < g.offsets[static_cast<std::size_t>(member) + 1]; ++i) {
+    for (int m = member_offsets[static_cast<std::size_t>(cv)]; m < member_offsets[static_cast<std::size_t>(cv) + 1]; ++m) {
+      const auto member = static_cast<std::size_t>(members[static_cast<std::size_t>(m)]);
+      for (int i = g.offsets[member]; i < g.offsets[member + 1]; ++i) {
         const int cu = coarse_of[static_cast<std::size_t>(g.neighbours[static_cast<std::size_t>(i)])];
         if (cu == cv) continue;
         int& at = slot[static_cast<std::size_t>(cu)];
@@ -277,7 +288,6 @@ bisection_graph coarsen(const bisection_graph& g, cost_t max_weight, lcg& rng, s
           c.weights.push_back(g.weights[static_cast<std::size_t>(i)]);
         }
       }
-      if (partner == v) break;
     }
     c.offsets.push_back(static_cast<int>(c.neighbours.size()));
   }
