@@ -1,5 +1,5 @@
 # transit_add_test(NAME name SOURCES src... [LOCAL_PES n...] [MPI_RANKS n...] [TIMEOUT s]
-#                  [ARGS arg...] [LIBS lib...])
+#                  [ARGS arg...] [LIBS lib...] [ENV VAR=value...])
 # Without LOCAL_PES and MPI_RANKS the test is serial (pure code) and uses GoogleTest's own main.
 # Builds one GoogleTest executable and registers it once per PE count: on the local backend
 # (threads) for each LOCAL_PES and under mpirun for each MPI_RANKS. Primes and non-squares on
@@ -17,13 +17,7 @@ if(TRANSIT_SANITIZE MATCHES "address")
 endif()
 
 function(transit_add_test)
-  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LOCAL_PES;MPI_RANKS;ARGS;LIBS" ${ARGN})
-  if(NOT T_TIMEOUT)
-    set(T_TIMEOUT ${TRANSIT_TEST_DEFAULT_TIMEOUT})
-  endif()
-  if(TRANSIT_SANITIZE)  # instrumented code runs several times slower
-    math(EXPR T_TIMEOUT "${T_TIMEOUT} * 4")
-  endif()
+  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LOCAL_PES;MPI_RANKS;ARGS;LIBS;ENV" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
   if(T_LOCAL_PES OR T_MPI_RANKS)
     target_link_libraries(${T_NAME} PRIVATE transit::transit transit_test_support ${T_LIBS})
@@ -31,22 +25,48 @@ function(transit_add_test)
     target_link_libraries(${T_NAME} PRIVATE transit::transit GTest::gtest_main ${T_LIBS})
   endif()
   transit_set_warnings(${T_NAME})
+  transit_register_runs(NAME ${T_NAME} TIMEOUT ${T_TIMEOUT} LOCAL_PES ${T_LOCAL_PES} MPI_RANKS ${T_MPI_RANKS}
+                        ARGS ${T_ARGS} ENV ${T_ENV})
+endfunction()
+
+# transit_register_runs(NAME exe [SUFFIX s] [LOCAL_PES n...] [MPI_RANKS n...] [TIMEOUT s] [ARGS a...]
+#                       [ENV VAR=value...])
+# Registers runs of a test executable built by transit_add_test; with SUFFIX, more runs of it under
+# other settings (such as an environment variable that lowers a limit), named NAME.SUFFIX.*.
+function(transit_register_runs)
+  cmake_parse_arguments(T "" "NAME;SUFFIX;TIMEOUT" "LOCAL_PES;MPI_RANKS;ARGS;ENV" ${ARGN})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT ${TRANSIT_TEST_DEFAULT_TIMEOUT})
+  endif()
+  if(TRANSIT_SANITIZE)  # instrumented code runs several times slower
+    math(EXPR T_TIMEOUT "${T_TIMEOUT} * 4")
+  endif()
+  set(test_name ${T_NAME})
+  if(T_SUFFIX)
+    set(test_name ${T_NAME}.${T_SUFFIX})
+  endif()
   if(NOT T_LOCAL_PES AND NOT T_MPI_RANKS)
-    add_test(NAME ${T_NAME} COMMAND ${T_NAME} ${T_ARGS})
-    set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "serial")
+    add_test(NAME ${test_name} COMMAND ${T_NAME} ${T_ARGS})
+    set_tests_properties(${test_name} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "serial")
+    if(T_ENV)
+      set_tests_properties(${test_name} PROPERTIES ENVIRONMENT "${T_ENV}")
+    endif()
   endif()
   foreach(pes IN LISTS T_LOCAL_PES)
-    add_test(NAME ${T_NAME}.local.${pes}
+    add_test(NAME ${test_name}.local.${pes}
              COMMAND ${T_NAME} --transit-backend=local --transit-pes=${pes} ${T_ARGS})
-    set_tests_properties(${T_NAME}.local.${pes} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "local")
+    set_tests_properties(${test_name}.local.${pes} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "local")
+    if(T_ENV)
+      set_tests_properties(${test_name}.local.${pes} PROPERTIES ENVIRONMENT "${T_ENV}")
+    endif()
   endforeach()
   if(TRANSIT_WITH_MPI AND NOT TRANSIT_SANITIZE STREQUAL "thread")
     foreach(ranks IN LISTS T_MPI_RANKS)
-      add_test(NAME ${T_NAME}.mpi.${ranks}
+      add_test(NAME ${test_name}.mpi.${ranks}
                COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} --oversubscribe
                        $<TARGET_FILE:${T_NAME}> --transit-backend=mpi ${T_ARGS})
-      set_tests_properties(${T_NAME}.mpi.${ranks} PROPERTIES
-        TIMEOUT ${T_TIMEOUT} LABELS "mpi" PROCESSORS 2 ENVIRONMENT "${TRANSIT_MPIEXEC_ENV}")
+      set_tests_properties(${test_name}.mpi.${ranks} PROPERTIES
+        TIMEOUT ${T_TIMEOUT} LABELS "mpi" PROCESSORS 2 ENVIRONMENT "${TRANSIT_MPIEXEC_ENV};${T_ENV}")
     endforeach()
   endif()
 endfunction()

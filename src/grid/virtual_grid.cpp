@@ -41,6 +41,10 @@ std::int64_t slot_count(const std::vector<int>& dims) {
   return slots;
 }
 
+// A grid far larger than the job routes over slots no PE holds, and its slot table alone costs
+// memory and time (a spec of "200000000" for 4 PEs took seconds to fail with bad_alloc).
+std::int64_t max_slots(int num_pes) { return std::max<std::int64_t>(4096, std::int64_t{64} * num_pes); }
+
 constexpr std::string_view spec_expectation =
     "dimension sizes joined by 'x' (such as '16x8' or '4x4x2'), 'direct' or 'node'";
 
@@ -53,6 +57,10 @@ virtual_grid::virtual_grid(std::vector<int> dims, int num_pes) : dims_(std::move
   if (slots < num_pes)
     detail::throw_invalid(detail::concat("number of slots of grid ", join_dims(dims_)), slots,
                           detail::concat("at least one per PE (", num_pes, " PEs)"));
+  if (slots > max_slots(num_pes))
+    detail::throw_invalid(detail::concat("number of slots of grid ", join_dims(dims_)), slots,
+                          detail::concat("at most ", max_slots(num_pes), " for ", num_pes,
+                                         " PEs (the larger of 4096 and 64 per PE)"));
   slot_of_.resize(num_pes);
   for (int pe = 0; pe < num_pes; ++pe) slot_of_[pe] = pe;
   index();
@@ -142,8 +150,7 @@ virtual_grid virtual_grid::parse(std::string_view spec, const machine& m) {
 }
 
 std::vector<int> virtual_grid::coords(int pe) const {
-  if (pe < 0 || pe >= num_pes_)
-    throw std::out_of_range(detail::concat("PE ", pe, " is outside the grid's ", num_pes_, " PEs"));
+  check_pe(pe, "coords");
   std::vector<int> out(ndims());
   for (int d = 0; d < ndims(); ++d) out[d] = coord(pe, d);
   return out;
@@ -161,17 +168,26 @@ int virtual_grid::pe_at(std::span<const int> coordinates) const {
   return pe_of_slot_[slot];
 }
 
+void virtual_grid::check_pe(int pe, const char* where) const {
+  if (pe < 0 || pe >= num_pes_)
+    throw std::out_of_range(detail::concat("virtual_grid::", where, ": PE ", pe, " is outside [0, ", num_pes_,
+                                           "): expected a PE of grid ", str()));
+}
+
 bool virtual_grid::is_peer(int a, int b) const { return distance(a, b) == 1; }
 
 int virtual_grid::distance(int a, int b) const {
+  check_pe(a, "distance");
+  check_pe(b, "distance");
   int differing = 0;
   for (int d = 0; d < ndims(); ++d) differing += coord(a, d) != coord(b, d) ? 1 : 0;
   return differing;
 }
 
 std::vector<int> virtual_grid::peers(int pe) const {
+  check_pe(pe, "peers");
   std::vector<int> out;
-  const int slot = slot_of_.at(pe);
+  const int slot = slot_of_[pe];
   for (int d = 0; d < ndims(); ++d) {
     const int own = coord(pe, d);
     for (int c = 0; c < dims_[d]; ++c) {

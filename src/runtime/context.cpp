@@ -35,6 +35,13 @@ void context::allreduce_raw(void* value, detail::scalar_type type, reduce_op op)
 
 namespace detail {
 
+std::string context_state::late_arrival_message(std::uint32_t channel, int source) {
+  return concat("a message from PE ", source, " arrived for endpoint #", channel,
+                " (a streamer or other endpoint) after this PE destroyed it: the peer still used it, and "
+                "what it sent is lost; endpoints are destroyed collectively, after their last step ended "
+                "on every PE");
+}
+
 std::unique_ptr<context> context_access::make(std::unique_ptr<transport> net, std::shared_ptr<const transit::machine> m,
                                               std::shared_ptr<const topology_manager> topology, run_options options) {
   auto state = std::make_unique<context_state>(std::move(net), std::move(m), std::move(topology), std::move(options));

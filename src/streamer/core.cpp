@@ -1,7 +1,9 @@
 #include "transit/streamer/detail/core.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cstdio>
+#include <exception>
 #include <sstream>
 #include <stdexcept>
 #include <tuple>
@@ -16,6 +18,9 @@ namespace {
 // forward until half have gone: memory stays bounded, and the PE never waits without receiving.
 constexpr std::size_t max_pending_sends = 64;
 
+// Phases travel in one byte of the header.
+constexpr int max_phases = 255;
+
 virtual_grid grid_for(const context& ctx, const streamer_options& options) {
   if (!options.grid) return virtual_grid::node_pe(ctx.machine());
   if (options.grid->num_pes() != ctx.size())
@@ -24,14 +29,11 @@ virtual_grid grid_for(const context& ctx, const streamer_options& options) {
   return *options.grid;
 }
 
-std::uint32_t checked_capacity(const streamer_options& options, std::size_t item_bytes) {
-  constexpr std::size_t max_message_bytes = std::size_t{1} << 30;
-  const std::size_t limit = max_message_bytes / (item_bytes + sizeof(std::int32_t));
+void check_capacity(const streamer_options& options) {
   if (options.buffer_items == 0) throw_invalid("streamer_options.buffer_items", 0, "at least 1");
-  if (options.buffer_items > limit)
-    throw_invalid("streamer_options.buffer_items", options.buffer_items,
-                  concat("at most ", limit, " (messages are limited to 1 GiB)"));
-  return static_cast<std::uint32_t>(options.buffer_items);
+  // Item counts travel in 32 bits; message size is otherwise unbounded (the transport splits).
+  if (options.buffer_items > UINT32_MAX)
+    throw_invalid("streamer_options.buffer_items", options.buffer_items, concat("at most ", UINT32_MAX));
 }
 
 // Clears a flag on every exit, exceptions included.
@@ -46,46 +48,128 @@ class flag_guard {
   bool& flag_;
 };
 
+std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 0xcbf29ce484222325ULL) {
+  for (const char c : text) hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  return hash;
+}
+
+std::uint16_t step_tag(std::uint32_t step) { return static_cast<std::uint16_t>(step); }
+
+bool is_control(const message& m) { return (m.channel & mailbox::control_bit) != 0; }
+
 }  // namespace
 
 streamer_core::streamer_core(context& ctx, const streamer_options& options, std::size_t item_bytes,
-                             const char* type_name)
+                             std::string_view type_name)
     : ctx_(ctx),
       rank_(ctx.rank()),
       size_(ctx.size()),
       item_bytes_(item_bytes),
-      capacity_(checked_capacity(options, item_bytes)),
+      capacity_(static_cast<std::uint32_t>(std::min<std::size_t>(options.buffer_items, UINT32_MAX))),
       max_buffered_(options.max_buffered_items),
-      router_(make_router(options.route, grid_for(ctx, options), ctx.machine())),
       type_name_(type_name),
       channel_(context_access::mail(ctx).open_channel()),
       group_(context_access::net(ctx).make_group()),
       flush_period_(options.flush_period),
       last_flush_check_(std::chrono::steady_clock::now()) {
-  const int phases = router_->num_phases();
-  link own;  // items for this PE: aggregated like the others, delivered when full or flushed
-  own.pe = rank_;
-  links_.push_back(std::move(own));
-  for (const hop& h : router_->out_links(rank_)) {
-    out_index_.emplace(std::int64_t{h.pe} * phases + h.phase, static_cast<int>(links_.size()));
-    link l;
-    l.pe = h.pe;
-    l.phase = h.phase;
-    l.carries_destinations = !router_->ends_route(h.phase);
-    links_.push_back(std::move(l));
+  // Bad options are found locally, but every PE first joins the check that all PEs built the same
+  // streamer: a PE that failed alone must not leave the others waiting in a collective.
+  std::exception_ptr local_error;
+  std::string self;
+  try {
+    check_capacity(options);
+    router_ = make_router(options.route, grid_for(ctx, options), ctx.machine());
+    if (router_->num_phases() > max_phases)
+      throw_invalid("number of routing phases", router_->num_phases(), concat("at most ", max_phases));
+    self = describe_self();
+  } catch (const std::exception& e) {
+    local_error = std::current_exception();
+    self = concat("streamer #", channel_, " of ", type_name_, " that failed locally (", e.what(), ")");
   }
-  route_.resize(size_);
-  for (int dest = 0; dest < size_; ++dest) {
-    if (dest == rank_) {
-      route_[dest] = self_link;
-      continue;
+  try {
+    check_same_streamer_everywhere(self);
+    if (local_error) std::rethrow_exception(local_error);
+    const int phases = router_->num_phases();
+    link own;  // items for this PE: aggregated like the others, delivered when full or flushed
+    own.pe = rank_;
+    links_.push_back(std::move(own));
+    for (const hop& h : router_->out_links(rank_)) {
+      out_index_.emplace(std::int64_t{h.pe} * phases + h.phase, static_cast<int>(links_.size()));
+      link l;
+      l.pe = h.pe;
+      l.phase = h.phase;
+      l.carries_destinations = !router_->ends_route(h.phase);
+      l.inter_node = ctx.machine().node_of(h.pe) != ctx.machine().node_of(rank_);
+      links_.push_back(std::move(l));
     }
-    const hop h = router_->next_hop(rank_, dest, -1);
-    route_[dest] = link_index(h.pe, h.phase);
-    TRANSIT_ASSERT(route_[dest] > 0, "router returned a hop that is not among its out_links");
+    route_.resize(size_);
+    for (int dest = 0; dest < size_; ++dest) {
+      if (dest == rank_) {
+        route_[dest] = self_link;
+        continue;
+      }
+      const hop h = router_->next_hop(rank_, dest, -1);
+      route_[dest] = link_index(h.pe, h.phase);
+      TRANSIT_ASSERT(route_[dest] > 0, "router returned a hop that is not among its out_links");
+    }
+    discover_in_links();
+  } catch (...) {
+    mail().close_channel(channel_);
+    throw;
   }
-  discover_in_links();
   diagnostic_id_ = context_access::add_diagnostic(ctx_, [this] { return describe(); });
+}
+
+std::string streamer_core::describe_self() const {
+  const auto& grid = router_->grid();
+  return concat("streamer #", channel_, " of ", type_name_, " (", item_bytes_, " bytes), grid ", grid.str(),
+                ", routing ", to_string(router_->kind()));
+}
+
+// One allreduce of (signature, ~signature) under max gives the largest and the smallest signature:
+// equal means every PE built the same streamer. Only on a mismatch do two more allreduces find
+// one PE on each side and carry both descriptions to everyone, so every PE can name both.
+void streamer_core::check_same_streamer_everywhere(const std::string& self) {
+  std::uint64_t signature = fnv1a(self);
+  if (router_) {  // the PE placement too: two grids of one shape may place PEs differently
+    const auto& grid = router_->grid();
+    for (int pe = 0; pe < grid.num_pes(); ++pe)
+      signature = (signature ^ static_cast<std::uint64_t>(grid.slot_of(pe))) * 0x100000001b3ULL;
+  }
+  std::uint64_t extremes[2] = {signature, ~signature};
+  group_->start_allreduce(extremes, 2, scalar_type::u64, reduce_op::max);
+  context_access::finish_collective(ctx_, *group_, "streamer construction (same streamer on every PE)");
+  const std::uint64_t largest = extremes[0], smallest = ~extremes[1];
+  if (largest == smallest) return;
+
+  const auto pes = static_cast<std::uint64_t>(size_);
+  const auto me = static_cast<std::uint64_t>(rank_);
+  std::uint64_t sides[2] = {signature == largest ? pes - me : 0, signature == smallest ? pes - me : 0};
+  group_->start_allreduce(sides, 2, scalar_type::u64, reduce_op::max);
+  context_access::finish_collective(ctx_, *group_, "streamer construction (mismatch)");
+  const int pe_a = static_cast<int>(pes - sides[1]), pe_b = static_cast<int>(pes - sides[0]);
+
+  constexpr std::size_t words = 32;  // 256 bytes of description per side
+  std::uint64_t text[2 * words] = {};
+  const auto put = [&](std::uint64_t* into) {
+    std::string shown = self;
+    if (shown.size() >= words * 8) shown = shown.substr(0, words * 8 - 4) + "...";
+    std::memcpy(into, shown.data(), shown.size());
+  };
+  if (rank_ == pe_a) put(text);
+  if (rank_ == pe_b) put(text + words);
+  group_->start_allreduce(text, static_cast<int>(2 * words), scalar_type::u64, reduce_op::max);
+  context_access::finish_collective(ctx_, *group_, "streamer construction (mismatch)");
+  const auto read = [&](const std::uint64_t* from) {
+    const char* bytes = reinterpret_cast<const char*>(from);
+    return std::string(bytes, strnlen(bytes, words * 8));
+  };
+  std::string a = read(text), b = read(text + words);
+  if (a == b) b += " (its grid places the PEs differently)";
+  throw std::logic_error(concat("streamers constructed differently across PEs: PE ", pe_a, " constructed ", a,
+                                "; PE ", pe_b, " constructed ", b,
+                                "; every PE must construct its streamers in the same order, with the same item "
+                                "type, grid and routing"));
 }
 
 // Every PE knows the links it sends on (O(P) from the route table). Who sends to it follows from
@@ -98,21 +182,26 @@ void streamer_core::discover_in_links() {
   context_access::finish_collective(ctx_, *group_, "streamer construction (link counts)");
   for (std::size_t i = 1; i < links_.size(); ++i) {
     message_buffer b = net().allocate(sizeof(wire_header));
-    const wire_header h{0, static_cast<std::uint16_t>(links_[i].phase), link_announcement, 0, 0};
+    const wire_header h{0, static_cast<std::uint8_t>(links_[i].phase), link_announcement, 0, 0};
     std::memcpy(b.payload(), &h, sizeof h);
     b.set_size(sizeof h);
     net().send(links_[i].pe, channel_, std::move(b));
   }
   const std::uint64_t expected = counts[rank_];
+  const int phases = router_->num_phases();
+  std::vector<message> arrived;
   context_access::wait_until(
-      ctx_, [&] {
-        batch_.clear();
-        if (!mail().take(channel_, batch_))
+      ctx_,
+      [&] {
+        arrived.clear();
+        if (!mail().take(channel_, arrived))
           return in_links_.size() == expected ? step_result::done : step_result::idle;
-        for (auto& m : batch_) {
-          wire_header h;
-          std::memcpy(&h, m.data.payload(), sizeof h);
-          if (h.flags & link_announcement) {
+        for (auto& m : arrived) {
+          wire_header h{};
+          if (m.data.size() >= sizeof h) std::memcpy(&h, m.data.payload(), sizeof h);
+          if (!is_control(m) && (h.flags & link_announcement)) {
+            if (m.data.size() != sizeof h || h.phase >= phases)
+              throw_corrupt(m.source, "a malformed link announcement");
             in_links_.push_back(in_link{m.source, h.phase});
             net().recycle(std::move(m.data));
           } else {
@@ -124,22 +213,44 @@ void streamer_core::discover_in_links() {
       "streamer construction (link announcements)");
   std::sort(in_links_.begin(), in_links_.end(),
             [](const in_link& a, const in_link& b) { return std::tie(a.phase, a.pe) < std::tie(b.phase, b.pe); });
-  const int phases = router_->num_phases();
   for (std::size_t i = 0; i < in_links_.size(); ++i)
     in_index_.emplace(std::int64_t{in_links_[i].pe} * phases + in_links_[i].phase, static_cast<int>(i));
 }
 
+std::size_t streamer_core::undelivered_messages() {
+  const auto data = [](const message& m) { return is_control(m) ? 0 : 1; };
+  std::size_t n = mail().close_channel(channel_) + local_messages_.size();
+  for (std::size_t i = batch_.next; i < batch_.messages.size(); ++i) n += data(batch_.messages[i]);
+  for (std::size_t i = local_.next; i < local_.messages.size(); ++i) n += data(local_.messages[i]);
+  for (const auto& m : deferred_) n += data(m);
+  return n;
+}
+
 streamer_core::~streamer_core() {
   context_access::remove_diagnostic(ctx_, diagnostic_id_);
-  // Nothing is dropped silently: say what a streamer destroyed mid-step leaves behind.
   const std::uint64_t left = buffered_items();
-  const std::size_t undelivered = local_messages_.size() + deferred_.size() + mail().close_channel(channel_);
-  if (left > 0 || undelivered > 0) {
-    std::fprintf(stderr,
-                 "transit: PE %d: streamer<%s> destroyed with %llu items buffered and %zu messages "
-                 "undelivered (they are lost; call finish() or quiesce() before destroying a streamer)\n",
-                 rank_, type_name_, static_cast<unsigned long long>(left), undelivered);
+  const std::size_t undelivered = undelivered_messages();
+  const bool mid_step = state_ != step_state::open || quiescing_ || left > 0 || undelivered > 0 ||
+                        activity() != activity_at_step_start_;
+  if (!mid_step) {
+    // Tell the PEs this one sends to that it is gone: one still waiting for it in a step of its
+    // own then fails with a message instead of hanging. A control message: never counted as lost.
+    for (std::size_t i = 1; i < links_.size(); ++i) {
+      message_buffer b = net().allocate(sizeof(wire_header));
+      const wire_header h{0, static_cast<std::uint8_t>(links_[i].phase), peer_left, step_tag(step_), 0};
+      std::memcpy(b.payload(), &h, sizeof h);
+      b.set_size(sizeof h);
+      net().send(links_[i].pe, channel_ | mailbox::control_bit, std::move(b));
+    }
+    return;
   }
+  if (std::uncaught_exceptions() > 0) return;  // the job is failing already; that failure is reported
+  const char* state = quiescing_ ? "in quiesce()" : state_ == step_state::open ? "open" : "in wait()";
+  context_access::end_job(
+      ctx_, concat("streamer<", type_name_, "> #", channel_, " destroyed mid-step (step ", step_, ", ", state, "): ",
+                   left, " items buffered and ", undelivered,
+                   " messages undelivered are lost; destroy a streamer only after finish() or quiesce() returned "
+                   "on every PE, with nothing inserted since"));
 }
 
 int streamer_core::link_index(int pe, int phase) const {
@@ -152,10 +263,15 @@ void streamer_core::throw_bad_destination(int dest) const {
                                  "): expected a PE of this job"));
 }
 
-void streamer_core::throw_closed_step() const {
-  throw std::logic_error(
-      "streamer::insert after done() and before wait() returned: this PE's step is closed; "
-      "insert after wait() returns (or use quiesce() when deliveries insert)");
+void streamer_core::throw_closed_step(const char* call) const {
+  throw std::logic_error(concat("streamer::", call,
+                                " after done() and before wait() returned: this PE's step is closed; ", call,
+                                " after wait() returns (or use quiesce() when deliveries insert)"));
+}
+
+void streamer_core::throw_corrupt(int source, std::string_view problem) const {
+  throw std::runtime_error(concat("streamer<", type_name_, ">: corrupt message on channel ", channel_, " from PE ",
+                                  source, ": ", problem));
 }
 
 std::size_t streamer_core::buffer_bytes(const link& l) const noexcept {
@@ -186,13 +302,12 @@ void streamer_core::open_buffer(link& l) {
 void streamer_core::buffer_full(link& l) {
   if (max_buffered_ != 0) ++buffered_;  // the item that filled it, counted before send() takes all
   send(l, flush_kind::full);
-  after_send();
 }
 
-void streamer_core::send(link& l, flush_kind kind, bool final_marker) {
+void streamer_core::send(link& l, flush_kind kind, bool with_final_marker) {
   const std::uint32_t n = items_in(l);
   if (!l.buffer) {
-    if (!final_marker) return;
+    if (!with_final_marker) return;
     l.buffer = net().allocate(sizeof(wire_header));  // a bare final marker
   } else {
     --buffers_allocated_;
@@ -200,23 +315,24 @@ void streamer_core::send(link& l, flush_kind kind, bool final_marker) {
   }
   std::byte* payload = l.buffer.payload();
   std::size_t bytes = sizeof(wire_header) + n * item_bytes_;
-  std::uint16_t flags = 0;
+  std::uint8_t flags = with_final_marker ? final_marker : 0;
+  if (quiescing_) flags |= quiesce_flush;
   if (l.carries_destinations && n > 0) {
     // Close the gap after a partial item array so only used bytes travel (thesis spec 17).
     const std::size_t full = destinations_offset(capacity_), used = destinations_offset(n);
     if (used != full) std::memmove(payload + used, payload + full, n * sizeof(std::int32_t));
     bytes = used + n * sizeof(std::int32_t);
-    flags = has_destinations;
+    flags |= has_destinations;
   }
-  const wire_header header{n, static_cast<std::uint16_t>(l.phase < 0 ? 0 : l.phase), flags,
-                           final_marker ? l.sent + 1 : 0, step_};
+  const wire_header header{n, static_cast<std::uint8_t>(l.phase < 0 ? 0 : l.phase), flags, step_tag(step_),
+                           with_final_marker ? l.sent + 1 : 0};
   std::memcpy(payload, &header, sizeof header);
   l.buffer.set_size(bytes);
   l.next = l.end = nullptr;
   l.next_dest = nullptr;
   if (max_buffered_ != 0) buffered_ -= n;
   if (l.phase < 0) {  // this PE's own items: delivered at the next poll, never through the transport
-    local_messages_.push_back(std::move(l.buffer));
+    local_messages_.push_back(message{rank_, channel_, std::move(l.buffer)});
     l.buffer = message_buffer();
     return;
   }
@@ -224,6 +340,7 @@ void streamer_core::send(link& l, flush_kind kind, bool final_marker) {
   l.buffer = message_buffer();
   ++l.sent;
   ++stats_.messages_sent;
+  if (l.inter_node) ++stats_.inter_node_messages;
   stats_.bytes_sent += bytes;
   if (n == 0) return;
   switch (kind) {
@@ -234,74 +351,148 @@ void streamer_core::send(link& l, flush_kind kind, bool final_marker) {
   }
 }
 
-void streamer_core::relieve_bound() {
+bool streamer_core::relieve_bound() {
   // Send the fullest buffer: it frees the most room per message (thesis: keep messages large).
   link* fullest = &links_.front();
   for (auto& l : links_) {
     if (items_in(l) > items_in(*fullest)) fullest = &l;
   }
   send(*fullest, flush_kind::bound);
-  after_send();
+  return true;
 }
 
-void streamer_core::flush_links(std::size_t first, std::size_t last, flush_kind kind, bool final_marker) {
+void streamer_core::flush_links(std::size_t first, std::size_t last, flush_kind kind, bool with_final_marker) {
   // Start at a rotating position so that PEs flushing together do not all hit the same peer first.
   const std::size_t n = last - first;
   if (n == 0) return;
   const std::size_t start = (static_cast<std::size_t>(rank_) + flush_rotation_++) % n;
-  for (std::size_t i = 0; i < n; ++i) send(links_[first + (start + i) % n], kind, final_marker);
+  for (std::size_t i = 0; i < n; ++i) send(links_[first + (start + i) % n], kind, with_final_marker);
+}
+
+// Checks everything about a received message that does not need its items (size, flags, step,
+// phase and link) and returns its header; throws (throw_corrupt) when it is malformed.
+wire_header streamer_core::checked_header(const message& m) const {
+  wire_header h{};
+  const std::size_t size = m.data.size();
+  if (size < sizeof h) throw_corrupt(m.source, concat(size, " bytes, shorter than the 16-byte header"));
+  std::memcpy(&h, m.data.payload(), sizeof h);
+  if ((h.flags & ~known_flags) != 0)
+    throw_corrupt(m.source, concat("unknown flags 0x", std::hex, static_cast<unsigned>(h.flags)));
+  if (h.step != step_tag(step_) && h.step != step_tag(step_ + 1))
+    throw_corrupt(m.source, concat("step ", h.step, " while this PE is in step ", step_tag(step_)));
+  const bool control = is_control(m);
+  if ((h.flags & link_announcement) != 0) throw_corrupt(m.source, "a link announcement after construction");
+  if (control != ((h.flags & peer_left) != 0)) throw_corrupt(m.source, "control flag and channel disagree");
+  if (control) {
+    if (size != sizeof h || h.items != 0) throw_corrupt(m.source, "a malformed control message");
+    return h;
+  }
+  if (h.phase >= router_->num_phases() ||
+      in_index_.find(std::int64_t{m.source} * router_->num_phases() + h.phase) == in_index_.end())
+    throw_corrupt(m.source, concat("phase ", static_cast<int>(h.phase), ", which is not a link from that PE"));
+  return h;
+}
+
+void streamer_core::check_items(const message& m, const wire_header& h) const {
+  const std::size_t n = h.items;
+  const bool destinations = (h.flags & has_destinations) != 0;
+  if (n > 0 && destinations == router_->ends_route(h.phase))
+    throw_corrupt(m.source, destinations ? concat("destinations on phase ", static_cast<int>(h.phase),
+                                                  ", which ends every route")
+                                         : concat("no destinations on phase ", static_cast<int>(h.phase),
+                                                  ", which needs them"));
+  const std::size_t expected =
+      destinations ? destinations_offset(n) + n * sizeof(std::int32_t) : sizeof(wire_header) + n * item_bytes_;
+  if (m.data.size() != expected)
+    throw_corrupt(m.source, concat(m.data.size(), " bytes for ", n, " items: expected ", expected));
+  if (!destinations) return;
+  // One pass over the destinations (in cache, a compare each) keeps a corrupt message from being
+  // half processed: it is refused before any item moves or any count changes.
+  const auto* dests = reinterpret_cast<const std::int32_t*>(m.data.payload() + destinations_offset(n));
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int32_t d = dests[i];
+    if (d >= size_ || d < -size_)
+      throw_corrupt(m.source, concat("destination ", d, " of item ", i, " is outside the job's ", size_, " PEs"));
+  }
 }
 
 bool streamer_core::receive() {
-  batch_.clear();
-  if (!deferred_.empty()) {
-    wire_header first;
-    std::memcpy(&first, deferred_.front().data.payload(), sizeof first);
-    if (first.step == step_) batch_.swap(deferred_);  // this PE has reached their step now
+  if (batch_.empty()) {
+    batch_.reset();
+    if (!deferred_.empty()) {  // messages of the next step: take them once this PE is there
+      wire_header first{};
+      const message& m = deferred_.front();
+      if (m.data.size() >= sizeof first) std::memcpy(&first, m.data.payload(), sizeof first);
+      if (m.data.size() < sizeof first || first.step == step_tag(step_)) batch_.messages.swap(deferred_);
+    }
+    mail().take(channel_, batch_.messages);
+    if (batch_.empty()) return false;
   }
-  mail().take(channel_, batch_);
-  if (batch_.empty()) return false;
   const int phases = router_->num_phases();
   bool processed = false;
   flag_guard guard(in_callback_);
-  for (auto& m : batch_) {
+  while (!batch_.empty()) {
+    message& m = batch_.messages[batch_.next];
     wire_header h;
-    std::memcpy(&h, m.data.payload(), sizeof h);
-    if (h.step != step_) {
-      TRANSIT_ASSERT(h.step == step_ + 1, "message from a step other than this one or the next");
-      deferred_.push_back(std::move(m));
-      continue;
+    if (!batch_.started) {
+      try {
+        h = checked_header(m);
+        if (h.step == step_tag(step_) && !is_control(m)) check_items(m, h);
+      } catch (...) {
+        net().recycle(std::move(m.data));  // a corrupt message is dropped whole
+        ++batch_.next;
+        throw;
+      }
+      if (h.step != step_tag(step_)) {
+        deferred_.push_back(std::move(m));
+        ++batch_.next;
+        continue;
+      }
+      if (is_control(m)) {  // a peer's streamer is gone
+        left_peer_ = m.source;
+        net().recycle(std::move(m.data));
+        ++batch_.next;
+        continue;
+      }
+      in_link& il = in_links_[in_index_.find(std::int64_t{m.source} * phases + h.phase)->second];
+      ++il.received;
+      if (h.flags & final_marker) {
+        il.announced = h.link_count;
+        il.final_received = true;
+        waited_peer_ = m.source;
+      }
+      if (h.flags & quiesce_flush) quiesced_peer_ = m.source;
+      ++stats_.messages_received;
+      batch_.started = true;
+      batch_.cursor = 0;
+    } else {
+      std::memcpy(&h, m.data.payload(), sizeof h);
     }
-    const auto it = in_index_.find(std::int64_t{m.source} * phases + h.phase);
-    TRANSIT_ASSERT(it != in_index_.end(), "message on a link the router does not have");
-    in_link& il = in_links_[it->second];
-    ++il.received;
-    if (h.final_count != 0) {
-      il.announced = h.final_count;
-      il.final_step = h.step;
-    }
-    ++stats_.messages_received;
-    process_items(m.data.payload(), h);
+    process_items(m.data.payload(), h, batch_.cursor);  // a callback's exception leaves the cursor right
     net().recycle(std::move(m.data));
+    ++batch_.next;
+    batch_.started = false;
     processed = true;
   }
   return processed;
 }
 
 bool streamer_core::deliver_local() {
-  if (local_messages_.empty()) return false;
-  // Callbacks may insert to this PE again: those items wait for the next round.
-  local_batch_.swap(local_messages_);
-  {
-    flag_guard guard(in_callback_);
-    for (auto& b : local_batch_) {
-      wire_header h;
-      std::memcpy(&h, b.payload(), sizeof h);
-      process_items(b.payload(), h);
-      net().recycle(std::move(b));
-    }
+  if (local_.empty()) {
+    if (local_messages_.empty()) return false;
+    local_.reset();
+    local_.messages.swap(local_messages_);  // callbacks may insert to this PE again: next round
   }
-  local_batch_.clear();
+  flag_guard guard(in_callback_);
+  while (!local_.empty()) {
+    message& m = local_.messages[local_.next];
+    wire_header h;
+    std::memcpy(&h, m.data.payload(), sizeof h);
+    process_items(m.data.payload(), h, local_.cursor);
+    net().recycle(std::move(m.data));
+    ++local_.next;
+    local_.cursor = 0;
+  }
   return true;
 }
 
@@ -323,7 +514,8 @@ void streamer_core::after_send() {
   deliver_local();
   if (net().pending_sends() <= max_pending_sends) return;
   context_access::wait_until(
-      ctx_, [&] {
+      ctx_,
+      [&] {
         const bool progressed = poll_once();
         if (net().pending_sends() <= max_pending_sends / 2) return step_result::done;
         return progressed ? step_result::progressed : step_result::idle;
@@ -344,7 +536,7 @@ void streamer_core::maybe_timer_flush() {
 bool streamer_core::in_links_complete(int below_phase) const {
   for (const auto& il : in_links_) {
     if (il.phase >= below_phase) break;
-    if (il.final_step != step_ || il.received != il.announced) return false;
+    if (!il.final_received || il.received != il.announced) return false;
   }
   return true;
 }
@@ -365,8 +557,35 @@ bool streamer_core::advance_staged() {
   return progressed;
 }
 
+void streamer_core::check_no_peer_left() const {
+  if (left_peer_ < 0) return;
+  throw std::logic_error(concat("streamer<", type_name_, "> #", channel_, ": PE ", left_peer_,
+                                " destroyed its streamer before taking part in step ", step_,
+                                ", so this step can never end; streamers are destroyed collectively, after "
+                                "finish() or quiesce() returned on every PE"));
+}
+
+void streamer_core::check_same_ending(bool waiting) const {
+  const int other = waiting ? quiesced_peer_ : waited_peer_;
+  if (other < 0) return;
+  throw std::logic_error(concat("streamer<", type_name_, "> #", channel_, ": PE ", other, " ends step ", step_,
+                                waiting ? " with quiesce()" : " with wait() or finish()", " while this PE calls ",
+                                waiting ? "wait() or finish()" : "quiesce()",
+                                "; every PE must end a step the same way"));
+}
+
+void streamer_core::end_step() {
+  ++step_;
+  waited_peer_ = quiesced_peer_ = -1;
+  state_ = step_state::open;
+  for (auto& il : in_links_) il.final_received = false;
+  activity_at_step_start_ = activity();
+}
+
 void streamer_core::done_impl() {
   if (in_callback_) throw std::logic_error("streamer::done called from a deliver callback");
+  if (quiescing_)
+    throw std::logic_error("streamer::done called while a quiesce() is unfinished (it threw): call quiesce() again");
   if (state_ != step_state::open) throw std::logic_error("streamer::done called twice in one step");
   state_ = step_state::done;
   send(links_[self_link], flush_kind::final);
@@ -376,77 +595,96 @@ void streamer_core::done_impl() {
 
 void streamer_core::wait_impl() {
   if (in_callback_) throw std::logic_error("streamer::wait called from a deliver callback");
+  if (quiescing_)
+    throw std::logic_error("streamer::wait called while a quiesce() is unfinished (it threw): call quiesce() again");
   if (state_ == step_state::open) done_impl();
-  const int phases = router_->num_phases();
+  if (state_ == step_state::done) {
+    const int phases = router_->num_phases();
+    context_access::wait_until(
+        ctx_,
+        [&] {
+          bool progressed = poll_once();
+          check_no_peer_left();
+          check_same_ending(true);
+          progressed |= advance_staged();
+          if (next_final_phase_ == phases && in_links_complete(phases) && locally_idle()) return step_result::done;
+          return progressed ? step_result::progressed : step_result::idle;
+        },
+        "streamer wait (staged completion)");
+    TRANSIT_ASSERT(buffered_items() == 0, "items left in buffers after staged completion");
+    // Every item for this PE has arrived; the barrier makes that true everywhere before anyone
+    // starts the next step. Keep polling meanwhile: peers may need our receives and our send
+    // backlog to finish their step. Messages of the next step are set aside until the barrier.
+    group_->start_barrier();
+    state_ = step_state::ending;
+  }
   context_access::wait_until(
-      ctx_, [&] {
-        bool progressed = poll_once();
-        progressed |= advance_staged();
-        if (next_final_phase_ == phases && in_links_complete(phases) && locally_idle()) return step_result::done;
-        return progressed ? step_result::progressed : step_result::idle;
-      },
-      "streamer wait (staged completion)");
-  TRANSIT_ASSERT(buffered_items() == 0, "items left in buffers after staged completion");
-  // Every item for this PE has arrived; the barrier makes that true everywhere before anyone
-  // starts the next step. Keep polling meanwhile: peers may need our receives and our send
-  // backlog to finish their step. Messages of the next step are set aside until the barrier.
-  group_->start_barrier();
-  context_access::wait_until(
-      ctx_, [&] {
+      ctx_,
+      [&] {
         const bool progressed = poll_once();
+        check_no_peer_left();
         if (group_->test()) return step_result::done;
         return progressed ? step_result::progressed : step_result::idle;
       },
       "streamer wait (final barrier)");
-  ++step_;
-  state_ = step_state::open;
+  end_step();
 }
 
 void streamer_core::quiesce_impl() {
   if (in_callback_) throw std::logic_error("streamer::quiesce called from a deliver callback");
   if (state_ != step_state::open) throw std::logic_error("streamer::quiesce called after done() in the same step");
-  std::uint64_t counts[2] = {0, 0};
-  std::uint64_t previous[2] = {~std::uint64_t{0}, 0};
-  bool wave_in_flight = false;
+  if (!quiescing_) {
+    quiescing_ = true;
+    wave_in_flight_ = false;
+    quiesce_previous_[0] = ~std::uint64_t{0};
+    quiesce_previous_[1] = 0;
+  }
   context_access::wait_until(
-      ctx_, [&] {
+      ctx_,
+      [&] {
         const bool progressed = poll_once();
-        if (wave_in_flight) {
+        check_no_peer_left();
+        check_same_ending(false);
+        if (wave_in_flight_) {
           if (!group_->test()) return progressed ? step_result::progressed : step_result::idle;
-          wave_in_flight = false;
-          if (counts[0] == counts[1] && counts[0] == previous[0] && counts[1] == previous[1])
+          wave_in_flight_ = false;
+          if (quiesce_counts_[0] == quiesce_counts_[1] && quiesce_counts_[0] == quiesce_previous_[0] &&
+              quiesce_counts_[1] == quiesce_previous_[1])
             return step_result::done;
-          previous[0] = counts[0];
-          previous[1] = counts[1];
+          quiesce_previous_[0] = quiesce_counts_[0];
+          quiesce_previous_[1] = quiesce_counts_[1];
           return step_result::progressed;
         }
         if (progressed) return step_result::progressed;
         // Idle here: send everything buffered, deliver what is local, then join a wave.
         flush_links(0, links_.size(), flush_kind::final, false);
         if (!locally_idle()) return step_result::progressed;
-        counts[0] = stats_.messages_sent;
-        counts[1] = stats_.messages_received;
-        group_->start_allreduce(counts, 2, scalar_type::u64, reduce_op::sum);
-        wave_in_flight = true;
+        quiesce_counts_[0] = stats_.messages_sent;
+        quiesce_counts_[1] = stats_.messages_received;
+        group_->start_allreduce(quiesce_counts_, 2, scalar_type::u64, reduce_op::sum);
+        wave_in_flight_ = true;
         return step_result::progressed;
       },
       "streamer quiesce");
-  ++step_;
+  quiescing_ = false;
+  end_step();
 }
 
 std::string streamer_core::describe() const {
   std::ostringstream out;
-  out << "streamer<" << type_name_ << "> step " << step_ << ", " << (state_ == step_state::open ? "open" : "done")
-      << ", next final phase " << next_final_phase_ << " of " << router_->num_phases() << ", " << buffered_items()
-      << " items buffered, " << local_messages_.size() << " local messages pending";
+  out << "streamer<" << type_name_ << "> step " << step_ << ", "
+      << (quiescing_ ? "quiescing" : state_ == step_state::open ? "open" : state_ == step_state::done ? "done" : "ending")
+      << ", next final phase "
+      << next_final_phase_ << " of " << router_->num_phases() << ", " << buffered_items() << " items buffered, "
+      << local_messages_.size() << " local messages pending";
   for (const auto& l : links_) {
     if (items_in(l) > 0)
       out << "\n    buffer to PE " << l.pe << " (phase " << l.phase << "): " << items_in(l) << " items";
   }
   for (const auto& il : in_links_) {
-    if (il.final_step != step_ || il.received != il.announced) {
+    if (!il.final_received || il.received != il.announced) {
       out << "\n    from PE " << il.pe << " (phase " << il.phase << "): " << il.received << " messages received";
-      if (il.final_step == step_) {
+      if (il.final_received) {
         out << ", " << il.announced << " announced";
       } else {
         out << ", final count not yet received";

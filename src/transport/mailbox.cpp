@@ -1,8 +1,11 @@
 #include "transit/transport/mailbox.hpp"
 
+#include "transit/core/error.hpp"
+
 namespace transit::detail {
 
 std::uint32_t mailbox::open_channel() {
+  TRANSIT_ASSERT(next_channel_ < control_bit, "too many channels opened");
   const std::uint32_t channel = next_channel_++;
   if (queues_.size() <= channel) queues_.resize(channel + 1);
   return channel;
@@ -12,12 +15,17 @@ void mailbox::pump() {
   arrivals_.clear();
   transport_.poll(arrivals_, 1024);
   for (auto& m : arrivals_) {
-    if (m.channel < closed_.size() && closed_[m.channel]) {
-      ++dropped_after_close_;
+    const std::uint32_t channel = m.channel & ~control_bit;
+    if (channel < closed_.size() && closed_[channel]) {
+      if ((m.channel & control_bit) == 0) {
+        ++dropped_after_close_;
+        if (late_arrival_) late_arrival_(channel, m.source);
+      }
+      transport_.recycle(std::move(m.data));
       continue;
     }
-    if (queues_.size() <= m.channel) queues_.resize(m.channel + 1);
-    queues_[m.channel].push_back(std::move(m));
+    if (queues_.size() <= channel) queues_.resize(channel + 1);
+    queues_[channel].push_back(std::move(m));
   }
 }
 
@@ -39,9 +47,13 @@ std::size_t mailbox::close_channel(std::uint32_t channel) {
   if (closed_.size() <= channel) closed_.resize(channel + 1, false);
   closed_[channel] = true;
   if (channel >= queues_.size()) return 0;
-  const std::size_t n = queues_[channel].size();
+  std::size_t data = 0;
+  for (auto& m : queues_[channel]) {
+    if ((m.channel & control_bit) == 0) ++data;
+    transport_.recycle(std::move(m.data));
+  }
   queues_[channel].clear();
-  return n;
+  return data;
 }
 
 }  // namespace transit::detail

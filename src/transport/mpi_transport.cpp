@@ -1,11 +1,15 @@
 #include "mpi_transport.hpp"
 
+#include <algorithm>
+#include <charconv>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "transit/core/backoff.hpp"
 #include "transit/core/error.hpp"
@@ -15,10 +19,12 @@ namespace transit::detail {
 namespace {
 
 constexpr int data_tag = 1;
+constexpr int piece_tag = 2;          // pieces of a large message, after its announcement
+constexpr std::uint32_t announces_pieces = 1;
 
 struct wire_prefix {
   std::uint32_t channel;
-  std::uint32_t reserved;
+  std::uint32_t flags;
   std::uint64_t payload_bytes;
 };
 static_assert(sizeof(wire_prefix) <= message_buffer::prefix_bytes);
@@ -47,10 +53,10 @@ class mpi_group final : public collective_group {
     mpi_check(MPI_Comm_dup(parent, &comm_), "MPI_Comm_dup");
     mpi_check(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   }
-  ~mpi_group() override {
-    if (request_ != MPI_REQUEST_NULL) MPI_Wait(&request_, MPI_STATUS_IGNORE);
-    MPI_Comm_free(&comm_);
-  }
+  // A collective still in flight here belongs to an endpoint destroyed by a failure (a PE that
+  // left, an exception unwinding): it may never complete, so it is not waited for. MPI frees the
+  // communicator once pending operations on it complete; the job is ending anyway.
+  ~mpi_group() override { MPI_Comm_free(&comm_); }
   void start_allreduce(void* values, int count, scalar_type type, reduce_op op) override {
     mpi_check(MPI_Iallreduce(MPI_IN_PLACE, values, count, mpi_type(type), mpi_op(op), comm_, &request_),
               "MPI_Iallreduce");
@@ -77,7 +83,20 @@ void mpi_check(int rc, const char* call) {
   throw std::runtime_error(std::string(call) + " failed: " + std::string(text, static_cast<std::size_t>(length)));
 }
 
-mpi_transport::mpi_transport(MPI_Comm parent) {
+std::size_t max_message_bytes_from_environment() {
+  const char* text = std::getenv("TRANSIT_MAX_MESSAGE_BYTES");
+  if (text == nullptr || *text == '\0') return mpi_transport::default_max_message_bytes;
+  constexpr std::size_t lowest = 64, highest = std::size_t{INT_MAX} - 64;
+  std::size_t value = 0;
+  const std::string_view view(text);
+  const auto [end, ec] = std::from_chars(view.data(), view.data() + view.size(), value);
+  if (ec != std::errc() || end != view.data() + view.size() || value < lowest || value > highest)
+    throw_invalid("TRANSIT_MAX_MESSAGE_BYTES", view,
+                  concat("an integer from ", lowest, " to ", highest, " (bytes sent as one MPI message)"));
+  return value;
+}
+
+mpi_transport::mpi_transport(MPI_Comm parent) : max_message_bytes_(max_message_bytes_from_environment()) {
   mpi_check(MPI_Comm_dup(parent, &comm_), "MPI_Comm_dup");
   mpi_check(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   MPI_Comm_rank(comm_, &rank_);
@@ -85,6 +104,7 @@ mpi_transport::mpi_transport(MPI_Comm parent) {
   since_sync_.assign(size_, 0);
   unacked_.assign(size_, 0);
   backlog_.resize(size_);
+  arriving_.resize(size_);
 }
 
 mpi_transport::~mpi_transport() {
@@ -106,6 +126,15 @@ mpi_transport::~mpi_transport() {
     std::fprintf(stderr, "transit: PE %d: %zu messages were never received (an endpoint was dropped mid-step)\n",
                  rank_, in_flight_.size() + backlogged_);
     for (auto& r : requests_) MPI_Request_free(&r);
+  }
+  for (const int source : arriving_sources_) {
+    for (auto& a : arriving_[source]) {
+      for (auto& r : a.pieces) {
+        if (r == MPI_REQUEST_NULL) continue;
+        MPI_Cancel(&r);
+        MPI_Request_free(&r);
+      }
+    }
   }
   MPI_Comm_free(&comm_);
 }
@@ -135,17 +164,46 @@ void mpi_transport::send(int dest, std::uint32_t channel, message_buffer&& data)
 
 void mpi_transport::post(int dest, message_buffer&& data) {
   const bool synchronous = ++since_sync_[dest] >= sync_interval;
-  MPI_Request request = MPI_REQUEST_NULL;
-  const int bytes = static_cast<int>(data.wire_size());
   if (synchronous) {
     since_sync_[dest] = 0;
     ++unacked_[dest];
-    mpi_check(MPI_Issend(data.wire(), bytes, MPI_BYTE, dest, data_tag, comm_, &request), "MPI_Issend");
+  }
+  if (data.wire_size() <= max_message_bytes_) {
+    const void* bytes = data.wire();
+    const std::size_t size = data.wire_size();
+    post_one(dest, bytes, size, data_tag, synchronous, in_flight{std::move(data), nullptr, dest, synchronous});
+    return;
+  }
+  // Too large for one MPI message: an announcement with the total size, then the pieces.
+  wire_prefix prefix;
+  std::memcpy(&prefix, data.wire(), sizeof prefix);
+  prefix.flags |= announces_pieces;
+  message_buffer announcement = pool_.take(0);
+  std::memcpy(announcement.wire(), &prefix, sizeof prefix);
+  const void* header = announcement.wire();
+  post_one(dest, header, message_buffer::prefix_bytes, data_tag, synchronous,
+           in_flight{std::move(announcement), nullptr, dest, synchronous});
+  auto whole = std::make_shared<message_buffer>(std::move(data));
+  const std::byte* at = whole->payload();
+  for (std::size_t left = whole->size(); left > 0;) {
+    const std::size_t piece = std::min(left, max_message_bytes_);
+    post_one(dest, at, piece, piece_tag, false, in_flight{message_buffer(), whole, dest, false});
+    at += piece;
+    left -= piece;
+  }
+}
+
+void mpi_transport::post_one(int dest, const void* bytes, std::size_t size, int tag, bool synchronous,
+                             in_flight&& entry) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  const int count = static_cast<int>(size);  // size <= max_message_bytes_ < INT_MAX
+  if (synchronous) {
+    mpi_check(MPI_Issend(bytes, count, MPI_BYTE, dest, tag, comm_, &request), "MPI_Issend");
   } else {
-    mpi_check(MPI_Isend(data.wire(), bytes, MPI_BYTE, dest, data_tag, comm_, &request), "MPI_Isend");
+    mpi_check(MPI_Isend(bytes, count, MPI_BYTE, dest, tag, comm_, &request), "MPI_Isend");
   }
   requests_.push_back(request);
-  in_flight_.push_back(in_flight{std::move(data), dest, synchronous});
+  in_flight_.push_back(std::move(entry));
 }
 
 void mpi_transport::complete_sends() {
@@ -162,6 +220,7 @@ void mpi_transport::complete_sends() {
         if (requests_[i] == MPI_REQUEST_NULL) {
           if (in_flight_[i].synchronous) --unacked_[in_flight_[i].dest];
           pool_.give(std::move(in_flight_[i].data));
+          in_flight_[i].piece_of.reset();  // the last piece to complete frees the large buffer
         } else {
           if (kept != i) {
             requests_[kept] = requests_[i];
@@ -193,6 +252,7 @@ std::size_t mpi_transport::poll(std::vector<message>& sink, std::size_t max) {
     for (auto& m : to_self_) sink.push_back(std::move(m));
     to_self_.clear();
   }
+  if (!arriving_sources_.empty()) received += hand_over_arrivals(sink);
   while (received < max) {
     int flag = 0;
     MPI_Message handle;
@@ -206,11 +266,64 @@ std::size_t mpi_transport::poll(std::vector<message>& sink, std::size_t max) {
     mpi_check(MPI_Mrecv(data.wire(), bytes, MPI_BYTE, &handle, MPI_STATUS_IGNORE), "MPI_Mrecv");
     wire_prefix prefix;
     std::memcpy(&prefix, data.wire(), sizeof prefix);
+    const int source = status.MPI_SOURCE;
+    if (prefix.flags & announces_pieces) {
+      pool_.give(std::move(data));
+      receive_announced(source, prefix.channel, prefix.payload_bytes);
+      continue;
+    }
     data.set_size(prefix.payload_bytes);
-    sink.push_back(message{status.MPI_SOURCE, prefix.channel, std::move(data)});
+    if (!arriving_[source].empty()) {  // behind a large message still arriving: keep the order
+      arriving_[source].push_back(arriving{message{source, prefix.channel, std::move(data)}, {}});
+      continue;
+    }
+    sink.push_back(message{source, prefix.channel, std::move(data)});
     ++received;
   }
   return received;
+}
+
+void mpi_transport::receive_announced(int source, std::uint32_t channel, std::uint64_t payload_bytes) {
+  arriving a{message{source, channel, pool_.take(payload_bytes)}, {}};
+  a.m.data.set_size(payload_bytes);
+  std::byte* at = a.m.data.payload();
+  for (std::uint64_t left = payload_bytes; left > 0;) {
+    const std::size_t piece = std::min<std::uint64_t>(left, max_message_bytes_);
+    MPI_Request request = MPI_REQUEST_NULL;
+    mpi_check(MPI_Irecv(at, static_cast<int>(piece), MPI_BYTE, source, piece_tag, comm_, &request), "MPI_Irecv");
+    a.pieces.push_back(request);
+    at += piece;
+    left -= piece;
+  }
+  if (arriving_[source].empty()) arriving_sources_.push_back(source);
+  arriving_[source].push_back(std::move(a));
+}
+
+// Hands over, per source, the large messages whose pieces have all arrived and the messages
+// queued behind them, in order; stops at a large message still arriving.
+std::size_t mpi_transport::hand_over_arrivals(std::vector<message>& sink) {
+  std::size_t handed = 0;
+  std::size_t kept = 0;
+  for (const int source : arriving_sources_) {
+    auto& queue = arriving_[source];
+    while (!queue.empty()) {
+      auto& front = queue.front();
+      if (!front.pieces.empty()) {
+        int done = 0;
+        mpi_check(MPI_Testall(static_cast<int>(front.pieces.size()), front.pieces.data(), &done,
+                              MPI_STATUSES_IGNORE),
+                  "MPI_Testall");
+        if (!done) break;
+        front.pieces.clear();
+      }
+      sink.push_back(std::move(front.m));
+      queue.pop_front();
+      ++handed;
+    }
+    if (!queue.empty()) arriving_sources_[kept++] = source;
+  }
+  arriving_sources_.resize(kept);
+  return handed;
 }
 
 std::unique_ptr<collective_group> mpi_transport::make_group() { return std::make_unique<mpi_group>(comm_); }

@@ -8,9 +8,19 @@
 // non-overtaking rule then bounds the unmatched messages from one sender to
 // sync_interval * (max_unacked + 1). send() itself never blocks, so a PE that is waiting can
 // always keep receiving (no hold-and-wait).
+//
+// Large messages: MPI counts bytes in int, and one message of many GiB would hold the shared-memory
+// pipe. A message above `max_message_bytes` (default 1 GiB; env TRANSIT_MAX_MESSAGE_BYTES lowers
+// it, for tests) travels as a 16-byte announcement on the data tag, carrying its total size, and
+// then as pieces of at most max_message_bytes on the piece tag, sent at once and received straight
+// into the final buffer (Irecv posted when the announcement is matched; MPI's non-overtaking rule
+// pairs pieces with announcements in order). Later messages from the same source are held back
+// until the large one is complete, so order per source and channel is kept.
 #include <mpi.h>
 
+#include <cstdint>
 #include <deque>
+#include <memory>
 #include <vector>
 
 #include "transit/transport/transport.hpp"
@@ -24,6 +34,7 @@ class mpi_transport final : public transport {
  public:
   static constexpr int sync_interval = 16;
   static constexpr int max_unacked = 4;
+  static constexpr std::size_t default_max_message_bytes = std::size_t{1} << 30;
 
   /// Collective over `parent`: duplicates it, so transit's traffic never meets the program's.
   explicit mpi_transport(MPI_Comm parent);
@@ -39,15 +50,26 @@ class mpi_transport final : public transport {
   bool aborted() const noexcept override { return false; }
   [[noreturn]] void end_job(const std::string& why) override;
   MPI_Comm comm() const noexcept { return comm_; }
+  /// Largest message sent whole; larger ones go in pieces.
+  std::size_t max_message_bytes() const noexcept { return max_message_bytes_; }
 
  private:
   struct in_flight {
-    message_buffer data;
+    message_buffer data;                   // whole messages
+    std::shared_ptr<message_buffer> piece_of;  // pieces of a large message share its buffer
     int dest;
     bool synchronous;
   };
+  /// A large message being received in pieces, or a whole one held back behind it.
+  struct arriving {
+    message m;
+    std::vector<MPI_Request> pieces;  // empty when complete
+  };
   void post(int dest, message_buffer&& data);
+  void post_one(int dest, const void* bytes, std::size_t size, int tag, bool synchronous, in_flight&& entry);
   void complete_sends();
+  void receive_announced(int source, std::uint32_t channel, std::uint64_t payload_bytes);
+  std::size_t hand_over_arrivals(std::vector<message>& sink);
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;
@@ -60,6 +82,13 @@ class mpi_transport final : public transport {
   std::size_t backlogged_ = 0;
   std::vector<message> to_self_;
   std::vector<int> completed_;         // scratch for MPI_Testsome
+  std::size_t max_message_bytes_ = default_max_message_bytes;
+  std::vector<std::deque<arriving>> arriving_;  // per source: a large message and what follows it
+  std::vector<int> arriving_sources_;           // sources whose arriving_ queue is not empty
 };
+
+/// The piece size from TRANSIT_MAX_MESSAGE_BYTES (default: default_max_message_bytes). Throws
+/// std::invalid_argument naming the value unless it is an integer in [64, 2^31 - 64].
+std::size_t max_message_bytes_from_environment();
 
 }  // namespace transit::detail

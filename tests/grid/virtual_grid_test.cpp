@@ -140,6 +140,7 @@ TEST(VirtualGrid, BadInputNamesTheValueAndTheExpectation) {
   expect_invalid([] { virtual_grid({3, 3}, 10); }, {"slots of grid 3x3", "'9'", "10 PEs"});
   expect_invalid([] { virtual_grid({3, 3}, 0); }, {"number of PEs", "'0'", "at least 1"});
   expect_invalid([] { virtual_grid({65536, 65536}, 4); }, {"65536x65536", "2^31"});
+  expect_invalid([] { virtual_grid({65536, 65536}, 1 << 30); }, {"65536x65536", "2^31"});
   for (const char* spec : {"", "x", "4x", "x4", "4xx2", "4*4", "abc", "4x2 ", "direct2", "1e3"})
     expect_invalid([&] { virtual_grid::parse(spec, 4); },
                    {"grid spec", std::string("'") + spec + "'", "'16x8'"});
@@ -152,6 +153,38 @@ TEST(VirtualGrid, BadInputNamesTheValueAndTheExpectation) {
   expect_invalid([] { virtual_grid({2, 2}, 4).pe_at(std::vector<int>{1}); },
                  {"number of coordinates", "'1'", "2"});
   EXPECT_THROW(virtual_grid({2, 2}, 4).coords(4), std::out_of_range);
+}
+
+// Regression: distance(0, 99) on 4 PEs read past the slot table and returned 0.
+TEST(VirtualGrid, PesOutsideTheGridAreOutOfRange) {
+  const virtual_grid g({2, 2}, 4);
+  const auto message = [&](auto&& call) {
+    try {
+      call();
+    } catch (const std::out_of_range& e) {
+      return std::string(e.what());
+    }
+    return std::string("no std::out_of_range");
+  };
+  EXPECT_EQ(message([&] { (void)g.distance(0, 99); }),
+            "virtual_grid::distance: PE 99 is outside [0, 4): expected a PE of grid 2x2");
+  EXPECT_EQ(message([&] { (void)g.distance(-1, 0); }),
+            "virtual_grid::distance: PE -1 is outside [0, 4): expected a PE of grid 2x2");
+  EXPECT_THROW((void)g.is_peer(4, 0), std::out_of_range);
+  EXPECT_THROW((void)g.is_peer(0, 4), std::out_of_range);
+  EXPECT_THROW((void)g.peers(4), std::out_of_range);
+  EXPECT_THROW((void)g.peers(-2), std::out_of_range);
+  EXPECT_EQ(g.distance(0, 3), 2);
+}
+
+// Regression: "200000000" for 4 PEs allocated slot by slot for seconds before bad_alloc.
+TEST(VirtualGrid, GridsFarLargerThanTheJobAreRefusedAtOnce) {
+  expect_invalid([] { virtual_grid::parse("200000000", 4); },
+                 {"slots of grid 200000000", "'200000000'", "at most 4096 for 4 PEs"});
+  expect_invalid([] { virtual_grid({1000, 1000}, 1000); },
+                 {"slots of grid 1000x1000", "'1000000'", "at most 64000 for 1000 PEs"});
+  EXPECT_EQ(virtual_grid({64, 64}, 1).num_slots(), 4096);       // small grids stay allowed
+  EXPECT_EQ(virtual_grid({100, 64}, 100).num_slots(), 6400);    // 64 per PE
 }
 
 }  // namespace

@@ -398,7 +398,10 @@ std::vector<int> identity(int n) {
 
 std::string str(const std::vector<int>& dims) {
   std::string out;
-  for (const int s : dims) out += (out.empty() ? "" : "x") + std::to_string(s);
+  for (const int s : dims) {
+    if (!out.empty()) out += 'x';
+    out += std::to_string(s);
+  }
   return out;
 }
 

@@ -14,7 +14,8 @@ class machine;
 class virtual_grid {
  public:
   /// PEs fill slots 0..num_pes-1 in row-major order, so only the leading block may be partly
-  /// empty. Throws std::invalid_argument for a dimension < 1 or product(dims) < num_pes.
+  /// empty. Throws std::invalid_argument for a dimension < 1, product(dims) < num_pes, or more
+  /// slots than the larger of 4096 and 64 per PE (a grid that large routes over empty slots).
   virtual_grid(std::vector<int> dims, int num_pes);
 
   /// 1-D: every PE is a peer of every other (aggregation at the source only).
@@ -31,23 +32,26 @@ class virtual_grid {
   std::span<const int> dims() const noexcept { return dims_; }
   int num_pes() const noexcept { return num_pes_; }
   int num_slots() const noexcept { return num_slots_; }
-  /// Stride of dimension d in the row-major slot index (precomputed).
+  /// Stride of dimension d in the row-major slot index (precomputed). Unchecked.
   int stride(int d) const { return strides_[d]; }
 
+  /// Coordinates of `pe`; std::out_of_range for a PE outside [0, num_pes()).
   std::vector<int> coords(int pe) const;
-  /// Coordinate `d` of `pe`, decoded alone (one division and one modulo).
+  /// Coordinate `d` of `pe`, decoded alone (one division and one modulo). Unchecked: for routers'
+  /// inner loops, with pe in [0, num_pes()) and d in [0, ndims()).
   int coord(int pe, int d) const { return (slot_of_[pe] / strides_[d]) % dims_[d]; }
   /// PE at the given coordinates, or -1 for an empty slot.
   int pe_at(std::span<const int> coords) const;
-  /// PE in a slot index, or -1 for an empty slot. Slots are row-major.
+  /// PE in a slot index, or -1 for an empty slot. Slots are row-major. Unchecked.
   int pe_at_slot(int slot) const { return pe_of_slot_[slot]; }
+  /// Slot of `pe`. Unchecked.
   int slot_of(int pe) const { return slot_of_[pe]; }
-  /// True when a and b differ in exactly one coordinate.
+  /// True when a and b differ in exactly one coordinate. std::out_of_range for a PE outside the grid.
   bool is_peer(int a, int b) const;
   /// Number of coordinates in which a and b differ (messages an item needs from a to b under
-  /// minimal routing).
+  /// minimal routing). std::out_of_range for a PE outside the grid.
   int distance(int a, int b) const;
-  /// Populated peers of `pe`, by dimension then coordinate.
+  /// Populated peers of `pe`, by dimension then coordinate. std::out_of_range for a bad PE.
   std::vector<int> peers(int pe) const;
   /// "4x4x2"
   std::string str() const;
@@ -59,6 +63,7 @@ class virtual_grid {
  private:
   virtual_grid(std::vector<int> dims, std::vector<int> slot_of_pe);
   void index();
+  void check_pe(int pe, const char* where) const;
   std::vector<int> dims_;
   std::vector<int> strides_;
   std::vector<int> slot_of_;     // PE -> slot

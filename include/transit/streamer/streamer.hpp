@@ -6,6 +6,7 @@
 #include <functional>
 #include <type_traits>
 #include <unordered_map>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -26,6 +27,17 @@ namespace transit {
 /// items are buffered, never delivered recursively) and progress (a no-op when nested); it must
 /// not call done, wait, finish or quiesce (std::logic_error). In a done()/wait() step a callback
 /// must not insert: use quiesce() when deliveries produce new items.
+///
+/// Exceptions: one thrown by `deliver` propagates out of the call that ran the callback. That
+/// item counts as delivered and is never delivered again; every other item stays queued and is
+/// delivered by later calls, exactly once. A wait() or quiesce() so interrupted resumes where it
+/// stopped when called again.
+///
+/// Life cycle: construction and destruction are collective. Every PE constructs its streamers in
+/// the same order with the same item type, grid and routing (else construction throws
+/// std::logic_error on every PE, naming both sides), and destroys a streamer after a step ended
+/// (wait or quiesce returned) with nothing inserted since; destroyed mid-step, it ends the job with
+/// a message saying what was lost.
 template <class T>
 class streamer final : private detail::streamer_core {
   static_assert(std::is_trivially_copyable_v<T>,
@@ -44,8 +56,21 @@ class streamer final : private detail::streamer_core {
     requires std::invocable<Deliver&, const T&>
   streamer(context& ctx, streamer_options options, Deliver deliver)
       : detail::streamer_core(ctx, options, sizeof(T), type_name()),
-        deliver_items_([d = std::move(deliver)](const T* items, std::uint32_t n) mutable {
-          for (std::uint32_t i = 0; i < n; ++i) d(items[i]);
+        deliver_items_([d = std::move(deliver)](const T* items, std::uint32_t& cursor, std::uint32_t n) mutable {
+          // The cursor passes each item before its callback runs; it is written back only on an
+          // exception (naming the first item not yet delivered) and at the end, so the loop
+          // itself stays a plain call per item.
+          std::uint32_t i = cursor;
+          try {
+            while (i < n) {
+              const T& item = items[i++];
+              d(item);
+            }
+          } catch (...) {
+            cursor = i;
+            throw;
+          }
+          cursor = n;
         }) {}
 
   /// Local. Buffers `item` for `dest`; may send a full buffer and deliver arrived items.
@@ -54,19 +79,23 @@ class streamer final : private detail::streamer_core {
     if (static_cast<unsigned>(dest) >= static_cast<unsigned>(size_)) [[unlikely]]
       throw_bad_destination(dest);
     if (state_ != step_state::open) [[unlikely]]
-      throw_closed_step();
+      throw_closed_step("insert");
     ++stats_.items_inserted;
-    append(links_[link_to(dest)], item, dest);
+    if (append(links_[link_to(dest)], item, dest)) [[unlikely]]
+      after_send();
   }
 
   /// Local. Delivers `item` exactly once on every PE (this one included), routed along the grid:
   /// one copy per link of a spanning tree, not size()-1 sends.
   void broadcast(const T& item) {
     if (state_ != step_state::open) [[unlikely]]
-      throw_closed_step();
+      throw_closed_step("broadcast");
     ++stats_.items_inserted;
-    append(links_[self_link], item, rank_);
-    forward_broadcast(item, rank_, -1);
+    // Every copy is buffered before anything is polled, so a callback's exception cannot cut a
+    // broadcast short.
+    bool sent = append(links_[self_link], item, rank_);
+    sent |= forward_broadcast(item, rank_, -1);
+    if (sent) after_send();
   }
 
   /// Local: this PE inserts nothing more in this step. Starts the staged flush.
@@ -88,16 +117,19 @@ class streamer final : private detail::streamer_core {
   using detail::streamer_core::route_plan;
 
  private:
-  static const char* type_name() {
+  friend struct detail::streamer_test_access;
+
+  static std::string_view type_name() {
     if constexpr (std::is_same_v<T, std::uint64_t>) return "uint64";
     else if constexpr (std::is_same_v<T, std::int64_t>) return "int64";
     else if constexpr (std::is_same_v<T, int>) return "int";
     else if constexpr (std::is_same_v<T, double>) return "double";
-    else return "T";
+    else return detail::type_name<T>();
   }
 
-  // The per-item path: a copy, an optional destination store and one compare.
-  void append(link& l, const T& item, int dest) {
+  // The per-item path: a copy, an optional destination store and one compare. True when a buffer
+  // was sent (the caller polls once its appends are done).
+  bool append(link& l, const T& item, int dest) {
     if (l.next == nullptr) [[unlikely]]
       open_buffer(l);
     std::memcpy(l.next, &item, sizeof(T));
@@ -105,13 +137,22 @@ class streamer final : private detail::streamer_core {
     if (l.next_dest != nullptr) *l.next_dest++ = dest;
     if (l.next == l.end) [[unlikely]] {
       buffer_full(l);
-    } else if (max_buffered_ != 0) [[unlikely]] {
-      count_bounded_item();
+      return true;
     }
+    if (max_buffered_ != 0) [[unlikely]]
+      return count_bounded_item();
+    return false;
   }
 
-  void forward_broadcast(const T& item, int root, int arrived_phase) {
-    for (const int index : broadcast_links(root, arrived_phase)) append(links_[index], item, -root - 1);
+  bool forward_broadcast(const T& item, int root, int arrived_phase) {
+    bool sent = false;
+    for (const int index : broadcast_links(root, arrived_phase)) sent |= append(links_[index], item, -root - 1);
+    return sent;
+  }
+
+  void deliver_one(const T& item) {
+    std::uint32_t cursor = 0;
+    deliver_items_(&item, cursor, 1);
   }
 
   // Broadcast trees cost the router O(P) to compute; cache per (root, arrived phase).
@@ -128,33 +169,40 @@ class streamer final : private detail::streamer_core {
     return it->second;
   }
 
-  void process_items(const std::byte* payload, const detail::wire_header& h) override {
+  void process_items(const std::byte* payload, const detail::wire_header& h, std::uint32_t& cursor) override {
     const T* items = reinterpret_cast<const T*>(payload + sizeof(detail::wire_header));
     const std::uint32_t n = h.items;
     if (!(h.flags & detail::has_destinations)) {  // last hop: every item is for this PE
-      stats_.items_delivered += n;
-      deliver_items_(items, n);
+      const std::uint32_t first = cursor;
+      try {
+        deliver_items_(items, cursor, n);
+      } catch (...) {
+        stats_.items_delivered += cursor - first;
+        throw;
+      }
+      stats_.items_delivered += n - first;
       return;
     }
     const auto* dests = reinterpret_cast<const std::int32_t*>(payload + destinations_offset(n));
-    for (std::uint32_t i = 0; i < n; ++i) {
+    while (cursor < n) {
+      const std::uint32_t i = cursor++;
       const int dest = dests[i];
       if (dest == rank_) {
         ++stats_.items_delivered;
-        deliver_items_(items + i, 1);
-      } else if (dest >= 0) {
+        deliver_one(items[i]);
+      } else if (dest >= 0) {  // destinations were checked against the job's size on arrival
         ++stats_.items_forwarded;
         append(links_[link_to(dest)], items[i], dest);
       } else {
+        ++stats_.items_forwarded;  // forwarded first: a callback's exception must not cut the tree
+        forward_broadcast(items[i], -(dest + 1), h.phase);
         ++stats_.items_delivered;
-        deliver_items_(items + i, 1);
-        ++stats_.items_forwarded;
-        forward_broadcast(items[i], -dest - 1, h.phase);
+        deliver_one(items[i]);
       }
     }
   }
 
-  std::function<void(const T*, std::uint32_t)> deliver_items_;
+  std::function<void(const T*, std::uint32_t&, std::uint32_t)> deliver_items_;
   std::unordered_map<std::int64_t, std::vector<int>> broadcast_cache_;
 };
 

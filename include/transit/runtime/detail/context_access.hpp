@@ -33,7 +33,12 @@ struct context_state {
         machine(std::move(m)),
         topology(std::move(topo)),
         options(std::move(o)),
-        group(net->make_group()) {}
+        group(net->make_group()) {
+    mail.on_late_arrival([this](std::uint32_t channel, int source) {
+      net->end_job(late_arrival_message(channel, source));
+    });
+  }
+  static std::string late_arrival_message(std::uint32_t channel, int source);
 
   std::unique_ptr<transport> net;
   mailbox mail;

@@ -1,37 +1,61 @@
 #pragma once
 // The item-type-independent half of a streamer: links (one aggregation buffer per (peer, phase),
-// plus one for items to this PE), the route table, sending, both termination protocols, flushing
-// and statistics. The typed streamer<T> on top copies items in and reads them out; everything
-// here runs per message, not per item.
+// plus one for items to this PE), the route table, sending, both termination protocols, flushing,
+// checking received messages, and statistics. The typed streamer<T> on top copies items in and
+// reads them out; everything here runs per message, not per item.
 //
 // Message layout (payload of one transport message):
 //   wire_header | items: T[n] | pad to 4 | destinations: int32[n] (absent on links whose phase
 //   ends every route). A destination d >= 0 is a PE; d < 0 is a broadcast from root -d-1.
+// Every received message is checked against this layout (size exact for its item count, known
+// flags, a phase and source that form one of this PE's incoming links, a current or next step,
+// destinations inside the job) before any byte of it is used; a message that fails is reported as
+// corrupt, naming the channel and the source, and is not processed.
 //
 // Termination, one protocol for the whole route (TRAM thesis 4.5, B.2.5): messages are counted
-// per link, cumulatively and forever. done() walks the router's phases in order: phase k's links
-// are flushed with a final marker carrying the link's cumulative count once every in-link of
-// phases < k is complete (all its announced messages received), because only those can still
-// feed phase k. A PE is locally complete when all its in-links are; wait() then ends with one
-// non-blocking barrier, so that every item of the step is delivered everywhere before any PE
-// starts the next step.
+// per link, cumulatively and forever, in 64 bits (no wrap in any real run). done() walks the
+// router's phases in order: phase k's links are flushed with a final marker (the flag
+// final_marker, with the link's cumulative count) once every in-link of phases < k is complete
+// (all its announced messages received), because only those can still feed phase k. A PE is
+// locally complete when all its in-links are; wait() then ends with one non-blocking barrier, so
+// that every item of the step is delivered everywhere before any PE starts the next step.
 //
 // quiesce() instead runs waves of non-blocking allreduces of (messages sent, messages received),
 // each after flushing everything and delivering every local item; it ends when two consecutive
 // waves agree and sent == received (four-counter method), which stays correct when deliveries
 // insert new items and when an arriving item wakes an idle PE.
 //
-// Every message carries its step number. A PE can be at most one step ahead of another (each
-// step ends collectively), so a message from the next step is set aside until this PE gets there:
-// steps never mix, even though peers leave a step at slightly different times.
+// Every PE must end a step the same way. Messages flushed by quiesce() carry the flag
+// quiesce_flush, and final markers only come from wait(): a PE that receives the other kind in its
+// step fails with a message naming the peer, instead of both sides waiting for ever.
+//
+// Every message carries its step number (mod 2^16). A PE can be at most one step ahead of another
+// (each step ends collectively), so a message from the next step is set aside until this PE gets
+// there: steps never mix, even though peers leave a step at slightly different times.
+//
+// Life cycle. Construction is collective and checks that every PE built the same streamer (its
+// sequence number on the context, item type and size, grid and routing): a mismatch throws
+// std::logic_error on every PE naming both sides, before any item moves. Destruction is collective
+// too: a streamer is destroyed after a step has ended (wait or quiesce returned) with nothing
+// inserted since. It then tells the PEs it sends to that it left (a control message; PEs that were
+// waiting on it in a step of their own fail with a message instead of hanging). Destroyed
+// mid-step (items buffered, messages undelivered, or a step started and not ended), it ends the
+// job with a message saying what was lost.
+//
+// Exceptions from deliver callbacks propagate out of the call that ran the callback (insert,
+// broadcast, progress, wait, finish, quiesce). The item whose callback threw counts as delivered;
+// every other item stays queued and is delivered by later calls, exactly once; an interrupted
+// wait or quiesce resumes where it stopped when called again.
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "transit/core/error.hpp"
 #include "transit/grid/router.hpp"
 #include "transit/runtime/detail/context_access.hpp"
 #include "transit/streamer/options.hpp"
@@ -40,15 +64,33 @@ namespace transit::detail {
 
 struct wire_header {
   std::uint32_t items;
-  std::uint16_t phase;
-  std::uint16_t flags;
-  std::uint32_t final_count;  // 0: not final; else cumulative messages on this link, this one included
-  std::uint32_t step;
+  std::uint8_t phase;
+  std::uint8_t flags;
+  std::uint16_t step;        // the sender's step, mod 2^16
+  std::uint64_t link_count;  // with final_marker: cumulative messages on this link, this one included
 };
 static_assert(sizeof(wire_header) == 16);
 
-inline constexpr std::uint16_t has_destinations = 1;
-inline constexpr std::uint16_t link_announcement = 2;  // construction only: "I send to you in this phase"
+inline constexpr std::uint8_t has_destinations = 1;
+inline constexpr std::uint8_t final_marker = 2;
+inline constexpr std::uint8_t link_announcement = 4;  // construction only: "I send to you in this phase"
+inline constexpr std::uint8_t peer_left = 8;          // control: "my streamer is gone as of this step"
+inline constexpr std::uint8_t quiesce_flush = 16;     // sent by quiesce(): the sender ends this step quiescing
+inline constexpr std::uint8_t known_flags =
+    has_destinations | final_marker | link_announcement | peer_left | quiesce_flush;
+
+/// The name of T as the compiler spells it ("double", "my::particle").
+template <class T>
+constexpr std::string_view type_name() {
+  constexpr std::string_view signature = __PRETTY_FUNCTION__;
+  constexpr std::string_view marker = "T = ";
+  const std::size_t begin = signature.find(marker) + marker.size();
+  const std::size_t end = signature.find_first_of(";]", begin);
+  return signature.substr(begin, end - begin);
+}
+
+/// Test access to a streamer's internals (forcing counter values); defined by tests only.
+struct streamer_test_access;
 
 class streamer_core {
  public:
@@ -60,7 +102,7 @@ class streamer_core {
 
  protected:
   /// Collective. `item_bytes` is sizeof(T); the item array starts right after the header.
-  streamer_core(context& ctx, const streamer_options& options, std::size_t item_bytes, const char* type_name);
+  streamer_core(context& ctx, const streamer_options& options, std::size_t item_bytes, std::string_view type_name);
   virtual ~streamer_core();
 
   /// An aggregation buffer towards one peer in one phase. The cursors make appending an item a
@@ -70,19 +112,24 @@ class streamer_core {
     std::byte* end = nullptr;             // one past the last item slot
     std::int32_t* next_dest = nullptr;    // next free destination slot; null when not carried
     message_buffer buffer;
-    std::uint32_t sent = 0;               // cumulative messages sent on this link
+    std::uint64_t sent = 0;               // cumulative messages sent on this link
     int pe = -1;
     int phase = -1;                       // -1: the link to this PE itself
     bool carries_destinations = false;
+    bool inter_node = false;              // the peer is on another node
   };
   struct in_link {
     int pe = -1;
     int phase = -1;
-    std::uint32_t received = 0;      // cumulative messages received
-    std::uint32_t announced = 0;     // cumulative count in the last final marker
-    std::uint32_t final_step = ~0u;  // step of the last final marker
+    std::uint64_t received = 0;   // cumulative messages received
+    std::uint64_t announced = 0;  // cumulative count in this step's final marker
+    bool final_received = false;  // this step's final marker has arrived
   };
-  enum class step_state { open, done };
+  enum class step_state {
+    open,     // inserting
+    done,     // done() called: staged completion
+    ending,   // every in-link complete; the step's closing barrier is in flight
+  };
   enum class flush_kind { full, timer, final, bound };
   static constexpr int self_link = 0;
 
@@ -90,22 +137,32 @@ class streamer_core {
   int link_to(int dest) const noexcept { return route_[dest]; }
   int link_index(int pe, int phase) const;
   [[noreturn]] void throw_bad_destination(int dest) const;  // std::out_of_range
-  [[noreturn]] void throw_closed_step() const;              // std::logic_error
+  [[noreturn]] void throw_closed_step(const char* call) const;  // std::logic_error
+  /// A received message breaks the wire format: std::runtime_error naming channel and source.
+  [[noreturn]] void throw_corrupt(int source, std::string_view problem) const;
   void open_buffer(link& l);
-  /// The buffer of `l` is full: send it (or queue it for local delivery) and keep receiving.
+  /// The buffer of `l` is full: send it (or queue it for local delivery). The caller then polls
+  /// (after_send) once its own appends are complete, so that an exception from a callback run by
+  /// that poll never interrupts an insert or broadcast half-way.
   void buffer_full(link& l);
-  /// max_buffered_items accounting, only called when a bound is set.
-  void count_bounded_item() {
-    if (++buffered_ > max_buffered_) relieve_bound();
+  /// max_buffered_items accounting, only called when a bound is set. True when it sent a buffer.
+  bool count_bounded_item() {
+    const bool sent = ++buffered_ > max_buffered_ && relieve_bound();
     if (buffered_ > stats_.items_buffered_peak) stats_.items_buffered_peak = buffered_;
+    return sent;
   }
+  /// After a top-level insert or broadcast sent a buffer: receive and deliver, and bound the sends
+  /// in flight. A no-op inside a deliver callback.
+  void after_send();
   std::size_t destinations_offset(std::size_t items) const noexcept {
     return (sizeof(wire_header) + items * item_bytes_ + 3) & ~std::size_t{3};
   }
 
   // ---- per-message hooks ----
-  /// Delivers or forwards the items of one message (implemented by streamer<T>).
-  virtual void process_items(const std::byte* payload, const wire_header& h) = 0;
+  /// Delivers or forwards the items of one message from item `cursor` on (implemented by
+  /// streamer<T>). Advances `cursor` past each item before its callback runs, so that after an
+  /// exception it names the first item not yet handled.
+  virtual void process_items(const std::byte* payload, const wire_header& h, std::uint32_t& cursor) = 0;
 
   // ---- operations behind the public API ----
   bool progress_impl();
@@ -126,43 +183,70 @@ class streamer_core {
   streamer_stats stats_;
 
  private:
+  friend struct streamer_test_access;
+
+  /// A batch of messages being delivered, resumable after a callback's exception.
+  struct delivery_queue {
+    std::vector<message> messages;
+    std::size_t next = 0;          // first message not fully handled
+    std::uint32_t cursor = 0;      // first item not handled in messages[next]
+    bool started = false;          // messages[next] has been checked and counted
+    bool empty() const noexcept { return next == messages.size(); }
+    void reset() {
+      messages.clear();
+      next = 0;
+      cursor = 0;
+      started = false;
+    }
+  };
+
   std::uint32_t items_in(const link& l) const noexcept {
     return l.next == nullptr ? 0
                              : static_cast<std::uint32_t>(
                                    (l.next - (l.buffer.payload() + sizeof(wire_header))) / item_bytes_);
   }
-  void send(link& l, flush_kind kind, bool final_marker = false);
-  void relieve_bound();
-  void flush_links(std::size_t first, std::size_t last, flush_kind kind, bool final_marker);
+  void send(link& l, flush_kind kind, bool with_final_marker = false);
+  bool relieve_bound();
+  void flush_links(std::size_t first, std::size_t last, flush_kind kind, bool with_final_marker);
   std::size_t buffer_bytes(const link& l) const noexcept;
   std::uint64_t buffered_items() const noexcept;
+  std::string describe_self() const;
+  void check_same_streamer_everywhere(const std::string& self);
   void discover_in_links();
+  wire_header checked_header(const message& m) const;
+  void check_items(const message& m, const wire_header& h) const;
   bool receive();
   bool deliver_local();
   bool poll_once();
-  void after_send();
   bool advance_staged();
   bool in_links_complete(int below_phase) const;
-  bool locally_idle() const noexcept { return local_messages_.empty() && links_[self_link].next == nullptr; }
+  bool locally_idle() const noexcept {
+    return local_.empty() && local_messages_.empty() && links_[self_link].next == nullptr;
+  }
   void maybe_timer_flush();
+  void end_step();
+  void check_no_peer_left() const;
+  /// Throws std::logic_error when a peer ends this step the other way (`waiting`: this PE waits).
+  void check_same_ending(bool waiting) const;
   std::uint64_t activity() const noexcept {
     return stats_.items_inserted + stats_.items_forwarded + stats_.messages_received;
   }
+  std::size_t undelivered_messages();
   std::string describe() const;
   transport& net() const noexcept { return context_access::net(ctx_); }
   mailbox& mail() const noexcept { return context_access::mail(ctx_); }
 
   std::unique_ptr<router> router_;
-  const char* type_name_;
+  std::string type_name_;
   std::uint32_t channel_;
   std::unique_ptr<collective_group> group_;
   std::vector<in_link> in_links_;                    // sorted by phase
   std::unordered_map<std::int64_t, int> in_index_;   // source * num_phases + phase -> in_links_
   std::unordered_map<std::int64_t, int> out_index_;  // pe * num_phases + phase -> links_
-  std::vector<message> batch_;
+  delivery_queue batch_;                             // arrived messages being delivered
   std::vector<message> deferred_;  // arrived early: from a peer already in step_ + 1, or during construction
-  std::vector<message_buffer> local_messages_;       // full buffers of the self link, to deliver
-  std::vector<message_buffer> local_batch_;
+  std::vector<message> local_messages_;              // full buffers of the self link, to deliver
+  delivery_queue local_;                             // local messages being delivered
   std::uint64_t buffered_ = 0;                       // items in buffers, counted only with a bound
   std::uint32_t step_ = 0;
   int next_final_phase_ = 0;
@@ -172,6 +256,16 @@ class streamer_core {
   std::chrono::microseconds flush_period_;
   std::chrono::steady_clock::time_point last_flush_check_;
   std::uint64_t activity_at_check_ = 0;
+  std::uint64_t activity_at_step_start_ = 0;
+  // quiesce() state, kept here so that a quiesce interrupted by a callback's exception resumes
+  // (the allreduce in flight writes into quiesce_counts_).
+  bool quiescing_ = false;
+  bool wave_in_flight_ = false;
+  std::uint64_t quiesce_counts_[2] = {0, 0};
+  std::uint64_t quiesce_previous_[2] = {0, 0};
+  int left_peer_ = -1;      // a peer whose streamer left before this step ended, or -1
+  int waited_peer_ = -1;    // a peer that sent a final marker (it ends this step with wait), or -1
+  int quiesced_peer_ = -1;  // a peer that flushed from quiesce() in this step, or -1
   int diagnostic_id_ = -1;
 };
 

@@ -1,0 +1,167 @@
+// Random, truncated and corrupted messages fed to a streamer's receive path (local backend): each
+// must give a clear error naming the channel and the source, never a crash, an out-of-bounds read
+// (this runs under AddressSanitizer too) or a half-processed message. Afterwards the streamer must
+// still deliver a normal step exactly once: nothing of the rejected messages was counted.
+#include <cstring>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+#include "streamer_checks.hpp"
+#include "streamer_internals.hpp"
+#include "transit/runtime/detail/context_access.hpp"
+
+namespace {
+
+using namespace transit;
+using transit::detail::context_access;
+using transit::detail::message_buffer;
+using transit::detail::streamer_test_access;
+using transit::detail::wire_header;
+using transit::testing::delivery_log;
+using transit::testing::probe;
+using transit::testing::probe_destination;
+
+constexpr int messages = 3000;
+
+// A message that breaks the wire format in one way, chosen by `kind`, around an otherwise valid
+// message on (source, phase) of the receiver.
+struct forged {
+  std::vector<std::byte> bytes;
+  bool control = false;
+};
+
+// Where the destinations start behind n items (the layout core.hpp documents).
+std::size_t destinations_offset(std::size_t n) { return (sizeof(wire_header) + n * sizeof(probe) + 3) & ~std::size_t{3}; }
+
+forged forge(std::mt19937_64& random, int kind, int phase, bool destinations, int num_phases,
+             const std::vector<int>& foreign_phases, int pes) {
+  const auto below = [&](std::uint64_t n) { return static_cast<std::uint64_t>(random() % n); };
+  std::uint32_t n = static_cast<std::uint32_t>(1 + below(5));
+  wire_header h{n, static_cast<std::uint8_t>(phase), static_cast<std::uint8_t>(destinations ? 1 : 0), 0, 0};
+  const std::size_t dest_at = destinations_offset(n);
+  std::size_t size = destinations ? dest_at + 4 * n : sizeof h + n * sizeof(probe);
+  forged f;
+  f.bytes.resize(size);
+  for (auto& b : f.bytes) b = static_cast<std::byte>(random());
+  if (destinations)
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const std::int32_t d = static_cast<std::int32_t>(below(static_cast<std::uint64_t>(pes)));
+      std::memcpy(f.bytes.data() + dest_at + 4 * i, &d, 4);
+    }
+  switch (kind) {
+    case 0:  // shorter than a header: random bytes
+      f.bytes.resize(below(sizeof h));
+      return f;
+    case 1:  // unknown flag bits
+      h.flags = static_cast<std::uint8_t>(h.flags | (0x20 << below(3)));
+      break;
+    case 2:  // a step that is neither this one nor the next
+      h.step = static_cast<std::uint16_t>(2 + below(65534));
+      break;
+    case 3:  // a phase that is no link from this source
+      h.phase = foreign_phases.empty() || below(2) == 0
+                    ? static_cast<std::uint8_t>(num_phases + below(256 - static_cast<std::uint64_t>(num_phases)))
+                    : static_cast<std::uint8_t>(foreign_phases[below(foreign_phases.size())]);
+      break;
+    case 4:  // truncated anywhere after the header
+      size = sizeof h + below(size - sizeof h);
+      f.bytes.resize(size);
+      break;
+    case 5:  // trailing garbage
+      f.bytes.resize(size + 1 + below(64));
+      break;
+    case 6:  // a destination outside the job (or a broadcast root outside it)
+      if (destinations) {
+        const std::int32_t d = below(2) ? static_cast<std::int32_t>(pes + below(1000))
+                                        : static_cast<std::int32_t>(-pes - 1 - static_cast<std::int64_t>(below(1000)));
+        std::memcpy(f.bytes.data() + dest_at + 4 * below(n), &d, 4);
+      } else {
+        f.bytes.resize(size + 4 * n);  // destinations where none travel
+      }
+      break;
+    case 7:  // the destinations flag contradicts the phase
+      h.flags = static_cast<std::uint8_t>(h.flags ^ 1);
+      break;
+    case 8:  // an item count that does not fit the size
+      h.items = static_cast<std::uint32_t>(random()) | 8;
+      break;
+    case 9:  // control and data mixed up
+      if (below(2)) {
+        f.control = true;  // a data header on the control channel
+      } else {
+        h.flags = static_cast<std::uint8_t>(h.flags | (below(2) ? 4 : 8));  // announcement, or "left" on data
+      }
+      break;
+  }
+  std::memcpy(f.bytes.data(), &h, sizeof h);
+  return f;
+}
+
+TEST(streamer_wire, corrupt_messages_are_refused_and_counted_nowhere) {
+  EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
+              if (ctx.size() < 2) GTEST_SKIP() << "needs a sender and a receiver";
+              streamer_options o;
+              o.grid = virtual_grid::balanced(ctx.size(), 2);
+              o.buffer_items = 4;
+              constexpr std::int64_t per_pe = 200;
+              delivery_log log(ctx.rank(), ctx.size(), per_pe);
+              streamer<probe> s(ctx, o, [&](const probe& p) { log.record(p); });
+              const std::uint32_t channel = streamer_test_access::channel(s);
+              // PE 0 is attacked by the first PE that has a link to it.
+              int attacker = -1, phase = -1;
+              if (ctx.rank() == 0) {
+                const auto links = streamer_test_access::in_links(s);
+                ASSERT_FALSE(links.empty());
+                attacker = links.front().first;
+                phase = links.front().second;
+              }
+              attacker = ctx.allreduce(attacker, reduce_op::max);
+              phase = ctx.allreduce(phase, reduce_op::max);
+              if (ctx.rank() == attacker) {
+                const router& r = s.route_plan();
+                std::vector<int> foreign;  // phases on which the attacker has no link to PE 0
+                for (int p = 0; p < r.num_phases(); ++p) {
+                  bool linked = false;
+                  for (const hop& h : r.out_links(attacker)) linked |= h.pe == 0 && h.phase == p;
+                  if (!linked) foreign.push_back(p);
+                }
+                std::mt19937_64 random(2024);
+                auto& net = context_access::net(ctx);
+                for (int k = 0; k < messages; ++k) {
+                  const forged f =
+                      forge(random, k % 10, phase, !r.ends_route(phase), r.num_phases(), foreign, ctx.size());
+                  message_buffer b = net.allocate(f.bytes.size());
+                  if (!f.bytes.empty()) std::memcpy(b.payload(), f.bytes.data(), f.bytes.size());
+                  b.set_size(f.bytes.size());
+                  net.send(0, f.control ? channel | transit::detail::mailbox::control_bit : channel, std::move(b));
+                }
+              }
+              if (ctx.rank() == 0) {
+                const std::string expected = "corrupt message on channel " + std::to_string(channel) + " from PE " +
+                                             std::to_string(attacker) + ": ";
+                int refused = 0;
+                while (refused < messages) {
+                  try {
+                    if (!s.progress()) std::this_thread::yield();
+                  } catch (const std::runtime_error& e) {
+                    ++refused;
+                    ASSERT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+                  }
+                }
+                EXPECT_EQ(s.stats().messages_received, 0u);
+                EXPECT_EQ(s.stats().items_delivered, 0u);
+              }
+              ctx.barrier();
+              // A normal step: nothing of the rejected messages may have been counted or kept.
+              for (std::int64_t q = 0; q < per_pe; ++q) {
+                const int dest = probe_destination(9, ctx.rank(), q, ctx.size());
+                s.insert(probe{ctx.rank(), dest, q}, dest);
+              }
+              s.finish();
+              log.check(9, "after the corrupt messages");
+            }),
+            0);
+}
+
+}  // namespace
