@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""expect_json.py [--records N] COMMAND...: runs a `transit bench ... --json` command and passes
-when it exits with status 0, every line of its standard output is a JSON object (parsed by
+"""expect_json.py [--records N] [--map] COMMAND...: runs a `transit bench ... --json` command and
+passes when it exits with status 0, every line of its standard output is a JSON object (parsed by
 Python's json module, which refuses NaN/Infinity only when told to: so are we), each has the
 fields API.md requires with the right types, and each says verified: true. --records N also
-requires exactly N lines. Standard error is shown but not judged (notes, progress).
+requires exactly N lines. --map checks `transit map --json` instead: API.md's map fields, at most
+ceil(objects / pes) objects on a PE, and with instances, shared_links 0 (the instances share no
+link). Standard error is shown but not judged (notes, progress).
 """
 import json
 import subprocess
@@ -14,6 +16,22 @@ REQUIRED = {
     "items_per_pe": (int, float), "buffer_items": int, "seconds": (int, float),
     "items_per_second_per_pe": (int, float), "messages_sent": int, "bytes_sent": int, "verified": bool,
 }
+REQUIRED_MAP = {
+    "mapper": str, "pattern": str, "objects": int, "physical": str, "pes": int, "instances": int,
+    "hop_bytes": int, "average_hops": (int, float), "dilation": int, "max_link_bytes": int,
+    "max_objects_per_pe": int, "seconds": (int, float),
+}
+
+
+def map_verdicts(record):
+    """What a map record must say beyond its fields' types."""
+    failures = []
+    cap = -(-record["objects"] // record["pes"])
+    if record["max_objects_per_pe"] > cap:
+        failures.append(f"max_objects_per_pe {record['max_objects_per_pe']} above ceil(objects/pes) = {cap}")
+    if record["instances"] > 1 and record.get("shared_links") != 0:
+        failures.append(f"shared_links is {record.get('shared_links')!r}, expected 0")
+    return failures
 
 
 def refuse_constant(name):
@@ -25,6 +43,9 @@ def main():
     records = None
     if args[:1] == ["--records"]:
         records, args = int(args[1]), args[2:]
+    required, verdicts = REQUIRED, None
+    if args[:1] == ["--map"]:
+        required, verdicts, args = REQUIRED_MAP, map_verdicts, args[1:]
     run = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     sys.stdout.write(run.stdout)
     sys.stderr.write(run.stderr)
@@ -45,18 +66,24 @@ def main():
         if not isinstance(record, dict):
             failures.append(f"line {number} is not a JSON object")
             continue
-        for field, kind in REQUIRED.items():
+        typed = True
+        for field, kind in required.items():
             if field not in record:
                 failures.append(f"line {number}: no field {field}")
+                typed = False
             elif isinstance(record[field], bool) != (kind is bool) or not isinstance(record[field], kind):
                 failures.append(f"line {number}: {field} = {record[field]!r} is not of type {kind}")
-        if record.get("verified") is not True:
+                typed = False
+        if verdicts is not None:
+            if typed:
+                failures.extend(f"line {number}: {f}" for f in verdicts(record))
+        elif record.get("verified") is not True:
             failures.append(f"line {number}: verified is {record.get('verified')!r}")
     for failure in failures:
         print(f"expect_json: {failure}")
     if failures:
         sys.exit(1)
-    print(f"expect_json: {len(lines)} verified JSON records")
+    print(f"expect_json: {len(lines)} {'map' if verdicts else 'verified'} JSON records")
 
 
 if __name__ == "__main__":
