@@ -30,7 +30,10 @@ class splitmix {
 
 std::string join_dims(std::span<const int> dims) {
   std::string out;
-  for (const int d : dims) out += (out.empty() ? "" : "x") + std::to_string(d);
+  for (const int d : dims) {
+    if (!out.empty()) out += 'x';
+    out += std::to_string(d);
+  }
   return out;
 }
 
