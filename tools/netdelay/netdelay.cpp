@@ -17,7 +17,9 @@
 // - Timer wake-ups come late by a fairly constant amount (about 20 us in the VM this was written
 //   on), which would add to every crossing. The program learns that lateness (a moving average of
 //   how late its timed waits return) and asks to wake that much earlier, so packets leave on
-//   average at their due time. It reports the release error when it exits.
+//   average at their due time. A latency shorter than one wake-up cannot be met exactly without
+//   spinning: packets then leave within half a wake-up of their time. It reports the release
+//   error when it exits.
 // On SIGTERM or SIGINT it accepts everything still held and exits 0.
 // <netinet/in.h> before the netfilter headers: they pull in <linux/in.h>, which clashes after.
 #include <arpa/inet.h>
@@ -100,12 +102,14 @@ int on_packet(nfq_q_handle*, nfgenmsg*, nfq_data* data, void* opaque) {
 }
 
 // Accepts every held packet that is due (all of them when `everything`): one batch verdict for the
-// highest due id accepts every id up to it, and ids grow in arrival order.
+// highest due id accepts every id up to it, and ids grow in arrival order. "Due" means within half
+// a timer wake-up's lateness of its time: sleeping again would overshoot by more than leaving now
+// comes early, so the error stays within lead/2 either way, and averages out.
 void release_due(nfq_q_handle* queue, state& s, bool everything) {
   const std::int64_t now = now_ns(CLOCK_MONOTONIC);
   bool any = false;
   std::uint32_t last = 0;
-  while (!s.fifo.empty() && (everything || s.fifo.front().due_ns - s.wake_lead_ns <= now)) {
+  while (!s.fifo.empty() && (everything || s.fifo.front().due_ns - s.wake_lead_ns / 2 <= now)) {
     last = s.fifo.front().id;
     const std::int64_t error = now - s.fifo.front().due_ns;
     s.error_sum_ns += error;
@@ -199,21 +203,24 @@ int main(int argc, char** argv) {
   while (!stop_requested) {
     timespec timeout{};
     timespec* wait = nullptr;
-    std::int64_t wake_at = -1;
+    std::int64_t sleep_ns = 0, slept_from = 0;
     if (!s.fifo.empty()) {
-      wake_at = s.fifo.front().due_ns - s.wake_lead_ns;
-      const std::int64_t left = std::max<std::int64_t>(0, wake_at - now_ns(CLOCK_MONOTONIC));
-      timeout.tv_sec = left / 1'000'000'000;
-      timeout.tv_nsec = left % 1'000'000'000;
+      // Sleep until `lead` before the front packet is due (the wake-up comes about `lead` late);
+      // not at all when it is already within lead/2 of due (release_due takes it).
+      slept_from = now_ns(CLOCK_MONOTONIC);
+      const std::int64_t due = s.fifo.front().due_ns;
+      if (due - s.wake_lead_ns / 2 > slept_from) sleep_ns = std::max<std::int64_t>(1, due - s.wake_lead_ns - slept_from);
+      timeout.tv_sec = sleep_ns / 1'000'000'000;
+      timeout.tv_nsec = sleep_ns % 1'000'000'000;
       wait = &timeout;
     }
     pollfd p{fd, POLLIN, 0};
     const int ready = ppoll(&p, 1, wait, &unblocked_in_wait);
     if (ready < 0 && errno != EINTR) fail("ppoll");
-    if (ready == 0 && wake_at >= 0) {  // a timed wake-up: learn how late it came, 1/16 per sample
-      const std::int64_t late = std::clamp<std::int64_t>(now_ns(CLOCK_MONOTONIC) - wake_at, 0, s.delay_ns / 2);
+    if (ready == 0 && sleep_ns > 0) {  // a timed sleep ended: learn how late it woke, 1/16 per sample
+      const std::int64_t late =
+          std::clamp<std::int64_t>(now_ns(CLOCK_MONOTONIC) - slept_from - sleep_ns, 0, std::max<std::int64_t>(s.delay_ns, 1));
       s.wake_lead_ns += (late - s.wake_lead_ns) / 16;
-      s.wake_lead_ns = std::clamp<std::int64_t>(s.wake_lead_ns, 0, s.delay_ns / 2);
     }
     if (ready > 0) {
       for (;;) {  // drain what is there without blocking
