@@ -9,7 +9,7 @@
 # node-aware (nodes x PEs), each at several items per PE (none at the smaller sizes only: it sends
 # a message per item). Then histogram (2^20 updates per PE, the issue's setting) with the grid and
 # node-aware schemes. Prints a table (medians of R runs, ratio to none at the same size) and writes
-# every record as a JSON line to FILE (default bench-cluster.jsonl) with the emulated network's
+# every record as a JSON line to FILE (default /tmp/transit-bench-cluster.jsonl) with the emulated network's
 # parameters as set and as measured; --plot DIR draws them with tools/plot.py (thesis figs 4.2-4.5).
 # The conveyors-over-MPI figures quoted in issue 9 are written as reference records: they were
 # measured by hand, not by this script (bale is not vendored).
@@ -18,7 +18,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(dirname "$here")
 transit=$repo/build/bin/transit
 repeat=3
-out=bench-cluster.jsonl
+out=${TMPDIR:-/tmp}/transit-bench-cluster.jsonl
 plot_dir=""
 quick=""
 while [ $# -gt 0 ]; do
