@@ -8,9 +8,10 @@
 # Schemes: --scheme none (one message per item), direct, 2-D (2x4) and 3-D (2x2x2) grids, and
 # node-aware (nodes x PEs), each at several items per PE (none at the smaller sizes only: it sends
 # a message per item). Then histogram (2^20 updates per PE, the issue's setting) with the grid and
-# node-aware schemes. Prints a table (medians of R runs, ratio to none at the same size) and writes
-# every record as a JSON line to FILE (default /tmp/transit-bench-cluster.jsonl) with the emulated network's
-# parameters as set and as measured; --plot DIR draws them with tools/plot.py (thesis figs 4.2-4.5).
+# node-aware schemes. Prints a table (medians of R runs, ratio to none at the same size) and
+# writes every record as a JSON line to FILE (default /tmp/transit-bench-cluster.jsonl) with the
+# emulated network's parameters as set and as measured; --plot DIR draws them with tools/plot.py
+# (thesis figs 4.2-4.5). --quick: fewer sizes, for a check that it works. About 2 minutes at R=3.
 # The conveyors-over-MPI figures quoted in issue 9 are written as reference records: they were
 # measured by hand, not by this script (bale is not vendored).
 set -euo pipefail
