@@ -8,7 +8,8 @@
 # Schemes: --scheme none (one message per item), direct, 2-D (2x4) and 3-D (2x2x2) grids, and
 # node-aware (nodes x PEs), each at several items per PE (none at the smaller sizes only: it sends
 # a message per item). Then histogram (2^20 updates per PE, the issue's setting) with the grid and
-# node-aware schemes. Prints a table (medians of R runs, ratio to none at the same size) and
+# node-aware schemes; and histogram in the settings of the conveyors figures quoted in issue 9
+# (4 ranks on one host over TCP; 2 hosts x 2 ranks). Prints a table (medians of R runs, ratio to none at the same size) and
 # writes every record as a JSON line to FILE (default /tmp/transit-bench-cluster.jsonl) with the
 # emulated network's parameters as set and as measured; --plot DIR draws them with tools/plot.py
 # (thesis figs 4.2-4.5). --quick: fewer sizes, for a check that it works. About 2 minutes at R=3.
@@ -62,11 +63,13 @@ with open(out, "a") as f:
                         "seconds": 2.5, "source": "issue 9"}) + "\n")
 EOF
 
-# bench ARGS...: one mpirun of `transit bench ... --json --repeat R` on the cluster; every record
-# gets the network's description.
+# bench ARGS...: one mpirun of `transit bench ... --json --repeat R` on the cluster, with the job
+# shape in np and placement and Open MPI's transports in btl; every record gets the network's
+# description.
+np=$((hosts * ranks_per_host)) placement=(--map-by node) btl=self,vader,tcp
 bench() {
   local records
-  if ! records=$("${cluster[@]}" run -- mpirun -np $((hosts * ranks_per_host)) --map-by node \
+  if ! records=$(OMPI_MCA_btl=$btl "${cluster[@]}" run -- mpirun -np "$np" "${placement[@]}" \
     "$transit" bench "$@" --json --repeat "$repeat" 2>/tmp/transit-cluster-bench.err); then
     echo "bench/cluster.sh: FAILED: transit bench $*" >&2
     cat /tmp/transit-cluster-bench.err >&2
@@ -95,6 +98,14 @@ for n in "${aggregated_sizes[@]}"; do
 done
 bench histogram --items-per-pe 1048576
 bench histogram --scheme node-aware --grid node --items-per-pe 1048576
+
+# The settings of the conveyors figures: 4 ranks on one host over Open MPI's TCP (inside host 0,
+# so the traffic stays in the cluster's namespaces), and 2 hosts x 2 ranks.
+np=4 placement=(--host "$name-h0:4") btl=self,tcp network="1 host x 4 ranks, Open MPI TCP within the host"
+bench histogram --items-per-pe 1048576
+"${cluster[@]}" up --hosts 2 --latency "$latency" --rate "$rate" >/dev/null
+np=4 placement=(--map-by node) btl=self,vader,tcp network="2 hosts x 2 ranks, latency $latency, $rate per host"
+bench histogram --items-per-pe 1048576
 echo >&2
 
 python3 - "$out" <<'EOF'
@@ -105,26 +116,34 @@ net = next(r for r in records if r.get("kind") == "network")
 print(f"\nemulated network: {net['network']}; measured: ping rtt avg {net['rtt_avg_ms']} ms "
       f"(min {net['rtt_min_ms']}), tcp {net['tcp_mbit_s']} Mbit/s; {net['machine']}; {net['date']}")
 runs = defaultdict(list)
+networks = []
 for r in records:
     if "kernel" in r and "items_per_second_per_pe" in r and "kind" not in r:
-        runs[(r["kernel"], r["scheme"], r["grid"], int(r["items_per_pe"]))].append(r)
+        runs[(r["network"], r["kernel"], r["scheme"], r["grid"], int(r["items_per_pe"]))].append(r)
+        if r["network"] not in networks:
+            networks.append(r["network"])
 def med(rs, field):
     return statistics.median(r[field] for r in rs)
-none_rate = {k[3]: med(v, "items_per_second_per_pe") for k, v in runs.items() if k[0] == "alltoall" and k[1] == "none"}
+none_rate = {(k[0], k[4]): med(v, "items_per_second_per_pe") for k, v in runs.items() if k[1] == "alltoall" and k[2] == "none"}
 has_inter = any("inter_node_messages" in r for rs in runs.values() for r in rs)
 head = f"{'kernel':10} {'scheme':11} {'grid':6} {'items/PE':>9} {'median s':>10} {'items/s/PE':>11} {'x none':>7} {'messages':>9}"
-print(head + (f" {'inter-node':>10}" if has_inter else ""))
-for key in sorted(runs, key=lambda k: (k[0], k[3], k[1] != "none", k[1], k[2])):
-    rs = runs[key]
-    rate = med(rs, "items_per_second_per_pe")
-    ratio = f"{rate / none_rate[key[3]]:7.0f}" if key[0] == "alltoall" and key[3] in none_rate and key[1] != "none" else f"{'':7}"
-    line = (f"{key[0]:10} {key[1]:11} {key[2]:6} {key[3]:9d} {med(rs, 'seconds'):10.4f} "
-            f"{rate / 1e6:9.3f} M {ratio} {int(med(rs, 'messages_sent')):9d}")
-    if has_inter:
-        line += f" {int(med(rs, 'inter_node_messages')) if 'inter_node_messages' in rs[0] else '-':>10}"
-    if not all(r.get("verified") for r in rs):
-        line += "  NOT VERIFIED"
-    print(line)
+head += f" {'inter-node':>10}" if has_inter else ""
+for network in networks:
+    print(f"\n{network}:\n{head}")
+    for key in sorted((k for k in runs if k[0] == network), key=lambda k: (k[1], k[4], k[2] != "none", k[2], k[3])):
+        rs = runs[key]
+        _, kernel, scheme, grid, items = key
+        rate = med(rs, "items_per_second_per_pe")
+        none = none_rate.get((network, items)) if kernel == "alltoall" and scheme != "none" else None
+        ratio = f"{rate / none:7.0f}" if none else f"{'':7}"
+        line = (f"{kernel:10} {scheme:11} {grid:6} {items:9d} {med(rs, 'seconds'):10.4f} "
+                f"{rate / 1e6:9.3f} M {ratio} {int(med(rs, 'messages_sent')):9d}")
+        if has_inter:
+            line += f" {int(med(rs, 'inter_node_messages')) if 'inter_node_messages' in rs[0] else '-':>10}"
+        if not all(r.get("verified") for r in rs):
+            line += "  NOT VERIFIED"
+        print(line)
+print()
 for r in records:
     if r.get("kind") == "reference":
         figure = (f"{r['items_per_second_per_pe'][0] / 1e6:.1f}-{r['items_per_second_per_pe'][1] / 1e6:.1f} M updates/s/PE"
