@@ -5,7 +5,7 @@
 #
 #   bench/cluster.sh [--transit PATH] [--repeat R] [--out FILE.jsonl] [--plot DIR] [--quick]
 #
-# Schemes: --scheme none (one message per item), direct, 2-D (2x4) and 3-D (2x2x2) grids, and
+# Schemes: --scheme none (one message per item), direct, 2-D (2x4, 4x2) and 3-D (2x2x2) grids, and
 # node-aware (nodes x PEs), each at several items per PE (none at the smaller sizes only: it sends
 # a message per item). Then histogram (2^20 updates per PE, the issue's setting) with the grid and
 # node-aware schemes; and histogram in the settings of the conveyors figures quoted in issue 9
@@ -90,7 +90,10 @@ fi
 for n in "${none_sizes[@]}"; do bench alltoall --scheme none --items-per-pe "$n"; done
 for n in "${aggregated_sizes[@]}"; do
   bench alltoall --grid direct --items-per-pe "$n"
+  # Both 2-D shapes: under --map-by node (rank r on host r mod 4) the columns of 2x4 are hosts, so
+  # it routes as node-aware does (one host crossing per item); 4x2 ignores the hosts.
   bench alltoall --grid 2x4 --items-per-pe "$n"
+  bench alltoall --grid 4x2 --items-per-pe "$n"
   bench alltoall --grid 2x2x2 --items-per-pe "$n"
   # node-aware on the nodes x PEs grid: under --map-by node a host's ranks are not consecutive, and
   # only that grid places them by node.
