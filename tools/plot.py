@@ -4,7 +4,10 @@
 
 Usage: tools/plot.py [--out DIR] [--x FIELD] [FILE ...]    (no FILE: read standard input)
 
-One plot per (kernel, item size, backend, PE count), named KERNEL-<B>B-<backend>-<P>pes.png.
+One plot per (kernel, item size, backend, PE count), named KERNEL-<B>B-<backend>-<P>pes.png; records
+of an emulated network (bench/cluster.sh adds "network") get their own plots, named
+KERNEL-<B>B-<backend>-<P>pes-<network>.png and titled with it. Records with a "kind" (the
+network's measurements, reference figures) are not runs and are left out.
 Repeated runs of one configuration are drawn as their median, with the spread as a band. Lines
 that are not JSON objects (text output, notes) are skipped, so whole logs can be piped in.
 """
@@ -33,7 +36,7 @@ def read_records(paths):
                 record = json.loads(line)
             except json.JSONDecodeError:
                 continue
-            if "kernel" in record and "items_per_second_per_pe" in record:
+            if "kernel" in record and "items_per_second_per_pe" in record and "kind" not in record:
                 records.append(record)
     return records
 
@@ -48,7 +51,7 @@ def label_of(record):
 
 
 def plot_group(key, records, x_field, out_dir):
-    kernel, item_bytes, backend, pes = key
+    kernel, item_bytes, backend, pes, network = key
     series = defaultdict(lambda: defaultdict(list))
     for r in records:
         series[label_of(r)][r[x_field]].append(r["items_per_second_per_pe"])
@@ -62,11 +65,13 @@ def plot_group(key, records, x_field, out_dir):
     ax.set_yscale("log")
     ax.set_xlabel(x_field.replace("_", " "))
     ax.set_ylabel("items per second per PE")
-    ax.set_title(f"{kernel}, {item_bytes}-byte items, {backend} backend, {pes} PEs")
+    title = f"{kernel}, {item_bytes}-byte items, {backend} backend, {pes} PEs"
+    ax.set_title(title + (f"\n{network}" if network else ""), fontsize="medium")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize="small")
     fig.tight_layout()
-    path = os.path.join(out_dir, f"{kernel}-{item_bytes}B-{backend}-{pes}pes.png")
+    suffix = ("-" + "".join(c if c.isalnum() else "-" for c in network).strip("-")) if network else ""
+    path = os.path.join(out_dir, f"{kernel}-{item_bytes}B-{backend}-{pes}pes{suffix}.png")
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
@@ -90,7 +95,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     groups = defaultdict(list)
     for r in records:
-        groups[(r["kernel"], r["item_bytes"], r["backend"], r["pes"])].append(r)
+        groups[(r["kernel"], r["item_bytes"], r["backend"], r["pes"], r.get("network", ""))].append(r)
     for key in sorted(groups):
         print("wrote", plot_group(key, groups[key], args.x, args.out))
     return 0

@@ -2,7 +2,8 @@
 """expect_json.py [--records N] COMMAND...: runs a `transit bench ... --json` command and passes
 when it exits with status 0, every line of its standard output is a JSON object (parsed by
 Python's json module, which refuses NaN/Infinity only when told to: so are we), each has the
-fields API.md requires with the right types, and each says verified: true. --records N also
+fields API.md requires with the right types (inter_node_messages never above messages_sent, and 0
+on a single node), and each says verified: true. --records N also
 requires exactly N lines. Standard error is shown but not judged (notes, progress).
 """
 import json
@@ -13,6 +14,7 @@ REQUIRED = {
     "kernel": str, "backend": str, "pes": int, "scheme": str, "grid": str, "item_bytes": int,
     "items_per_pe": (int, float), "buffer_items": int, "seconds": (int, float),
     "items_per_second_per_pe": (int, float), "messages_sent": int, "bytes_sent": int, "verified": bool,
+    "nodes": int, "inter_node_messages": int,
 }
 
 
@@ -50,6 +52,11 @@ def main():
                 failures.append(f"line {number}: no field {field}")
             elif isinstance(record[field], bool) != (kind is bool) or not isinstance(record[field], kind):
                 failures.append(f"line {number}: {field} = {record[field]!r} is not of type {kind}")
+        inter, sent, nodes = record.get("inter_node_messages"), record.get("messages_sent"), record.get("nodes")
+        if isinstance(inter, int) and isinstance(sent, int) and inter > sent:
+            failures.append(f"line {number}: inter_node_messages {inter} > messages_sent {sent}")
+        if nodes == 1 and inter not in (0, None):
+            failures.append(f"line {number}: inter_node_messages {inter} on a single node")
         if record.get("verified") is not True:
             failures.append(f"line {number}: verified is {record.get('verified')!r}")
     for failure in failures:
