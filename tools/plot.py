@@ -4,9 +4,11 @@
 Usage: tools/plot.py [--out DIR] [--x FIELD] [FILE ...]    (no FILE: read standard input)
 
 bench: as thesis figures 4.2 to 4.5 do, the rate (items per second per PE) against the number of
-items per PE, one line per scheme and grid; one plot per (kernel, item size, backend, PE count),
-named KERNEL-<B>B-<backend>-<P>pes.png. Repeated runs of one configuration are drawn as their
-median, with the spread as a band.
+items per PE, one line per scheme and grid. One plot per (kernel, item size, backend, PE count),
+named KERNEL-<B>B-<backend>-<P>pes.png; records of an emulated network (bench/cluster.sh adds
+"network") get their own plots, named KERNEL-<B>B-<backend>-<P>pes-<network>.png and titled with
+it. Records with a "kind" (the network's measurements, reference figures) are not runs and are
+left out. Repeated runs of one configuration are drawn as their median, with the spread as a band.
 
 map: the link loads per dimension of the physical topology, one group of bars per dimension and
 one bar per mapper (the busiest link; a dot marks the mean link); one plot per (pattern, physical
@@ -39,7 +41,7 @@ def read_records(paths):
                 record = json.loads(line)
             except json.JSONDecodeError:
                 continue
-            if "kernel" in record and "items_per_second_per_pe" in record:
+            if "kernel" in record and "items_per_second_per_pe" in record and "kind" not in record:
                 records.append(record)
             elif "mapper" in record and "link_bytes_max_per_dimension" in record:
                 records.append(record)
@@ -48,6 +50,16 @@ def read_records(paths):
 
 def file_part(text):
     return "".join(c if c.isalnum() or c in "-." else "_" for c in str(text))
+
+
+def finish(fig, ax, title, path):
+    """Titles the plot, adds the legend and writes it to `path`."""
+    ax.set_title(title, fontsize="medium")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
 
 
 def plot_map_group(key, records, out_dir):
@@ -79,16 +91,6 @@ def plot_map_group(key, records, out_dir):
                   os.path.join(out_dir, f"map-{file_part(pattern)}-{file_part(physical)}-{instances}inst.png"))
 
 
-def finish(fig, ax, title, path):
-    """Titles the plot, adds the legend and writes it to `path`."""
-    ax.set_title(title)
-    ax.legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
-
-
 def label_of(record):
     scheme, grid = record.get("scheme", "?"), record.get("grid", "?")
     if scheme == "none":
@@ -99,7 +101,7 @@ def label_of(record):
 
 
 def plot_group(key, records, x_field, out_dir):
-    kernel, item_bytes, backend, pes = key
+    kernel, item_bytes, backend, pes, network = key
     series = defaultdict(lambda: defaultdict(list))
     for r in records:
         series[label_of(r)][r[x_field]].append(r["items_per_second_per_pe"])
@@ -114,8 +116,10 @@ def plot_group(key, records, x_field, out_dir):
     ax.set_xlabel(x_field.replace("_", " "))
     ax.set_ylabel("items per second per PE")
     ax.grid(True, which="both", alpha=0.3)
-    return finish(fig, ax, f"{kernel}, {item_bytes}-byte items, {backend} backend, {pes} PEs",
-                  os.path.join(out_dir, f"{kernel}-{item_bytes}B-{backend}-{pes}pes.png"))
+    title = f"{kernel}, {item_bytes}-byte items, {backend} backend, {pes} PEs"
+    suffix = ("-" + "".join(c if c.isalnum() else "-" for c in network).strip("-")) if network else ""
+    return finish(fig, ax, title + (f"\n{network}" if network else ""),
+                  os.path.join(out_dir, f"{kernel}-{item_bytes}B-{backend}-{pes}pes{suffix}.png"))
 
 
 def main():
@@ -138,7 +142,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     groups = defaultdict(list)
     for r in bench:
-        groups[(r["kernel"], r["item_bytes"], r["backend"], r["pes"])].append(r)
+        groups[(r["kernel"], r["item_bytes"], r["backend"], r["pes"], r.get("network", ""))].append(r)
     for key in sorted(groups):
         print("wrote", plot_group(key, groups[key], args.x, args.out))
     map_groups = defaultdict(list)

@@ -2,10 +2,11 @@
 """expect_json.py [--records N] [--map] COMMAND...: runs a `transit bench ... --json` command and
 passes when it exits with status 0, every line of its standard output is a JSON object (parsed by
 Python's json module, which refuses NaN/Infinity only when told to: so are we), each has the
-fields API.md requires with the right types, and each says verified: true. --records N also
-requires exactly N lines. --map checks `transit map --json` instead: API.md's map fields, at most
-ceil(objects / pes) objects on a PE, and with instances, shared_links 0 (the instances share no
-link). Standard error is shown but not judged (notes, progress).
+fields API.md requires with the right types (inter_node_messages never above messages_sent, and 0
+on a single node), and each says verified: true. --records N also requires exactly N lines.
+--map checks `transit map --json` instead: API.md's map fields, at most ceil(objects / pes)
+objects on a PE, and with instances, shared_links 0 (the instances share no link). Standard error
+is shown but not judged (notes, progress).
 """
 import json
 import subprocess
@@ -15,6 +16,7 @@ REQUIRED = {
     "kernel": str, "backend": str, "pes": int, "scheme": str, "grid": str, "item_bytes": int,
     "items_per_pe": (int, float), "buffer_items": int, "seconds": (int, float),
     "items_per_second_per_pe": (int, float), "messages_sent": int, "bytes_sent": int, "verified": bool,
+    "nodes": int, "inter_node_messages": int,
 }
 REQUIRED_MAP = {
     "mapper": str, "pattern": str, "objects": int, "physical": str, "pes": int, "instances": int,
@@ -23,8 +25,21 @@ REQUIRED_MAP = {
 }
 
 
+def bench_verdicts(record):
+    """What a bench record must say beyond its fields' types."""
+    failures = []
+    inter, sent, nodes = record.get("inter_node_messages"), record.get("messages_sent"), record.get("nodes")
+    if isinstance(inter, int) and isinstance(sent, int) and inter > sent:
+        failures.append(f"inter_node_messages {inter} > messages_sent {sent}")
+    if nodes == 1 and inter not in (0, None):
+        failures.append(f"inter_node_messages {inter} on a single node")
+    if record.get("verified") is not True:
+        failures.append(f"verified is {record.get('verified')!r}")
+    return failures
+
+
 def map_verdicts(record):
-    """What a map record must say beyond its fields' types."""
+    """What a map record must say beyond its fields' types (which must be right first)."""
     failures = []
     cap = -(-record["objects"] // record["pes"])
     if record["max_objects_per_pe"] > cap:
@@ -43,7 +58,7 @@ def main():
     records = None
     if args[:1] == ["--records"]:
         records, args = int(args[1]), args[2:]
-    required, verdicts = REQUIRED, None
+    required, verdicts = REQUIRED, bench_verdicts
     if args[:1] == ["--map"]:
         required, verdicts, args = REQUIRED_MAP, map_verdicts, args[1:]
     run = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -74,16 +89,13 @@ def main():
             elif isinstance(record[field], bool) != (kind is bool) or not isinstance(record[field], kind):
                 failures.append(f"line {number}: {field} = {record[field]!r} is not of type {kind}")
                 typed = False
-        if verdicts is not None:
-            if typed:
-                failures.extend(f"line {number}: {f}" for f in verdicts(record))
-        elif record.get("verified") is not True:
-            failures.append(f"line {number}: verified is {record.get('verified')!r}")
+        if typed or verdicts is bench_verdicts:
+            failures.extend(f"line {number}: {f}" for f in verdicts(record))
     for failure in failures:
         print(f"expect_json: {failure}")
     if failures:
         sys.exit(1)
-    print(f"expect_json: {len(lines)} {'map' if verdicts else 'verified'} JSON records")
+    print(f"expect_json: {len(lines)} {'map' if verdicts is map_verdicts else 'verified'} JSON records")
 
 
 if __name__ == "__main__":
