@@ -112,6 +112,7 @@ struct record {
   std::uint64_t flush_us = 0;
   double items_per_pe = 0, seconds = 0, rate = 0;
   std::uint64_t messages_sent = 0, bytes_sent = 0, items_forwarded = 0;
+  std::uint64_t inter_node_messages = 0;  // sent between PEs on different nodes, over all PEs
   std::uint64_t buffer_bytes_peak = 0, buffer_bytes_bound = 0;
   bool verified = false;
   int run = 0;

@@ -87,6 +87,7 @@ record run_once(context& ctx, const options& opt, int run_index) {
   r.seconds = m.seconds;
   r.rate = m.seconds > 0 ? m.items_per_pe / m.seconds : 0;
   r.messages_sent = ctx.allreduce(m.stats.messages_sent, reduce_op::sum);
+  r.inter_node_messages = ctx.allreduce(m.stats.inter_node_messages, reduce_op::sum);
   r.bytes_sent = ctx.allreduce(m.stats.bytes_sent, reduce_op::sum);
   r.items_forwarded = ctx.allreduce(m.stats.items_forwarded, reduce_op::sum);
   r.buffer_bytes_peak = ctx.allreduce(m.stats.buffer_bytes_peak, reduce_op::max);
@@ -149,6 +150,7 @@ std::string to_json(const record& r) {
               {"seconds", r.seconds},
               {"items_per_second_per_pe", r.rate},
               {"messages_sent", r.messages_sent},
+              {"inter_node_messages", r.inter_node_messages},
               {"bytes_sent", r.bytes_sent},
               {"items_forwarded", r.items_forwarded},
               {"buffer_bytes_peak", r.buffer_bytes_peak},
@@ -168,6 +170,7 @@ std::string to_text(const record& r) {
                 r.item_bytes, r.items_per_pe, r.seconds, human(r.rate).c_str(), r.messages_sent,
                 r.buffer_bytes_peak, r.verified ? "verified" : "NOT VERIFIED");
   std::string out = line;
+  if (r.nodes > 1) out += "  " + std::to_string(r.inter_node_messages) + " msgs between " + std::to_string(r.nodes) + " nodes";
   for (const auto& [key, value] : r.extra.items()) out += "  " + key + " " + text_of(value);
   return out;
 }
@@ -198,6 +201,7 @@ void accumulate(streamer_stats& into, const streamer_stats& s) {
   into.items_delivered += s.items_delivered;
   into.items_forwarded += s.items_forwarded;
   into.messages_sent += s.messages_sent;
+  into.inter_node_messages += s.inter_node_messages;
   into.messages_received += s.messages_received;
   into.bytes_sent += s.bytes_sent;
   into.buffers_peak += s.buffers_peak;
