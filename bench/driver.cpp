@@ -95,6 +95,8 @@ record run_once(context& ctx, const options& opt, int run_index) {
   r.verified = all_of(ctx, m.verified);
   r.run = run_index;
   r.extra = m.extra;
+  r.variants = m.variants;
+  r.table = m.table;
   return r;
 }
 
@@ -114,7 +116,17 @@ int bench_command(context& ctx, const options& opt) {
     rates.push_back(r.rate);
     all_verified &= r.verified;
     if (ctx.rank() != 0) continue;
-    std::printf("%s\n", (opt.json ? to_json(r) : to_text(r)).c_str());
+    if (!opt.json && !r.table.empty()) {
+      std::printf("%s", r.table.c_str());
+    } else if (r.variants.empty()) {
+      std::printf("%s\n", (opt.json ? to_json(r) : to_text(r)).c_str());
+    } else {
+      for (const json& variant : r.variants) {
+        record one = r;
+        for (const auto& [key, value] : variant.items()) one.extra[key] = value;
+        std::printf("%s\n", (opt.json ? to_json(one) : to_text(one)).c_str());
+      }
+    }
     std::fflush(stdout);
     if (!r.verified) std::fprintf(stderr, "transit bench: %s run %d FAILED verification\n", opt.kernel.c_str(), run);
   }

@@ -12,3 +12,5 @@
 #include "transit/streamer/options.hpp"
 #include "transit/streamer/streamer.hpp"
 #include "transit/streamer/object_streamer.hpp"
+#include "transit/exchange/options.hpp"
+#include "transit/exchange/sparse_exchange.hpp"
