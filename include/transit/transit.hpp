@@ -14,3 +14,7 @@
 #include "transit/streamer/object_streamer.hpp"
 #include "transit/exchange/options.hpp"
 #include "transit/exchange/sparse_exchange.hpp"
+#include "transit/one_sided/options.hpp"
+#include "transit/one_sided/request.hpp"
+#include "transit/one_sided/global_array.hpp"
+#include "transit/one_sided/global_mutexes.hpp"

@@ -57,6 +57,19 @@ class grid_router final : public routing_base {
   std::vector<std::vector<int>> block_population_;
 };
 
+/// HiCOO's lowest-dimension-first routing (Yu et al. 2012, Algorithm 1 with its rule for
+/// partially populated grids); see ldf_router.cpp for the rule, the numbering and the phases.
+class ldf_router final : public routing_base {
+ public:
+  /// Throws std::invalid_argument unless the PEs fill slots 0..num_pes-1.
+  explicit ldf_router(virtual_grid grid);
+
+  routing kind() const noexcept override { return routing::lowest_dimension_first; }
+  int num_phases() const noexcept override { return grid().ndims(); }
+  int max_hops() const noexcept override { return grid().ndims(); }
+  hop next_hop(int self, int dest, int arrived_phase) const override;
+};
+
 /// TRAM thesis chapter 5: base (Algorithm 1) or advanced (Algorithms 2 to 4) node-aware routing.
 /// The last grid dimension holds the PEs of a node; the leading dimensions form the node grid.
 class node_aware_router final : public routing_base {

@@ -61,6 +61,32 @@ void context_access::finish_collective(context& c, collective_group& group, std:
       what);
 }
 
+int context_access::add_progress_hook(context& c, std::function<bool()> poll) {
+  auto& s = *c.state_;
+  s.progress_hooks.emplace_back(s.next_progress_hook, std::move(poll));
+  return s.next_progress_hook++;
+}
+
+void context_access::remove_progress_hook(context& c, int id) {
+  TRANSIT_ASSERT(!c.state_->running_progress_hooks, "a progress hook must not remove hooks");
+  std::erase_if(c.state_->progress_hooks, [id](const auto& h) { return h.first == id; });
+}
+
+bool context_access::run_progress_hooks(context& c) {
+  auto& s = *c.state_;
+  if (s.running_progress_hooks) return false;  // a wait inside a hook: the outer loop polls
+  s.running_progress_hooks = true;
+  bool progressed = false;
+  try {
+    for (std::size_t i = 0; i < s.progress_hooks.size(); ++i) progressed |= s.progress_hooks[i].second();
+  } catch (...) {
+    s.running_progress_hooks = false;
+    throw;
+  }
+  s.running_progress_hooks = false;
+  return progressed;
+}
+
 int context_access::add_diagnostic(context& c, std::function<std::string()> describe) {
   auto& s = *c.state_;
   s.diagnostics.emplace_back(s.next_diagnostic, std::move(describe));

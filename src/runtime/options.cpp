@@ -44,13 +44,13 @@ bool parse_switch(std::string_view name, std::string_view text) {
   return text == "1";
 }
 
-constexpr std::array<std::string_view, 6> option_names{"backend",      "pes",      "pes-force",
-                                                       "pes-per-node", "physical", "watchdog"};
+constexpr std::array<std::string_view, 7> option_names{"backend",  "pes",      "pes-force",  "pes-per-node",
+                                                       "physical", "watchdog", "mpi-threads"};
 
 [[noreturn]] void unknown_option(std::string_view name) {
   detail::throw_invalid("option", detail::concat("--transit-", name),
                         "one of --transit-backend, --transit-pes, --transit-pes-force, "
-                        "--transit-pes-per-node, --transit-physical, --transit-watchdog");
+                        "--transit-pes-per-node, --transit-physical, --transit-watchdog, --transit-mpi-threads");
 }
 
 void apply(run_options& o, std::string_view name, std::string_view value) {
@@ -68,6 +68,10 @@ void apply(run_options& o, std::string_view name, std::string_view value) {
     o.physical = value;
   } else if (name == "watchdog") {
     o.watchdog = parse_seconds("--transit-watchdog", value);
+  } else if (name == "mpi-threads") {
+    if (value != "funneled" && value != "multiple")
+      detail::throw_invalid("--transit-mpi-threads", value, "'funneled' or 'multiple'");
+    o.mpi_thread_multiple = value == "multiple";
   } else {
     unknown_option(name);
   }
@@ -105,6 +109,7 @@ run_options parse_run_options(int& argc, char**& argv) {
   apply_env(o, "TRANSIT_PES_PER_NODE", "pes-per-node");
   apply_env(o, "TRANSIT_PHYSICAL", "physical");
   apply_env(o, "TRANSIT_WATCHDOG", "watchdog");
+  apply_env(o, "TRANSIT_MPI_THREADS", "mpi-threads");
 
   constexpr std::string_view prefix = "--transit-";
   bool pes_from_command_line = false;

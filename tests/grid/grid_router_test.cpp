@@ -141,7 +141,8 @@ TEST(GridRouter, SizeOneDimensionsEndRoutesEarly) {
 }
 
 TEST(Routing, NamesRoundTrip) {
-  for (const routing kind : {routing::grid, routing::node_aware, routing::node_aware_advanced})
+  for (const routing kind : {routing::grid, routing::node_aware, routing::node_aware_advanced,
+                             routing::lowest_dimension_first})
     EXPECT_EQ(parse_routing(to_string(kind)), kind);
   EXPECT_EQ(to_string(routing::node_aware_advanced), "node-aware-advanced");
   try {
@@ -150,7 +151,8 @@ TEST(Routing, NamesRoundTrip) {
   } catch (const std::invalid_argument& error) {
     EXPECT_STREQ(
         error.what(),
-        "routing scheme: got 'mesh', expected 'grid', 'node-aware' or 'node-aware-advanced'");
+        "routing scheme: got 'mesh', expected 'grid', 'node-aware', 'node-aware-advanced' or "
+        "'lowest-dimension-first'");
   }
 }
 

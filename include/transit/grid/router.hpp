@@ -24,11 +24,13 @@ namespace transit {
 
 class machine;
 
-/// Routing scheme (TRAM thesis: grid, section 3.3.1; node-aware, Algorithms 1 to 4).
-enum class routing { grid, node_aware, node_aware_advanced };
+/// Routing scheme (TRAM thesis: grid, section 3.3.1; node-aware, Algorithms 1 to 4; HiCOO
+/// (Yu et al. 2012): lowest dimension first, for grids whose PEs fill the leading slots).
+enum class routing { grid, node_aware, node_aware_advanced, lowest_dimension_first };
 
 std::string_view to_string(routing r) noexcept;
-/// "grid", "node-aware", "node-aware-advanced"; throws std::invalid_argument otherwise.
+/// "grid", "node-aware", "node-aware-advanced", "lowest-dimension-first"; throws
+/// std::invalid_argument otherwise.
 routing parse_routing(std::string_view name);
 
 /// One hop: the next PE and the routing phase of the message that carries the item there.
@@ -73,7 +75,9 @@ class router {
 };
 
 /// Builds the router for `kind` on `grid`. Node-aware schemes read the last grid dimension as the
-/// PEs of a node and need it to match `m`; throws std::invalid_argument naming the mismatch.
+/// PEs of a node and need it to match `m`; lowest-dimension-first needs the PEs to fill slots
+/// 0..num_pes-1 (as virtual_grid(dims, num_pes) places them). Throws std::invalid_argument
+/// naming the mismatch.
 std::unique_ptr<router> make_router(routing kind, const virtual_grid& grid, const machine& m);
 
 }  // namespace transit

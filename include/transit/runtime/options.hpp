@@ -20,6 +20,10 @@ struct run_options {
   std::string physical;
   /// A PE waiting this long without progress prints its state and ends the job; 0 = off.
   std::chrono::milliseconds watchdog{0};
+  /// mpi backend: initialise MPI with MPI_THREAD_MULTIPLE (one-sided helper threads call MPI;
+  /// measured cost to the streamer: none beyond noise) or, with --transit-mpi-threads=funneled
+  /// (TRANSIT_MPI_THREADS), MPI_THREAD_FUNNELED.
+  bool mpi_thread_multiple = true;
 };
 
 /// Reads TRANSIT_* from the environment, then removes the --transit-* options from argv

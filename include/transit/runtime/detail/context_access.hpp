@@ -48,6 +48,9 @@ struct context_state {
   std::unique_ptr<collective_group> group;  // for context::barrier and allreduce
   std::vector<std::pair<int, std::function<std::string()>>> diagnostics;
   int next_diagnostic = 0;
+  std::vector<std::pair<int, std::function<bool()>>> progress_hooks;
+  int next_progress_hook = 0;
+  bool running_progress_hooks = false;
 };
 
 class context_access {
@@ -69,6 +72,13 @@ class context_access {
   /// meanwhile (arrivals wait in the mailbox for their endpoints).
   static void finish_collective(context& c, collective_group& group, std::string_view what);
 
+  /// Registers `poll` (non-blocking; returns whether it did anything) to run in every waiting
+  /// loop of this PE (wait_until, so collectives and every layer's waits), for endpoints that must
+  /// serve peers whenever the PE is inside transit (one-sided polling mode). Not re-entrant: a
+  /// wait inside a hook runs no hooks. Returns an id for remove_progress_hook.
+  static int add_progress_hook(context& c, std::function<bool()> poll);
+  static void remove_progress_hook(context& c, int id);
+
   /// Registers a description of some endpoint's state for watchdog reports; returns an id.
   static int add_diagnostic(context& c, std::function<std::string()> describe);
   static void remove_diagnostic(context& c, int id);
@@ -81,6 +91,7 @@ class context_access {
  private:
   [[noreturn]] static void watchdog_expired(context& c, std::string_view what,
                                             std::chrono::steady_clock::duration idle);
+  static bool run_progress_hooks(context& c);
 };
 
 template <class Step>
@@ -88,8 +99,11 @@ void context_access::wait_until(context& c, Step&& step, std::string_view what) 
   backoff pause;
   const auto watchdog = c.state_->options.watchdog;
   auto last_progress = std::chrono::steady_clock::now();
+  auto& hooks = c.state_->progress_hooks;
   for (;;) {
-    switch (step()) {
+    const bool hooks_progressed = !hooks.empty() && run_progress_hooks(c);
+    const step_result result = step();
+    switch (hooks_progressed && result == step_result::idle ? step_result::progressed : result) {
       case step_result::done: return;
       case step_result::progressed:
         pause.reset();

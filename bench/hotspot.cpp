@@ -1,0 +1,218 @@
+// hotspot: HiCOO's hot-spot tests (Yu et al. 2012, section 4.2, figs. 10 to 12). Every PE runs
+// --iterations rounds of --ops one-sided operations between two sync()s. --contention percent of
+// the PEs (spread evenly over the ranks) aim at PE 0, the others at a partner PE (never PE 0).
+// --op fetch-add: one fetch_add on the target's word; --op put-v: a noncontiguous put of
+// --regions regions of --region-bytes bytes into the target's block, then fence() (the vectored
+// put complete at its target). Reports the time per operation, each PE's mean over its rounds,
+// as mean, median and max over PEs, and what reached PE 0 (request messages against requests
+// aimed at it: the effect of aggregation and combining). Verified: every word holds exactly the
+// increments aimed at it; every region the bytes of its source's last round.
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "bench.hpp"
+#include "cli.hpp"
+#include "one_sided_kernels.hpp"
+
+namespace transit::bench {
+
+namespace {
+
+struct parameters {
+  std::string op = "fetch-add";
+  int contention = 100;
+  int ops = 10;
+  int iterations = 100;
+  int regions = 8;
+  int region_bytes = 64;
+  one_sided_choice choice;
+  bool no_combine = false;
+  std::size_t buffer_bytes = 16384;
+  int flush_us = 10;
+};
+parameters params;  // set by the command line before any PE starts
+
+bool aims_at_pe0(int rank, int contention) {
+  // floor(P * c / 100) PEs, spread evenly: rank r contends when floor(r c / 100) steps at r.
+  return (rank * contention) / 100 != ((rank + 1) * contention) / 100;
+}
+
+int partner_of(int rank, int pes) { return pes < 2 ? 0 : 1 + (rank + pes / 2 - 1) % (pes - 1); }
+
+int target_of(int rank, int pes, int contention) {
+  return aims_at_pe0(rank, contention) ? 0 : partner_of(rank, pes);
+}
+
+one_sided_options options_of(const parameters& p) {
+  one_sided_options o = p.choice.options();
+  o.combine = !p.no_combine;
+  o.buffer_bytes = p.buffer_bytes;
+  o.flush_period = std::chrono::microseconds(p.flush_us);
+  return o;
+}
+
+/// Every PE's value, on every PE (a small gather through a global array of our own).
+std::vector<double> gather(context& ctx, double mine) {
+  one_sided_options o;
+  o.topology = request_topology::fcg;
+  global_array<double> all(ctx, static_cast<std::size_t>(ctx.size()), o);
+  all.put(static_cast<std::size_t>(ctx.rank()), std::span<const double>(&mine, 1));
+  all.sync();
+  std::vector<double> values(static_cast<std::size_t>(ctx.size()));
+  all.get(0, values);
+  all.sync();
+  return values;
+}
+
+measurement run_hotspot(context& ctx, const setup&) {
+  const parameters p = params;
+  const int pes = ctx.size();
+  const int rank = ctx.rank();
+  const int target = target_of(rank, pes, p.contention);
+  const bool put_v = p.op == "put-v";
+  const one_sided_options o = options_of(p);
+  // fetch-add: one word per PE. put-v: in each PE's block, an area per source PE of --regions
+  // regions at a stride of two region sizes (noncontiguous).
+  const std::size_t area = static_cast<std::size_t>(p.regions) * static_cast<std::size_t>(p.region_bytes) * 2;
+  const std::size_t per_pe = put_v ? area * static_cast<std::size_t>(pes) : 1;
+  global_array<std::uint64_t> words(ctx, put_v ? 1 : static_cast<std::size_t>(pes), o);
+  global_array<std::uint8_t> bytes(ctx, put_v ? per_pe * static_cast<std::size_t>(pes) : 1, o);
+  std::vector<std::uint8_t> region(static_cast<std::size_t>(p.region_bytes));
+
+  double busy = 0;
+  measurement m;
+  m.seconds = measure(ctx, [&] {
+    for (int it = 0; it < p.iterations; ++it) {
+      const auto start = std::chrono::steady_clock::now();
+      for (int k = 0; k < p.ops; ++k) {
+        if (!put_v) {
+          words.fetch_add(static_cast<std::size_t>(target), 1);
+          continue;
+        }
+        const std::size_t base = static_cast<std::size_t>(target) * per_pe + static_cast<std::size_t>(rank) * area;
+        for (int r = 0; r < p.regions; ++r) {
+          for (std::size_t b = 0; b < region.size(); ++b) region[b] = static_cast<std::uint8_t>(rank + it + r + b);
+          bytes.put(base + static_cast<std::size_t>(r) * 2 * region.size(), region);
+        }
+        bytes.fence();  // the vectored put is complete at its target
+      }
+      busy += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (put_v) {
+        bytes.sync();
+      } else {
+        words.sync();
+      }
+    }
+  });
+
+  // Verify: each word holds the increments aimed at it; each area its source's last round.
+  bool ok = true;
+  const int last = p.iterations - 1;
+  if (put_v) {
+    const auto mine = bytes.local();
+    for (int source = 0; source < pes; ++source) {
+      const bool wrote = target_of(source, pes, p.contention) == rank && p.iterations > 0 && p.ops > 0;
+      for (int r = 0; r < p.regions; ++r) {
+        for (std::size_t b = 0; b < region.size(); ++b) {
+          const std::size_t at = static_cast<std::size_t>(source) * area + static_cast<std::size_t>(r) * 2 * region.size() + b;
+          const auto expected = wrote ? static_cast<std::uint8_t>(source + last + r + b) : std::uint8_t{0};
+          ok = ok && mine[at] == expected;
+        }
+      }
+    }
+  } else {
+    std::uint64_t aimed = 0;
+    for (int source = 0; source < pes; ++source) aimed += target_of(source, pes, p.contention) == rank ? 1 : 0;
+    ok = words.local()[0] == aimed * static_cast<std::uint64_t>(p.ops) * static_cast<std::uint64_t>(p.iterations);
+  }
+
+  const double per_op_us = p.ops * p.iterations > 0 ? busy / (p.ops * p.iterations) * 1e6 : 0;
+  std::vector<double> times = gather(ctx, per_op_us);
+  std::sort(times.begin(), times.end());
+  double sum = 0;
+  for (const double t : times) sum += t;
+  const double median = times.size() % 2 == 1 ? times[times.size() / 2]
+                                               : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
+  const one_sided_stats st = put_v ? bytes.stats() : words.stats();
+  std::uint64_t contenders = 0;
+  for (int source = 0; source < pes; ++source) contenders += target_of(source, pes, p.contention) == 0 ? 1 : 0;
+  const std::uint64_t per_op_requests = put_v ? static_cast<std::uint64_t>(p.regions) : 1;
+  const std::uint64_t aimed_at_pe0 = contenders * per_op_requests * static_cast<std::uint64_t>(p.ops) *
+                                     static_cast<std::uint64_t>(p.iterations);
+  const std::uint64_t at_target = ctx.allreduce(rank == 0 ? st.request_messages_received : 0, reduce_op::sum);
+
+  m.items_per_pe = static_cast<double>(p.ops) * p.iterations;
+  m.verified = ok;
+  m.stats.messages_sent = st.messages_sent;  // the record's generic fields, from the one-sided counters
+  m.stats.items_forwarded = st.requests_forwarded;
+  m.stats.buffer_bytes_peak = st.request_buffer_bytes_peak;
+  m.buffer_bytes_bound = st.request_buffer_bytes;
+  m.extra["op"] = p.op;
+  m.extra["contention"] = p.contention;
+  m.extra["topology"] = p.choice.topology;
+  m.extra["progress"] = p.choice.progress;
+  m.extra["combine"] = !p.no_combine;
+  m.extra["ops"] = p.ops;
+  m.extra["iterations"] = p.iterations;
+  if (put_v) {
+    m.extra["regions"] = p.regions;
+    m.extra["region_bytes"] = p.region_bytes;
+  }
+  m.extra["mean_us"] = sum / static_cast<double>(times.size());
+  m.extra["median_us"] = median;
+  m.extra["max_us"] = times.back();
+  m.extra["requests_issued"] = ctx.allreduce(st.requests_sent, reduce_op::sum);
+  m.extra["requests_aimed_at_pe0"] = aimed_at_pe0;
+  m.extra["request_messages_at_target"] = at_target;
+  // Below 1: aggregation and combining at work (PE 0's own requests reach it without a message).
+  m.extra["target_messages_per_request"] =
+      aimed_at_pe0 > 0 ? static_cast<double>(at_target) / static_cast<double>(aimed_at_pe0) : 0.0;
+  m.extra["requests_combined"] = ctx.allreduce(st.requests_combined, reduce_op::sum);
+  m.extra["links_max"] = ctx.allreduce(st.links, reduce_op::max);
+  m.extra["request_buffer_bytes_per_pe"] = ctx.allreduce(st.request_buffer_bytes, reduce_op::max);
+  m.extra["request_buffer_bytes_peak"] = ctx.allreduce(st.request_buffer_bytes_peak, reduce_op::max);
+  return m;
+}
+
+const bool registered = register_kernel({
+    .name = "hotspot",
+    .summary = "HiCOO hot spot: one-sided fetch-add or vectored put, a share of PEs aiming at PE 0",
+    .item_sizes = {sizeof(std::uint64_t)},
+    .run = run_hotspot,
+    .add_options =
+        [](CLI::App& sub) {
+          sub.add_option("--op", params.op, "fetch-add (default) or put-v (a noncontiguous put, then fence)")
+              ->check(one_of({"fetch-add", "put-v"}))
+              ->type_name("OP");
+          sub.add_option("--contention", params.contention, "percent of PEs aiming at PE 0 (default 100)")
+              ->transform(integer_in<int>(0, 100, "a percentage in [0, 100]"))
+              ->type_name("C");
+          sub.add_option("--ops", params.ops, "operations between two sync()s (default 10)")
+              ->transform(integer_in<int>(1, 1'000'000, "an integer in [1, 1000000]"))
+              ->type_name("N");
+          sub.add_option("--iterations", params.iterations, "rounds of --ops operations (default 100)")
+              ->transform(integer_in<int>(1, 1'000'000, "an integer in [1, 1000000]"))
+              ->type_name("N");
+          sub.add_option("--regions", params.regions, "put-v: regions per vectored put (default 8)")
+              ->transform(integer_in<int>(1, 4096, "an integer in [1, 4096]"))
+              ->type_name("N");
+          sub.add_option("--region-bytes", params.region_bytes, "put-v: bytes per region (default 64)")
+              ->transform(integer_in<int>(1, 1 << 20, "an integer in [1, 1048576]"))
+              ->type_name("S");
+          add_one_sided_options(sub, params.choice);
+          sub.add_flag("--no-combine", params.no_combine, "do not combine requests for one word");
+          sub.add_option("--request-buffer-bytes", params.buffer_bytes, "request aggregation per link (default 16384)")
+              ->transform(integer_in<std::size_t>(256, std::size_t{1} << 30, "bytes in [256, 1073741824]"))
+              ->type_name("B");
+          sub.add_option("--request-flush-us", params.flush_us, "partial request buffers go after U us (default 10)")
+              ->transform(integer_in<int>(0, 60'000'000, "microseconds in [0, 60000000]"))
+              ->type_name("U");
+        },
+    .default_items = [] { return std::uint64_t{1000}; },
+});
+
+}  // namespace
+
+}  // namespace transit::bench

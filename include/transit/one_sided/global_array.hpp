@@ -1,0 +1,226 @@
+#pragma once
+// global_array<T>: a block-distributed array with one-sided put, get, accumulate, fetch_add and
+// compare_exchange (HiCOO in transit; docs/one_sided.md).
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+
+#include "transit/core/error.hpp"
+#include "transit/one_sided/detail/engine.hpp"
+#include "transit/one_sided/options.hpp"
+#include "transit/one_sided/request.hpp"
+#include "transit/runtime/context.hpp"
+
+namespace transit {
+
+/// Elements [0, size()) spread over the PEs in contiguous blocks (the first size() % P PEs hold
+/// one more). Requests are forwarded and aggregated over the node topology of the options and
+/// served by the owner (polling) or its node's helper thread.
+///
+/// Consistency: operations from one PE to one element are applied in the order issued; accumulate,
+/// fetch_add and compare_exchange are atomic per element; everything a PE issued is complete at
+/// its target after its fence(), everywhere after sync(). Concurrent put or get against other
+/// operations on the same element from other PEs is not ordered (as in MPI).
+template <class T>
+class global_array {
+  static_assert(std::is_trivially_copyable_v<T>,
+                "transit::global_array requires a trivially copyable element type: elements travel as bytes");
+
+ public:
+  using value_type = T;
+
+  /// Collective: every PE constructs its global arrays in the same order with equal size and
+  /// options. Elements are value-initialised. Throws std::invalid_argument for bad options (see
+  /// one_sided_options), hypercube on a node count that is not a power of two, mpi_rma on the
+  /// local backend, helper_thread on mpi when MPI was not initialised with MPI_THREAD_MULTIPLE.
+  global_array(context& ctx, std::size_t size, one_sided_options options = {})
+      : size_(size),
+        pes_(static_cast<std::size_t>(ctx.size())),
+        base_(size / pes_),
+        extra_(size % pes_),
+        begin_(begin_of(static_cast<std::size_t>(ctx.rank()))) {
+    detail::engine_config config;
+    config.options = options;
+    config.local_elements = begin_of(static_cast<std::size_t>(ctx.rank()) + 1) - begin_;
+    config.element_size = sizeof(T);
+    config.initialize = [](std::byte* block, std::size_t elements) {
+      std::uninitialized_value_construct_n(reinterpret_cast<T*>(block), elements);
+    };
+    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) config.ops = detail::element_ops_for<T>();
+    engine_ = detail::make_one_sided_engine(ctx, config);
+  }
+  /// Collective (teardown serves the other PEs until every one has finished).
+  ~global_array() = default;
+  global_array(const global_array&) = delete;
+  global_array& operator=(const global_array&) = delete;
+
+  /// Local. Number of elements.
+  std::size_t size() const noexcept { return size_; }
+  /// Local. The PE holding element `index`; std::out_of_range outside [0, size()).
+  int owner(std::size_t index) const {
+    check_index(index, "owner");
+    return static_cast<int>(owner_of(index));
+  }
+  /// Local. This PE's block. Remote operations change it only inside transit calls of this PE
+  /// (polling) or at any time (helper_thread); read it after sync() or under a mutex.
+  std::span<T> local() noexcept {
+    const auto bytes = engine_->local_block();
+    return {reinterpret_cast<T*>(bytes.data()), bytes.size() / sizeof(T)};
+  }
+  /// Local. Global index of local()[0].
+  std::size_t local_begin() const noexcept { return begin_; }
+
+  /// Local. Writes values to [index, index + values.size()); returns when `values` may be reused.
+  /// Complete at the target after fence(). std::out_of_range for a region past the end.
+  void put(std::size_t index, std::span<const T> values) {
+    detail::completion done;
+    put_pieces(index, values, &done, nullptr);
+    engine_->wait(done, "global_array::put");
+  }
+  /// Local, blocking: reads [index, index + out.size()) into out.
+  void get(std::size_t index, std::span<T> out) {
+    detail::completion done;
+    get_pieces(index, out, &done, nullptr);
+    engine_->wait(done, "global_array::get");
+  }
+  /// Local. As put, but returns at once; `values` must outlive the request, which completes when
+  /// they may be reused.
+  request put_nb(std::size_t index, std::span<const T> values) {
+    auto state = std::make_shared<detail::completion>();
+    put_pieces(index, values, state.get(), state);
+    return request(engine_.get(), std::move(state));
+  }
+  /// Local. As get, but returns at once; `out` must outlive the request.
+  request get_nb(std::size_t index, std::span<T> out) {
+    auto state = std::make_shared<detail::completion>();
+    get_pieces(index, out, state.get(), state);
+    return request(engine_.get(), std::move(state));
+  }
+  /// Local. element = element op value, atomically per element; returns when `values` may be
+  /// reused (complete at the target after fence()).
+  void accumulate(std::size_t index, std::span<const T> values, reduce_op op)
+    requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
+  {
+    check_region(index, values.size(), "accumulate");
+    detail::completion done;
+    for_each_piece(index, values.size(), [&](int owner, std::size_t offset, std::size_t count, std::size_t first) {
+      detail::operation op_piece{detail::op_code::accumulate, op, owner, offset, count,
+                                 reinterpret_cast<const std::byte*>(values.data() + first), nullptr};
+      engine_->issue(op_piece, &done, nullptr);
+    });
+    engine_->wait(done, "global_array::accumulate");
+  }
+  /// Local, blocking: adds delta to the element atomically and returns the value before.
+  T fetch_add(std::size_t index, T delta)
+    requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
+  {
+    T old{};
+    detail::completion done;
+    fetch_add_piece(index, delta, &old, &done, nullptr);
+    engine_->wait(done, "global_array::fetch_add");
+    return old;
+  }
+  /// Local. As fetch_add, but returns at once; *old_value is written when the request completes.
+  request fetch_add_nb(std::size_t index, T delta, T* old_value)
+    requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
+  {
+    auto state = std::make_shared<detail::completion>();
+    fetch_add_piece(index, delta, old_value, state.get(), state);
+    return request(engine_.get(), std::move(state));
+  }
+  /// Local, blocking: replaces the element by `desired` if it equals `expected` (same bytes),
+  /// atomically; returns the value it had.
+  T compare_exchange(std::size_t index, T expected, T desired)
+    requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
+  {
+    check_index(index, "compare_exchange");
+    T pair[2] = {expected, desired};
+    T old{};
+    detail::completion done;
+    const std::size_t owner = owner_of(index);
+    detail::operation op{detail::op_code::compare_exchange, reduce_op::sum, static_cast<int>(owner),
+                         index - begin_of(owner), 1, reinterpret_cast<const std::byte*>(pair),
+                         reinterpret_cast<std::byte*>(&old)};
+    engine_->issue(op, &done, nullptr);
+    engine_->wait(done, "global_array::compare_exchange");
+    return old;
+  }
+
+  /// Local: returns when every operation this PE issued on this array is complete at its target.
+  void fence() { engine_->fence(); }
+  /// Collective: fence() on every PE, then a barrier; afterwards every PE sees every update.
+  void sync() { engine_->sync(); }
+  /// Local: this PE's counters.
+  one_sided_stats stats() const { return engine_->stats(); }
+
+ private:
+  std::size_t begin_of(std::size_t pe) const noexcept { return pe * base_ + std::min(pe, extra_); }
+  std::size_t owner_of(std::size_t index) const noexcept {
+    const std::size_t large = extra_ * (base_ + 1);  // elements on the PEs holding one more
+    return index < large ? index / (base_ + 1) : extra_ + (index - large) / base_;
+  }
+  void check_index(std::size_t index, const char* what) const {
+    if (index >= size_)
+      throw std::out_of_range(detail::concat("global_array::", what, ": index ", index, " is outside [0, ", size_,
+                                             "): expected an element of the array"));
+  }
+  void check_region(std::size_t index, std::size_t count, const char* what) const {
+    if (index > size_ || count > size_ - index)
+      throw std::out_of_range(detail::concat("global_array::", what, ": region [", index, ", ", index, " + ", count,
+                                             ") runs past the end of the array (size ", size_, ")"));
+  }
+  /// Calls f(owner, offset in owner's block, count, position in the caller's span) per owner.
+  template <class F>
+  void for_each_piece(std::size_t index, std::size_t count, F&& f) const {
+    std::size_t done = 0;
+    while (done < count) {
+      const std::size_t at = index + done;
+      const std::size_t owner = owner_of(at);
+      const std::size_t offset = at - begin_of(owner);
+      const std::size_t n = std::min(count - done, begin_of(owner + 1) - at);
+      f(static_cast<int>(owner), offset, n, done);
+      done += n;
+    }
+  }
+  void put_pieces(std::size_t index, std::span<const T> values, detail::completion* done,
+                  const std::shared_ptr<detail::completion>& keep) {
+    check_region(index, values.size(), "put");
+    for_each_piece(index, values.size(), [&](int owner, std::size_t offset, std::size_t count, std::size_t first) {
+      detail::operation op{detail::op_code::put, reduce_op::sum, owner, offset, count,
+                           reinterpret_cast<const std::byte*>(values.data() + first), nullptr};
+      engine_->issue(op, done, keep);
+    });
+  }
+  void get_pieces(std::size_t index, std::span<T> out, detail::completion* done,
+                  const std::shared_ptr<detail::completion>& keep) {
+    check_region(index, out.size(), "get");
+    for_each_piece(index, out.size(), [&](int owner, std::size_t offset, std::size_t count, std::size_t first) {
+      detail::operation op{detail::op_code::get, reduce_op::sum, owner, offset, count, nullptr,
+                           reinterpret_cast<std::byte*>(out.data() + first)};
+      engine_->issue(op, done, keep);
+    });
+  }
+  void fetch_add_piece(std::size_t index, const T& delta, T* old, detail::completion* done,
+                       const std::shared_ptr<detail::completion>& keep) {
+    check_index(index, "fetch_add");
+    const std::size_t owner = owner_of(index);
+    detail::operation op{detail::op_code::fetch_add, reduce_op::sum, static_cast<int>(owner),
+                         index - begin_of(owner), 1, reinterpret_cast<const std::byte*>(&delta),
+                         reinterpret_cast<std::byte*>(old)};
+    engine_->issue(op, done, keep);
+  }
+
+  std::size_t size_;
+  std::size_t pes_;
+  std::size_t base_;   // elements per PE, rounded down
+  std::size_t extra_;  // PEs holding one more
+  std::size_t begin_;
+  std::unique_ptr<detail::one_sided_engine> engine_;
+};
+
+}  // namespace transit

@@ -1,0 +1,46 @@
+#pragma once
+// global_mutexes: mutexes spread over the PEs, queued first come, first served at their home PE.
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "transit/core/error.hpp"
+#include "transit/one_sided/detail/engine.hpp"
+#include "transit/one_sided/options.hpp"
+#include "transit/runtime/context.hpp"
+
+namespace transit {
+
+/// `count` mutexes; mutex m lives on PE m % size(). Lock and unlock requests are routed, aggregated
+/// and served like a global_array's (same options, same progress modes); with mpi_rma they are
+/// ticket locks on an MPI window.
+class global_mutexes {
+ public:
+  /// Collective: every PE constructs its global_mutexes in the same order with equal arguments.
+  /// std::invalid_argument for count < 1 or bad options (as global_array).
+  global_mutexes(context& ctx, int count, one_sided_options options = {});
+  /// Collective.
+  ~global_mutexes();
+  global_mutexes(const global_mutexes&) = delete;
+  global_mutexes& operator=(const global_mutexes&) = delete;
+
+  /// Local, blocking: returns when this PE holds `mutex`. Requests are granted in the order they
+  /// reach the home PE (FIFO, so every waiter is served). std::out_of_range for a mutex outside
+  /// [0, count); std::logic_error if this PE already holds it (it would wait for itself).
+  void lock(int mutex);
+  /// Local. Completes every one-sided operation this PE issued (any global_array), then releases
+  /// `mutex`, so the next holder sees those writes. std::logic_error if this PE does not hold it.
+  void unlock(int mutex);
+  /// Local. Number of mutexes.
+  int count() const noexcept { return count_; }
+
+ private:
+  void check(int mutex, const char* what) const;
+  void send(detail::op_code code, int mutex, const char* what);
+  context& ctx_;
+  int count_;
+  std::vector<bool> held_;
+  std::unique_ptr<detail::one_sided_engine> engine_;
+};
+
+}  // namespace transit

@@ -1,0 +1,376 @@
+// progress_mode::helper_thread: one helper thread per node is the endpoint of every PE of the
+// node (ARMCI's communication helper, HiCOO's per-node server). Each PE's part of the node's
+// shared memory holds, 64-byte aligned:
+//   request ring (PE -> helper) | reply ring (helper -> PE) | the PE's block of elements
+// A PE applies operations on its own node's elements itself (atomics atomically) and pushes the
+// rest into its request ring; the helper aggregates the rings of all its PEs into its links,
+// forwards and serves like any endpoint, and pushes replies and acknowledgements into the reply
+// rings (into a private overflow queue when a ring is full: it never waits for a PE).
+#include <algorithm>
+#include <atomic>
+#include <deque>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "node_resources.hpp"
+#include "ring.hpp"
+#include "routed_engine.hpp"
+#include "transit/core/backoff.hpp"
+#include "transit/core/error.hpp"
+#include "transit/runtime/context.hpp"
+
+namespace transit::detail {
+
+namespace {
+
+std::size_t ring_capacity(std::size_t buffer_bytes) {
+  std::size_t capacity = std::size_t{1} << 16;
+  while (capacity < 4 * buffer_bytes) capacity *= 2;  // a record (at most a buffer) fits twice
+  return capacity;
+}
+
+/// Where the rings and the block sit in a PE's shared part.
+struct part_layout {
+  std::size_t ring_bytes;
+  std::size_t requests = 0;
+  std::size_t replies;
+  std::size_t block;
+  std::size_t total;
+  part_layout(std::size_t capacity, std::size_t block_bytes)
+      : ring_bytes(capacity),
+        replies(byte_ring::control_bytes + capacity),
+        block(2 * (byte_ring::control_bytes + capacity)),
+        total(block + (block_bytes + 63) / 64 * 64) {}
+};
+
+/// The helper of one node: a hub on its own thread and transport, serving the node's PEs.
+class node_helper final : private hub::host {
+ public:
+  struct pe_side {
+    int pe;
+    byte_ring requests;  // consumer side
+    byte_ring replies;   // producer side
+    std::byte* block;
+    std::deque<std::vector<std::byte>> overflow;  // replies waiting for ring room
+  };
+
+  node_helper(context& ctx, std::unique_ptr<transport> net, hub::config c, std::vector<pe_side> pes)
+      : ctx_(ctx), node_(c.self), net_(std::move(net)), pes_(std::move(pes)) {
+    hub_ = std::make_unique<hub>(std::move(c), *net_, nullptr, 0, static_cast<hub::host&>(*this));
+  }
+  ~node_helper() override { stop(); }
+  node_helper(const node_helper&) = delete;
+  node_helper& operator=(const node_helper&) = delete;
+
+  void start() { thread_ = std::thread([this] { run(); }); }
+  void stop() {
+    stop_.store(true, std::memory_order_release);
+    if (thread_.joinable()) thread_.join();
+  }
+
+  /// (messages sent, messages received) at a point between two rounds of the helper: a
+  /// consistent pair for the teardown waves. Blocks the caller briefly (one helper round).
+  std::pair<std::uint64_t, std::uint64_t> snapshot() {
+    const std::uint64_t asked = snapshot_asked_.fetch_add(1, std::memory_order_acq_rel) + 1;
+    backoff pause;
+    while (snapshot_answered_.load(std::memory_order_acquire) < asked) pause.idle();
+    return {snapshot_sent_.load(std::memory_order_relaxed), snapshot_received_.load(std::memory_order_relaxed)};
+  }
+
+  /// The helper's counters as last published (relaxed reads: a report, not a synchronisation).
+  hub_counters published() const {
+    hub_counters c;
+    c.requests_forwarded = published_[0].load(std::memory_order_relaxed);
+    c.requests_combined = published_[1].load(std::memory_order_relaxed);
+    c.requests_served = published_[2].load(std::memory_order_relaxed);
+    c.messages_sent = published_[3].load(std::memory_order_relaxed);
+    c.request_messages_sent = published_[4].load(std::memory_order_relaxed);
+    c.request_messages_received = published_[5].load(std::memory_order_relaxed);
+    c.credit_waits = published_[6].load(std::memory_order_relaxed);
+    c.buffer_bytes_peak = published_[7].load(std::memory_order_relaxed);
+    return c;
+  }
+  std::uint64_t buffer_bound() const noexcept { return hub_->buffer_bound(); }
+  std::size_t num_links() const noexcept { return hub_->num_links(); }
+
+ private:
+  void run() {
+    backoff pause;
+    try {
+      while (!stop_.load(std::memory_order_acquire)) {
+        answer_snapshot();
+        const bool from_rings = serve_rings();
+        bool progressed = hub_->poll(!from_rings) || from_rings;  // flush partial buffers once idle
+        progressed |= flush_overflow();
+        if (progressed) {
+          publish();
+          pause.reset();
+        } else {
+          pause.idle();  // 2 cores, many PEs: an idle helper must not spin
+        }
+      }
+      answer_snapshot();
+    } catch (const std::exception& e) {
+      context_access::end_job(ctx_, concat("helper thread of node ", node_, ": ", e.what()));
+      snapshot_answered_.store(~std::uint64_t{0}, std::memory_order_release);  // nobody waits on a dead helper
+    }
+  }
+
+  void answer_snapshot() {
+    const std::uint64_t asked = snapshot_asked_.load(std::memory_order_acquire);
+    if (asked == snapshot_answered_.load(std::memory_order_relaxed)) return;
+    snapshot_sent_.store(hub_->counters().messages_sent, std::memory_order_relaxed);
+    snapshot_received_.store(hub_->counters().messages_received, std::memory_order_relaxed);
+    snapshot_answered_.store(asked, std::memory_order_release);
+  }
+
+  void publish() {
+    const hub_counters& c = hub_->counters();
+    const std::uint64_t values[8] = {c.requests_forwarded, c.requests_combined,     c.requests_served,
+                                     c.messages_sent,      c.request_messages_sent, c.request_messages_received,
+                                     c.credit_waits,       c.buffer_bytes_peak};
+    for (int i = 0; i < 8; ++i) published_[i].store(values[i], std::memory_order_relaxed);
+  }
+
+  // Each PE's requests go in ring order; one that finds no room stays at the head of its ring.
+  bool serve_rings() {
+    bool any = false;
+    for (auto& side : pes_) {
+      any |= side.requests.drain([&](const std::byte* record, std::size_t) {
+        request_record r;
+        std::memcpy(&r, record, sizeof r);
+        return hub_->submit(r, record + sizeof r);
+      });
+    }
+    return any;
+  }
+
+  bool flush_overflow() {
+    bool any = false;
+    for (auto& side : pes_) {
+      while (!side.overflow.empty()) {
+        const auto& record = side.overflow.front();
+        if (!side.replies.push(record.data(), record.size(), nullptr, 0)) break;
+        side.overflow.pop_front();
+        any = true;
+      }
+    }
+    return any;
+  }
+
+  pe_side& side_of(int pe) { return pes_[static_cast<std::size_t>(ctx_.machine().local_rank(pe))]; }
+
+  void to_ring(int pe, const control_record& c, const std::byte* data, std::size_t bytes) {
+    pe_side& side = side_of(pe);
+    if (side.overflow.empty() && side.replies.push(&c, sizeof c, data, bytes)) return;
+    std::vector<std::byte> record(sizeof c + bytes);
+    std::memcpy(record.data(), &c, sizeof c);
+    if (bytes > 0) std::memcpy(record.data() + sizeof c, data, bytes);
+    side.overflow.push_back(std::move(record));
+  }
+
+  std::byte* block_of(int pe) override { return side_of(pe).block; }
+  void deliver_reply(int pe, std::uint32_t ticket, const std::byte* data, std::size_t bytes) override {
+    to_ring(pe, control_record{control_type::reply, 0, 0, static_cast<std::uint32_t>(bytes), pe, ticket}, data, bytes);
+  }
+  void deliver_acks(int pe, std::uint64_t count) override {
+    TRANSIT_ASSERT(count <= 0xffffffffu, "acknowledgements of one poll fit 32 bits");
+    to_ring(pe, control_record{control_type::acks, 0, 0, 0, pe, static_cast<std::uint32_t>(count)}, nullptr, 0);
+  }
+
+  context& ctx_;
+  int node_;
+  std::unique_ptr<transport> net_;
+  std::vector<pe_side> pes_;
+  std::unique_ptr<hub> hub_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::atomic<std::uint64_t> snapshot_asked_{0};
+  std::atomic<std::uint64_t> snapshot_answered_{0};
+  std::atomic<std::uint64_t> snapshot_sent_{0};
+  std::atomic<std::uint64_t> snapshot_received_{0};
+  std::atomic<std::uint64_t> published_[8] = {};
+};
+
+class helper_engine final : public routed_engine {
+ public:
+  helper_engine(context& ctx, const engine_config& config);
+  ~helper_engine() override;
+  one_sided_stats stats() const override;
+
+ private:
+  bool submit(const request_record& r, const std::byte* payload) override {
+    return requests_.push(&r, sizeof r, payload, r.payload_bytes);
+  }
+  bool apply_directly(const request_record& r, const std::byte* payload, std::byte* out) override;
+  bool poll_endpoint(bool) override {
+    context_access::mail(ctx_).pump();  // keep the context's transport moving for other layers
+    return replies_.drain([&](const std::byte* record, std::size_t) {
+      control_record c;
+      std::memcpy(&c, record, sizeof c);
+      if (c.type == control_type::acks) {
+        on_acks(c.value);
+      } else {
+        on_reply(c.value, record + sizeof c, c.payload_bytes);
+      }
+      return true;
+    });
+  }
+  hub::config plan_routes(const node_plan& plan) const;
+  void abandon() noexcept;
+
+  std::unique_ptr<node_resources> resources_;
+  byte_ring requests_;  // producer side
+  byte_ring replies_;   // consumer side
+  std::vector<std::byte*> node_blocks_;  // by local rank
+  std::unique_ptr<node_helper> helper_;  // on the node's first PE
+  std::size_t links_ = 0;
+  std::uint64_t share_bytes_ = 0;
+  int diagnostic_ = -1;
+};
+
+// The helper of node n routes between nodes only: owners on its own node are served here.
+hub::config helper_engine::plan_routes(const node_plan& plan) const {
+  const machine& m = ctx_.machine();
+  const int node = m.node_of(rank_);
+  hub::config c = hub_basics();
+  c.self = node;
+  c.self_requester = m.pe_on_node(node, 0);
+  c.atomic = true;  // the node's PEs touch the same memory
+  std::set<int> in_links;
+  for (const hop& h : plan.route->out_links(node)) {
+    if (std::find(c.links.begin(), c.links.end(), h.pe) == c.links.end()) c.links.push_back(h.pe);
+  }
+  for (const hop& h : plan.route->in_links(node)) in_links.insert(h.pe);
+  c.in_links = in_links.size();
+  c.route.resize(static_cast<std::size_t>(ctx_.size()));
+  c.endpoint_of.resize(static_cast<std::size_t>(ctx_.size()));
+  for (int owner = 0; owner < ctx_.size(); ++owner) {
+    const int target = m.node_of(owner);
+    c.endpoint_of[static_cast<std::size_t>(owner)] = target;
+    if (target == node) {
+      c.route[static_cast<std::size_t>(owner)] = -1;
+      continue;
+    }
+    const int next = plan.route->next_hop(node, target, -1).pe;
+    const auto it = std::find(c.links.begin(), c.links.end(), next);
+    TRANSIT_ASSERT(it != c.links.end(), "a next hop is among the router's out_links");
+    c.route[static_cast<std::size_t>(owner)] = static_cast<std::int32_t>(it - c.links.begin());
+  }
+  return c;
+}
+
+helper_engine::helper_engine(context& ctx, const engine_config& config) : routed_engine(ctx, config) {
+  const machine& m = ctx.machine();
+  const int node = m.node_of(rank_);
+  const int local = m.local_rank(rank_);
+  const node_plan plan = make_node_plan(config.options.topology, m.num_nodes());
+  const std::size_t block_bytes = config.local_elements * config.element_size;
+  const part_layout layout(ring_capacity(config.options.buffer_bytes), block_bytes);
+  resources_ = make_node_resources(ctx, channel_, layout.total);
+
+  // This PE's part: rings constructed, elements initialised, before anyone may use them.
+  std::byte* mine = resources_->part(local);
+  byte_ring::create(mine + layout.requests);
+  byte_ring::create(mine + layout.replies);
+  place_block(mine + layout.block);
+  requests_ = byte_ring(mine + layout.requests, layout.ring_bytes);
+  replies_ = byte_ring(mine + layout.replies, layout.ring_bytes);
+  for (int l = 0; l < m.pes_on_node(node); ++l) node_blocks_.push_back(resources_->part(l) + layout.block);
+
+  hub::config routes = plan_routes(plan);
+  links_ = routes.links.size();
+  const std::uint64_t helper_bound = (routes.links.size() + routes.in_links * link_credits) * config.options.buffer_bytes;
+  share_bytes_ = helper_bound / static_cast<std::uint64_t>(m.pes_on_node(node)) + 2 * layout.ring_bytes;
+  if (local == 0) {
+    std::vector<node_helper::pe_side> sides;
+    for (int l = 0; l < m.pes_on_node(node); ++l) {
+      std::byte* part = resources_->part(l);
+      sides.push_back(node_helper::pe_side{m.pe_on_node(node, l), byte_ring(part + layout.requests, layout.ring_bytes),
+                                           byte_ring(part + layout.replies, layout.ring_bytes), part + layout.block, {}});
+    }
+    helper_ = std::make_unique<node_helper>(ctx, resources_->make_helper_transport(), std::move(routes), std::move(sides));
+  }
+  // Every part is ready everywhere before a helper starts or a PE touches another's block.
+  group_->start_barrier();
+  context_access::finish_collective(ctx, *group_, "helper-mode set-up (barrier)");
+  if (helper_) helper_->start();
+  diagnostic_ = context_access::add_diagnostic(ctx, [this] { return describe_requests(); });
+}
+
+bool helper_engine::apply_directly(const request_record& r, const std::byte* payload, std::byte* out) {
+  if (config_.mutexes) return false;  // mutex queues live in the helper
+  const machine& m = ctx_.machine();
+  if (m.node_of(r.owner) != m.node_of(rank_)) return false;
+  const std::size_t size = config_.element_size;
+  std::byte* word = node_blocks_[static_cast<std::size_t>(m.local_rank(r.owner))] + r.offset * size;
+  switch (r.op) {
+    case op_code::put:
+      copy_into_block(word, payload, r.count, size, true);
+      break;
+    case op_code::get:
+      copy_from_block(out, word, r.count, size, true);
+      break;
+    case op_code::accumulate:
+      config_.ops->accumulate(word, payload, r.count, static_cast<reduce_op>(r.reduce), true);
+      break;
+    case op_code::fetch_add:
+      config_.ops->fetch_add(word, payload, out, true);
+      break;
+    case op_code::compare_exchange:
+      config_.ops->compare_exchange(word, payload, out, true);
+      break;
+    case op_code::lock:
+    case op_code::unlock:
+      return false;
+  }
+  return true;
+}
+
+void helper_engine::abandon() noexcept {
+  if (helper_) helper_->stop();  // it must not outlive this PE's memory
+  resources_->abandon();
+}
+
+helper_engine::~helper_engine() {
+  context_access::remove_diagnostic(ctx_, diagnostic_);
+  if (abandoning()) {
+    abandon();
+    return;
+  }
+  try {
+    // Collective: every PE's operations complete; then no PE pushes requests any more, and the
+    // helpers keep running until no message between them (credits included) is in flight.
+    sync();
+    quiesce(
+        ctx_, *group_, [this] { return poll(true); },
+        [this] { return helper_ ? helper_->snapshot() : std::pair<std::uint64_t, std::uint64_t>{0, 0}; },
+        std::string(config_.what) + " teardown");
+    if (helper_) helper_->stop();
+    helper_.reset();
+    group_->start_barrier();  // no helper runs anywhere before the shared memory goes
+    context_access::finish_collective(ctx_, *group_, "helper-mode teardown (barrier)");
+  } catch (...) {
+    abandon();  // another PE failed meanwhile; the job is ending
+    return;
+  }
+  context_access::mail(ctx_).close_channel(channel_);
+}
+
+one_sided_stats helper_engine::stats() const {
+  one_sided_stats s;
+  s.requests_sent = requests_sent_;
+  s.links = links_;
+  s.request_buffer_bytes = share_bytes_;
+  if (helper_) add_hub_counters(s, helper_->published());  // reported by the node's first PE
+  return s;
+}
+
+}  // namespace
+
+std::unique_ptr<one_sided_engine> make_helper_engine(context& ctx, const engine_config& config) {
+  return std::make_unique<helper_engine>(ctx, config);
+}
+
+}  // namespace transit::detail

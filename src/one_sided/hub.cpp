@@ -1,0 +1,549 @@
+#include "hub.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <sstream>
+
+#include "transit/core/error.hpp"
+
+namespace transit::detail {
+
+namespace {
+
+// Requests for one word meet in a buffer; words of owners' blocks up to 2^40 elements combine.
+constexpr std::uint64_t max_combined_offset = std::uint64_t{1} << 40;
+
+enum combine_kind : std::uint8_t { not_combinable = 0, combine_sum = 1, combine_min = 2, combine_max = 3 };
+
+std::uint8_t combine_kind_of(const request_record& r, const element_ops* ops) {
+  if (ops == nullptr || !ops->combinable || r.offset >= max_combined_offset) return not_combinable;
+  if (r.op == op_code::fetch_add) return combine_sum;
+  if (r.op != op_code::accumulate || r.count != 1) return not_combinable;
+  switch (static_cast<reduce_op>(r.reduce)) {
+    case reduce_op::sum: return combine_sum;
+    case reduce_op::min: return combine_min;
+    case reduce_op::max: return combine_max;
+  }
+  return not_combinable;
+}
+
+reduce_op reduce_of(std::uint8_t kind) {
+  return kind == combine_min ? reduce_op::min : kind == combine_max ? reduce_op::max : reduce_op::sum;
+}
+
+std::uint64_t word_key(std::int32_t owner, std::uint64_t offset) {
+  return (static_cast<std::uint64_t>(owner) << 40) | offset;
+}
+
+template <class Word>
+void copy_words(std::byte* to, const std::byte* from, std::size_t count, bool into_block) noexcept {
+  for (std::size_t i = 0; i < count; ++i) {
+    Word w;
+    if (into_block) {
+      std::memcpy(&w, from + i * sizeof(Word), sizeof(Word));
+      std::atomic_ref<Word>(*reinterpret_cast<Word*>(to + i * sizeof(Word))).store(w, std::memory_order_relaxed);
+    } else {
+      w = std::atomic_ref<Word>(*const_cast<Word*>(reinterpret_cast<const Word*>(from + i * sizeof(Word))))
+              .load(std::memory_order_relaxed);
+      std::memcpy(to + i * sizeof(Word), &w, sizeof(Word));
+    }
+  }
+}
+
+void copy_elements(std::byte* to, const std::byte* from, std::size_t count, std::size_t size, bool atomic,
+                   bool into_block) noexcept {
+  if (atomic) {
+    switch (size) {
+      case 1: return copy_words<std::uint8_t>(to, from, count, into_block);
+      case 2: return copy_words<std::uint16_t>(to, from, count, into_block);
+      case 4: return copy_words<std::uint32_t>(to, from, count, into_block);
+      case 8: return copy_words<std::uint64_t>(to, from, count, into_block);
+      default: break;
+    }
+  }
+  std::memcpy(to, from, count * size);
+}
+
+}  // namespace
+
+void copy_into_block(std::byte* block, const std::byte* from, std::size_t count, std::size_t size, bool atomic) noexcept {
+  copy_elements(block, from, count, size, atomic, true);
+}
+
+void copy_from_block(std::byte* to, const std::byte* block, std::size_t count, std::size_t size, bool atomic) noexcept {
+  copy_elements(to, block, count, size, atomic, false);
+}
+
+void add_hub_counters(one_sided_stats& s, const hub_counters& c) noexcept {
+  s.requests_forwarded = c.requests_forwarded;
+  s.requests_combined = c.requests_combined;
+  s.requests_served = c.requests_served;
+  s.messages_sent = c.messages_sent;
+  s.request_messages_sent = c.request_messages_sent;
+  s.request_messages_received = c.request_messages_received;
+  s.credit_waits = c.credit_waits;
+  s.request_buffer_bytes_peak = c.buffer_bytes_peak;
+}
+
+hub::hub(config c, transport& net, mailbox* mail, std::uint32_t channel, host& h)
+    : config_(std::move(c)), net_(net), mail_(mail), channel_(channel), host_(h), element_size_(config_.element_size) {
+  TRANSIT_ASSERT(config_.buffer_bytes >= sizeof(message_header) + sizeof(request_record) + 8,
+                 "request buffers hold at least one request");
+  links_ = std::vector<link>(config_.links.size());
+  for (std::size_t i = 0; i < links_.size(); ++i) {
+    links_[i].endpoint = config_.links[i];
+    TRANSIT_ASSERT(link_of_.emplace(links_[i].endpoint, i).second, "one link per next-hop endpoint");
+  }
+  int endpoints = 0;
+  for (const int e : config_.endpoint_of) endpoints = std::max(endpoints, e + 1);
+  for (const auto& l : links_) endpoints = std::max(endpoints, l.endpoint + 1);
+  control_.resize(static_cast<std::size_t>(std::max(endpoints, config_.self + 1)));
+}
+
+hub::~hub() = default;
+
+std::uint64_t hub::buffer_bound() const noexcept {
+  return (links_.size() + config_.in_links * static_cast<std::size_t>(link_credits)) * config_.buffer_bytes;
+}
+
+bool hub::idle() const noexcept {
+  return open_buffers_ == 0 && busy_.empty() && combined_live_ == 0 && control_dirty_.empty() && acks_.empty();
+}
+
+void hub::hold_bytes(std::int64_t delta) noexcept {
+  counters_.buffer_bytes = static_cast<std::uint64_t>(static_cast<std::int64_t>(counters_.buffer_bytes) + delta);
+  counters_.buffer_bytes_peak = std::max(counters_.buffer_bytes_peak, counters_.buffer_bytes);
+}
+
+// ---- requests ----
+
+bool hub::submit(const request_record& r, const std::byte* payload) {
+  const bool accepted = route_or_serve(r, payload);
+  if (!control_dirty_.empty() || !acks_.empty()) flush_control();
+  return accepted;
+}
+
+bool hub::route_or_serve(const request_record& r, const std::byte* payload) {
+  const std::int32_t next = config_.route[static_cast<std::size_t>(r.owner)];
+  if (next < 0) {
+    serve(r, payload);
+    return true;
+  }
+  return append(static_cast<std::size_t>(next), r, payload);
+}
+
+void hub::open_buffer(link& l) {
+  l.buffer = net_.allocate(config_.buffer_bytes);
+  l.used = sizeof(message_header);
+  l.records = 0;
+  l.opened = std::chrono::steady_clock::now();
+  ++open_buffers_;
+  hold_bytes(static_cast<std::int64_t>(config_.buffer_bytes));
+}
+
+bool hub::append(std::size_t link_index, const request_record& r, const std::byte* payload) {
+  link& l = links_[link_index];
+  if (l.buffer && config_.combine && try_combine(l, r, payload)) return true;
+  const std::size_t need = sizeof(request_record) + padded(r.payload_bytes);
+  if (l.buffer && l.used + need > config_.buffer_bytes && !send_link(l)) return false;
+  if (!l.buffer) open_buffer(l);
+  std::byte* at = l.buffer.payload() + l.used;
+  std::memcpy(at, &r, sizeof r);
+  if (r.payload_bytes > 0) std::memcpy(at + sizeof r, payload, r.payload_bytes);
+  if (config_.combine) note_for_combining(l, r, static_cast<std::uint32_t>(l.used));
+  l.used += need;
+  ++l.records;
+  return true;
+}
+
+// The combining window of a word in a buffer lasts while its latest request there is combinable;
+// any other operation on the word closes it, so a merge never moves a request past another.
+void hub::note_for_combining(link& l, const request_record& r, std::uint32_t offset) {
+  const std::uint8_t kind = combine_kind_of(r, config_.ops);
+  if (kind != not_combinable) {
+    l.combinable[word_key(r.owner, r.offset)] = combine_entry{offset, kind};
+    return;
+  }
+  if (l.combinable.empty()) return;
+  if (r.count <= 8 && r.offset + r.count <= max_combined_offset) {
+    for (std::uint64_t i = 0; i < r.count; ++i) l.combinable.erase(word_key(r.owner, r.offset + i));
+  } else {
+    l.combinable.clear();
+  }
+}
+
+bool hub::try_combine(link& l, const request_record& r, const std::byte* payload) {
+  const std::uint8_t kind = combine_kind_of(r, config_.ops);
+  if (kind == not_combinable) return false;
+  const auto it = l.combinable.find(word_key(r.owner, r.offset));
+  if (it == l.combinable.end() || it->second.kind != kind) return false;
+  auto* earlier = reinterpret_cast<request_record*>(l.buffer.payload() + it->second.offset);
+  std::byte* total = l.buffer.payload() + it->second.offset + sizeof(request_record);
+  std::uint32_t id = 0;
+  if (earlier->requester == config_.self_requester && earlier->ticket != no_ticket &&
+      (earlier->ticket & combined_ticket) != 0) {
+    id = earlier->ticket & ~combined_ticket;  // already combined here: add a constituent
+  } else {
+    if (free_combined_.empty()) {
+      TRANSIT_ASSERT(combined_.size() < combined_ticket, "combined request ids fit in 31 bits");
+      free_combined_.push_back(static_cast<std::uint32_t>(combined_.size()));
+      combined_.emplace_back();
+    }
+    id = free_combined_.back();
+    free_combined_.pop_back();
+    ++combined_live_;
+    combined& c = combined_[id];
+    c.kind = kind;
+    c.parts.clear();
+    c.parts.push_back(constituent{earlier->requester, earlier->ticket, earlier->op == op_code::fetch_add, 0});
+    earlier->requester = config_.self_requester;
+    earlier->ticket = combined_ticket | id;
+    if (kind == combine_sum) earlier->op = op_code::fetch_add;  // the reply splits into old values
+  }
+  constituent part{r.requester, r.ticket, r.op == op_code::fetch_add, 0};
+  if (kind == combine_sum) std::memcpy(&part.prefix, total, element_size_);
+  combined_[id].parts.push_back(part);
+  config_.ops->combine(total, payload, reduce_of(kind));
+  ++counters_.requests_combined;
+  return true;
+}
+
+bool hub::send_link(link& l) {
+  if (l.credits == 0) {
+    if (!l.waiting) ++counters_.credit_waits;
+    l.waiting = true;
+    return false;
+  }
+  const message_header h{message_kind::requests, 0, 0, l.records};
+  std::memcpy(l.buffer.payload(), &h, sizeof h);
+  l.buffer.set_size(l.used);
+  net_.send(l.endpoint, channel_, std::move(l.buffer));
+  l.buffer = message_buffer();
+  l.used = 0;
+  l.records = 0;
+  --l.credits;
+  l.waiting = false;
+  l.combinable.clear();
+  --open_buffers_;
+  hold_bytes(-static_cast<std::int64_t>(config_.buffer_bytes));  // now the receiver's to hold
+  ++counters_.messages_sent;
+  ++counters_.request_messages_sent;
+  return true;
+}
+
+void hub::flush_all() {
+  if (open_buffers_ == 0) return;
+  for (auto& l : links_) {
+    if (l.buffer) send_link(l);
+  }
+}
+
+void hub::flush_due(std::chrono::steady_clock::time_point now) {
+  for (auto& l : links_) {
+    if (l.buffer && now - l.opened >= config_.flush_period) send_link(l);
+  }
+}
+
+// ---- serving ----
+
+void hub::serve(const request_record& r, const std::byte* payload) {
+  ++counters_.requests_served;
+  if (r.op == op_code::lock || r.op == op_code::unlock) {
+    serve_mutex(r);
+    return;
+  }
+  std::byte* word = host_.block_of(r.owner) + r.offset * element_size_;
+  const std::size_t bytes = std::size_t{r.count} * element_size_;
+  std::byte result[16];
+  switch (r.op) {
+    case op_code::put:
+      copy_into_block(word, payload, r.count, element_size_, config_.atomic);
+      break;
+    case op_code::get:
+      if (config_.atomic) {  // read word by word into scratch, then reply from there
+        scratch_.resize(bytes);
+        copy_from_block(scratch_.data(), word, r.count, element_size_, true);
+        reply(r.requester, r.ticket, scratch_.data(), bytes);
+      } else {
+        reply(r.requester, r.ticket, word, bytes);
+      }
+      return;
+    case op_code::accumulate:
+      config_.ops->accumulate(word, payload, r.count, static_cast<reduce_op>(r.reduce), config_.atomic);
+      break;
+    case op_code::fetch_add:
+      config_.ops->fetch_add(word, payload, result, config_.atomic);
+      reply(r.requester, r.ticket, result, element_size_);
+      return;
+    case op_code::compare_exchange:
+      config_.ops->compare_exchange(word, payload, result, config_.atomic);
+      reply(r.requester, r.ticket, result, element_size_);
+      return;
+    case op_code::lock:
+    case op_code::unlock:
+      break;
+  }
+  if (r.ticket == no_ticket) {
+    acknowledge(r.requester, 1);
+  } else {
+    reply(r.requester, r.ticket, nullptr, 0);
+  }
+}
+
+// FIFO at the home: a lock is granted (a reply) when free, else queued; an unlock grants the next.
+void hub::serve_mutex(const request_record& r) {
+  mutex_state& m = mutexes_[r.offset];
+  if (r.op == op_code::lock) {
+    if (!m.held) {
+      m.held = true;
+      m.holder = r.requester;
+      reply(r.requester, r.ticket, nullptr, 0);
+    } else {
+      m.waiting.emplace_back(r.requester, r.ticket);
+    }
+    return;
+  }
+  TRANSIT_ASSERT(m.held && m.holder == r.requester, "unlock by the holder (checked at the requester)");
+  acknowledge(r.requester, 1);
+  if (m.waiting.empty()) {
+    m.held = false;
+    m.holder = -1;
+    return;
+  }
+  const auto [next, ticket] = m.waiting.front();
+  m.waiting.pop_front();
+  m.holder = next;
+  reply(next, ticket, nullptr, 0);
+}
+
+void hub::reply(std::int32_t pe, std::uint32_t ticket, const std::byte* data, std::size_t bytes) {
+  const int endpoint = config_.endpoint_of[static_cast<std::size_t>(pe)];
+  if (endpoint == config_.self) {
+    if (ticket != no_ticket && (ticket & combined_ticket) != 0) {
+      complete_combined(ticket, data, bytes);
+    } else {
+      host_.deliver_reply(pe, ticket, data, bytes);
+    }
+    return;
+  }
+  control_record* c = control_slot(endpoint, bytes);
+  *c = control_record{control_type::reply, 0, 0, static_cast<std::uint32_t>(bytes), pe, ticket};
+  if (bytes > 0) std::memcpy(c + 1, data, bytes);
+}
+
+void hub::acknowledge(std::int32_t pe, std::uint64_t count) { acks_[pe] += count; }
+
+// The reply to a combined request: each constituent gets the value it would have seen had the
+// requests been applied one by one in the order they were merged.
+void hub::complete_combined(std::uint32_t ticket, const std::byte* data, std::size_t bytes) {
+  const std::uint32_t id = ticket & ~combined_ticket;
+  TRANSIT_ASSERT(id < combined_.size() && !combined_[id].parts.empty(), "reply for a live combined request");
+  combined c = std::move(combined_[id]);
+  combined_[id].parts.clear();
+  free_combined_.push_back(id);
+  --combined_live_;
+  for (const constituent& part : c.parts) {
+    if (c.kind == combine_sum && part.wants_value) {
+      TRANSIT_ASSERT(bytes == element_size_, "a combined sum replies with the old value");
+      std::byte value[16];
+      std::memcpy(value, data, element_size_);
+      config_.ops->combine(value, reinterpret_cast<const std::byte*>(&part.prefix), reduce_op::sum);
+      reply(part.requester, part.ticket, value, element_size_);
+    } else if (part.ticket == no_ticket) {
+      acknowledge(part.requester, 1);
+    } else {
+      reply(part.requester, part.ticket, nullptr, 0);
+    }
+  }
+}
+
+// ---- control messages: replies, acknowledgements, credits ----
+
+control_record* hub::control_slot(int endpoint, std::size_t payload_bytes) {
+  message_buffer& b = control_[static_cast<std::size_t>(endpoint)];
+  const std::size_t need = sizeof(control_record) + padded(payload_bytes);
+  if (b && b.size() + need > b.capacity()) {
+    net_.send(endpoint, channel_, std::move(b));
+    b = message_buffer();
+    ++counters_.messages_sent;
+  }
+  if (!b) {
+    b = net_.allocate(std::max(config_.buffer_bytes, sizeof(message_header) + need));
+    const message_header h{message_kind::control, 0, 0, 0};
+    std::memcpy(b.payload(), &h, sizeof h);
+    b.set_size(sizeof h);
+    control_dirty_.push_back(endpoint);
+  }
+  message_header h;
+  std::memcpy(&h, b.payload(), sizeof h);
+  ++h.records;
+  std::memcpy(b.payload(), &h, sizeof h);
+  auto* slot = reinterpret_cast<control_record*>(b.payload() + b.size());
+  b.set_size(b.size() + need);
+  return slot;
+}
+
+void hub::flush_control() {
+  for (const auto& [pe, count] : acks_) {
+    const int endpoint = config_.endpoint_of[static_cast<std::size_t>(pe)];
+    if (endpoint == config_.self) {
+      host_.deliver_acks(pe, count);
+      continue;
+    }
+    control_record* c = control_slot(endpoint, 0);
+    *c = control_record{control_type::acks, 0, 0, 0, pe, static_cast<std::uint32_t>(count)};
+  }
+  acks_.clear();
+  for (const int endpoint : control_dirty_) {
+    message_buffer& b = control_[static_cast<std::size_t>(endpoint)];
+    if (!b) continue;
+    net_.send(endpoint, channel_, std::move(b));
+    b = message_buffer();
+    ++counters_.messages_sent;
+  }
+  control_dirty_.clear();
+}
+
+void hub::process_control(int source, const std::byte* payload, std::size_t bytes) {
+  std::size_t at = sizeof(message_header);
+  while (at < bytes) {
+    control_record c;
+    std::memcpy(&c, payload + at, sizeof c);
+    const std::byte* data = payload + at + sizeof c;
+    switch (c.type) {
+      case control_type::reply:
+        if (c.value != no_ticket && (c.value & combined_ticket) != 0) {
+          complete_combined(c.value, data, c.payload_bytes);
+        } else {
+          host_.deliver_reply(c.pe, c.value, data, c.payload_bytes);
+        }
+        break;
+      case control_type::acks:
+        host_.deliver_acks(c.pe, c.value);
+        break;
+      case control_type::credit: {
+        const auto it = link_of_.find(source);
+        TRANSIT_ASSERT(it != link_of_.end(), "credit for a link this endpoint has");
+        link& l = links_[it->second];
+        l.credits += static_cast<int>(c.value);
+        if (l.waiting) send_link(l);
+        break;
+      }
+    }
+    at += sizeof c + padded(c.payload_bytes);
+  }
+}
+
+bool hub::receive() {
+  batch_.clear();
+  if (mail_ != nullptr) {
+    mail_->take(channel_, batch_);
+  } else {
+    net_.poll(batch_, 256);
+  }
+  for (auto& m : batch_) {
+    ++counters_.messages_received;
+    message_header h;
+    std::memcpy(&h, m.data.payload(), sizeof h);
+    if (h.kind == message_kind::control) {
+      process_control(m.source, m.data.payload(), m.data.size());
+      net_.recycle(std::move(m.data));
+      continue;
+    }
+    TRANSIT_ASSERT(h.kind == message_kind::requests, "a request or control message");
+    ++counters_.request_messages_received;
+    auto it = in_link_of_.find(m.source);
+    if (it == in_link_of_.end()) {
+      it = in_link_of_.emplace(m.source, in_links_.size()).first;
+      in_links_.emplace_back().endpoint = m.source;
+    }
+    in_link& in = in_links_[it->second];
+    in.queue.push_back(std::move(m.data));
+    hold_bytes(static_cast<std::int64_t>(config_.buffer_bytes));
+    if (!in.listed) {
+      in.listed = true;
+      busy_.push_back(it->second);
+    }
+  }
+  return !batch_.empty();
+}
+
+// Processes the queued messages of one incoming link in order. A request whose next link has no
+// room stops this link only (its message stays queued, the credit is not yet returned); the
+// other links go on: holding them up too would add waits that could close a cycle.
+bool hub::process(in_link& in) {
+  bool progressed = false;
+  while (!in.queue.empty()) {
+    message_buffer& m = in.queue.front();
+    const std::byte* payload = m.payload();
+    if (in.cursor == 0) in.cursor = sizeof(message_header);
+    while (in.cursor < m.size()) {
+      request_record r;
+      std::memcpy(&r, payload + in.cursor, sizeof r);
+      const bool here = config_.route[static_cast<std::size_t>(r.owner)] < 0;
+      if (!route_or_serve(r, payload + in.cursor + sizeof r)) return progressed;
+      if (!here) ++counters_.requests_forwarded;
+      in.cursor += sizeof r + padded(r.payload_bytes);
+      progressed = true;
+    }
+    control_record* c = control_slot(in.endpoint, 0);
+    *c = control_record{control_type::credit, 0, 0, 0, -1, 1};
+    net_.recycle(std::move(m));
+    in.queue.pop_front();
+    in.cursor = 0;
+    hold_bytes(-static_cast<std::int64_t>(config_.buffer_bytes));
+    progressed = true;
+  }
+  return progressed;
+}
+
+bool hub::process_in_links() {
+  bool progressed = false;
+  for (std::size_t i = 0; i < busy_.size();) {
+    in_link& in = in_links_[busy_[i]];
+    progressed |= process(in);
+    if (in.queue.empty()) {
+      in.listed = false;
+      busy_[i] = busy_.back();
+      busy_.pop_back();
+    } else {
+      ++i;
+    }
+  }
+  return progressed;
+}
+
+bool hub::poll(bool may_flush_idle) {
+  const bool received = receive();
+  bool progressed = received;
+  progressed |= process_in_links();
+  if (open_buffers_ > 0) {
+    if (may_flush_idle && !received) {
+      flush_all();
+    } else {
+      flush_due(std::chrono::steady_clock::now());
+    }
+  }
+  if (!control_dirty_.empty() || !acks_.empty()) flush_control();
+  return progressed;
+}
+
+std::string hub::describe() const {
+  std::ostringstream out;
+  out << "endpoint " << config_.self << ": " << open_buffers_ << " open request buffers, " << busy_.size()
+      << " incoming links with queued messages, " << combined_live_ << " combined requests awaiting replies";
+  for (const auto& l : links_) {
+    if (l.buffer || l.credits == 0)
+      out << "\n    link to endpoint " << l.endpoint << ": " << l.records
+          << " requests buffered, " << l.credits << " credits" << (l.waiting ? ", waiting for credit" : "");
+  }
+  for (const std::size_t i : busy_) {
+    const auto& in = in_links_[i];
+    out << "\n    from endpoint " << in.endpoint << ": " << in.queue.size()
+        << " messages queued";
+  }
+  return out.str();
+}
+
+}  // namespace transit::detail

@@ -1,0 +1,130 @@
+// progress_mode::polling: every PE is an endpoint of its own and serves inside its transit calls.
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <set>
+#include <new>
+
+#include "routed_engine.hpp"
+#include "transit/core/error.hpp"
+#include "transit/runtime/context.hpp"
+
+namespace transit::detail {
+
+namespace {
+
+struct free_deleter {
+  void operator()(std::byte* p) const noexcept { std::free(p); }
+};
+
+class polling_engine final : public routed_engine, private hub::host {
+ public:
+  polling_engine(context& ctx, const engine_config& config);
+  ~polling_engine() override;
+  one_sided_stats stats() const override;
+
+ private:
+  bool submit(const request_record& r, const std::byte* payload) override { return hub_->submit(r, payload); }
+  bool poll_endpoint(bool waiting) override { return hub_->poll(waiting); }
+  std::byte* block_of(int) override { return block_.data(); }
+  void deliver_reply(int, std::uint32_t ticket, const std::byte* data, std::size_t bytes) override {
+    on_reply(ticket, data, bytes);
+  }
+  void deliver_acks(int, std::uint64_t count) override { on_acks(count); }
+  hub::config plan_routes() const;
+
+  std::unique_ptr<std::byte, free_deleter> storage_;
+  std::unique_ptr<hub> hub_;
+  int hook_ = -1;
+  int diagnostic_ = -1;
+};
+
+// Between nodes: the node router's hop, to the PE with this PE's local rank on the next node
+// (modulo its size). Inside the target's node: straight to the owner. One link per next-hop PE,
+// so a PE's links are its node-grid peers plus the other PEs of its node.
+hub::config polling_engine::plan_routes() const {
+  const machine& m = ctx_.machine();
+  const node_plan plan = make_node_plan(config_.options.topology, m.num_nodes());
+  const int node = m.node_of(rank_);
+  const int local = m.local_rank(rank_);
+  const auto on_node = [&](int n, int local_rank) { return m.pe_on_node(n, local_rank % m.pes_on_node(n)); };
+  hub::config c = hub_basics();
+  c.self = rank_;
+  c.self_requester = rank_;
+  c.atomic = false;  // only this PE's thread touches its block
+  c.route.assign(static_cast<std::size_t>(ctx_.size()), -1);
+  c.endpoint_of.resize(static_cast<std::size_t>(ctx_.size()));
+  std::map<int, int> link_of;  // next PE -> link
+  for (int owner = 0; owner < ctx_.size(); ++owner) {
+    c.endpoint_of[static_cast<std::size_t>(owner)] = owner;
+    if (owner == rank_) continue;
+    const int target = m.node_of(owner);
+    const int next = target == node ? owner : on_node(plan.route->next_hop(node, target, -1).pe, local);
+    const auto [it, added] = link_of.emplace(next, static_cast<int>(c.links.size()));
+    if (added) c.links.push_back(next);
+    c.route[static_cast<std::size_t>(owner)] = it->second;
+  }
+  // Incoming links: the node's other PEs, and the PEs of upstream nodes that map onto this one.
+  std::set<int> senders;
+  for (const int q : m.node_pes(node)) {
+    if (q != rank_) senders.insert(q);
+  }
+  for (const hop& in : plan.route->in_links(node)) {
+    for (const int q : m.node_pes(in.pe)) {
+      if (on_node(node, m.local_rank(q)) == rank_) senders.insert(q);
+    }
+  }
+  c.in_links = senders.size();
+  return c;
+}
+
+polling_engine::polling_engine(context& ctx, const engine_config& config) : routed_engine(ctx, config) {
+  const std::size_t bytes = config.local_elements * config.element_size;
+  storage_.reset(static_cast<std::byte*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64)));
+  if (!storage_) throw std::bad_alloc();
+  place_block(storage_.get());
+  hub_ = std::make_unique<hub>(plan_routes(), context_access::net(ctx), &context_access::mail(ctx), channel_,
+                               static_cast<hub::host&>(*this));
+  // Serve whenever this PE waits anywhere in transit (collectives, other layers, other engines).
+  hook_ = context_access::add_progress_hook(ctx, [this] { return in_wait_ ? false : poll(true); });
+  diagnostic_ = context_access::add_diagnostic(ctx, [this] { return describe_requests() + "; " + hub_->describe(); });
+}
+
+polling_engine::~polling_engine() {
+  if (!abandoning()) {
+    try {
+      // Collective: this PE's operations complete, then everyone serves until no message of this
+      // engine (credits and acknowledgements included) is in flight anywhere.
+      fence();
+      quiesce(
+          ctx_, *group_, [this] { return poll(true); },
+          [this] {
+            const auto& c = hub_->counters();
+            return std::make_pair(c.messages_sent, c.messages_received);
+          },
+          std::string(config_.what) + " teardown");
+    } catch (...) {
+      // Another PE failed while this one was tearing down; the job is ending.
+    }
+  }
+  context_access::remove_progress_hook(ctx_, hook_);
+  context_access::remove_diagnostic(ctx_, diagnostic_);
+  context_access::mail(ctx_).close_channel(channel_);
+}
+
+one_sided_stats polling_engine::stats() const {
+  one_sided_stats s;
+  s.requests_sent = requests_sent_;
+  add_hub_counters(s, hub_->counters());
+  s.links = hub_->num_links();
+  s.request_buffer_bytes = hub_->buffer_bound();
+  return s;
+}
+
+}  // namespace
+
+std::unique_ptr<one_sided_engine> make_polling_engine(context& ctx, const engine_config& config) {
+  return std::make_unique<polling_engine>(ctx, config);
+}
+
+}  // namespace transit::detail

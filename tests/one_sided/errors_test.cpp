@@ -1,0 +1,127 @@
+// Bad input to the one-sided layer: exceptions of the contract's type whose message names the
+// value and what was expected.
+#include <stdexcept>
+#include <string>
+
+#include "one_sided_checks.hpp"
+
+namespace {
+
+using namespace transit;
+
+template <class Exception, class F>
+std::string message_of(F&& f) {
+  try {
+    f();
+  } catch (const Exception& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("wrong exception: ") + e.what();
+  }
+  return "no exception";
+}
+
+TEST(one_sided_errors, indices_and_regions_out_of_range) {
+  EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
+              global_array<int> a(ctx, 10);
+              int v = 0;
+              std::vector<int> three(3);
+              EXPECT_EQ(message_of<std::out_of_range>([&] { a.fetch_add(10, 1); }),
+                        "global_array::fetch_add: index 10 is outside [0, 10): expected an element of the array");
+              EXPECT_EQ(message_of<std::out_of_range>([&] { a.owner(11); }),
+                        "global_array::owner: index 11 is outside [0, 10): expected an element of the array");
+              EXPECT_EQ(message_of<std::out_of_range>([&] { a.put(8, three); }),
+                        "global_array::put: region [8, 8 + 3) runs past the end of the array (size 10)");
+              EXPECT_EQ(message_of<std::out_of_range>([&] { a.get(9, three); }),
+                        "global_array::get: region [9, 9 + 3) runs past the end of the array (size 10)");
+              EXPECT_EQ(message_of<std::out_of_range>([&] { a.get_nb(20, std::span<int>(&v, 1)); }),
+                        "global_array::get: region [20, 20 + 1) runs past the end of the array (size 10)");
+              EXPECT_EQ(message_of<std::out_of_range>([&] { a.accumulate(10, std::span<const int>(&v, 1), reduce_op::sum); }),
+                        "global_array::accumulate: region [10, 10 + 1) runs past the end of the array (size 10)");
+              EXPECT_EQ(message_of<std::out_of_range>([&] { a.compare_exchange(10, 0, 1); }),
+                        "global_array::compare_exchange: index 10 is outside [0, 10): expected an element of the array");
+              a.put(10, std::span<const int>());  // an empty region at the end is no error
+              a.sync();
+            }),
+            0);
+}
+
+TEST(one_sided_errors, mutex_misuse) {
+  EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
+              global_mutexes m(ctx, 2);
+              const std::string pe = std::to_string(ctx.rank());
+              EXPECT_EQ(message_of<std::logic_error>([&] { m.unlock(1); }),
+                        "global_mutexes::unlock: PE " + pe + " does not hold mutex 1: expected a mutex this PE locked");
+              EXPECT_EQ(message_of<std::out_of_range>([&] { m.lock(2); }),
+                        "global_mutexes::lock: mutex 2 is outside [0, 2): expected one of the 2 mutexes");
+              EXPECT_EQ(message_of<std::out_of_range>([&] { m.unlock(-1); }),
+                        "global_mutexes::unlock: mutex -1 is outside [0, 2): expected one of the 2 mutexes");
+              m.lock(0);
+              EXPECT_EQ(message_of<std::logic_error>([&] { m.lock(0); }),
+                        "global_mutexes::lock: PE " + pe + " already holds mutex 0 (locking it again would wait forever)");
+              m.unlock(0);
+              EXPECT_EQ(message_of<std::logic_error>([&] { m.unlock(0); }),
+                        "global_mutexes::unlock: PE " + pe + " does not hold mutex 0: expected a mutex this PE locked");
+              ctx.barrier();
+            }),
+            0);
+}
+
+TEST(one_sided_errors, bad_options) {
+  EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
+              one_sided_options small;
+              small.buffer_bytes = 100;
+              EXPECT_EQ(message_of<std::invalid_argument>([&] { global_array<int> a(ctx, 4, small); }),
+                        "one_sided_options.buffer_bytes: got '100', expected between 256 and 2^30 bytes");
+              struct big {
+                char bytes[200];
+              };
+              small.buffer_bytes = 300;
+              EXPECT_EQ(message_of<std::invalid_argument>([&] { global_array<big> a(ctx, 4, small); }),
+                        "one_sided_options.buffer_bytes: got '300', expected room for a request of two 200-byte "
+                        "elements (at least 440 bytes)");
+              one_sided_options negative;
+              negative.flush_period = std::chrono::microseconds(-1);
+              EXPECT_EQ(message_of<std::invalid_argument>([&] { global_array<int> a(ctx, 4, negative); }),
+                        "one_sided_options.flush_period: got '-1 us', expected 0 or more");
+              EXPECT_EQ(message_of<std::invalid_argument>([&] { global_mutexes m(ctx, 0); }),
+                        "global_mutexes count: got '0', expected at least 1");
+              if (ctx.backend() == "local") {
+                one_sided_options rma;
+                rma.topology = request_topology::mpi_rma;
+                EXPECT_EQ(message_of<std::invalid_argument>([&] { global_array<int> a(ctx, 4, rma); }),
+                          "one_sided_options.topology: got 'mpi-rma', expected fcg, mfcg, cfcg or hypercube on the "
+                          "local backend (MPI windows need the mpi backend)");
+              }
+              EXPECT_EQ(message_of<std::invalid_argument>([&] { parse_request_topology("torus"); }),
+                        "request topology: got 'torus', expected 'fcg', 'mfcg', 'cfcg', 'hypercube' or 'mpi-rma'");
+              EXPECT_EQ(message_of<std::invalid_argument>([&] { parse_progress_mode("interrupts"); }),
+                        "progress mode: got 'interrupts', expected 'polling' or 'helper'");
+              for (const auto t : {request_topology::fcg, request_topology::mfcg, request_topology::cfcg,
+                                   request_topology::hypercube, request_topology::mpi_rma})
+                EXPECT_EQ(parse_request_topology(to_string(t)), t);
+              EXPECT_EQ(parse_progress_mode(to_string(progress_mode::helper_thread)), progress_mode::helper_thread);
+            }),
+            0);
+}
+
+// Helper threads call MPI from a second thread: below MPI_THREAD_MULTIPLE helper mode refuses.
+// Registered twice on mpi: at the default level (it works) and with --transit-mpi-threads=funneled.
+TEST(one_sided_errors, helper_mode_needs_mpi_thread_multiple) {
+  EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
+              one_sided_options o;
+              o.progress = progress_mode::helper_thread;
+              if (ctx.backend() == "mpi" && !ctx.options().mpi_thread_multiple) {
+                EXPECT_EQ(message_of<std::invalid_argument>([&] { global_array<int> a(ctx, 4, o); }),
+                          "MPI thread level for progress_mode::helper_thread: got 'MPI_THREAD_FUNNELED', expected "
+                          "MPI_THREAD_MULTIPLE: its helper thread calls MPI; start the job with "
+                          "TRANSIT_MPI_THREADS=multiple (or --transit-mpi-threads=multiple)");
+              } else {
+                global_array<int> a(ctx, 4, o);
+                EXPECT_GE(a.fetch_add(0, 1), 0);
+              }
+            }),
+            0);
+}
+
+}  // namespace

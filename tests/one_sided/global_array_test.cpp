@@ -1,0 +1,351 @@
+// global_array under every routed topology, both progress modes and several node sizes: data
+// moves across owners and block boundaries, atomics are atomic, order and fences hold.
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "one_sided_checks.hpp"
+
+namespace {
+
+using namespace transit;
+using transit::testing::describe;
+using transit::testing::for_each_node_size;
+using transit::testing::configurations;
+
+// Every PE writes a region that starts inside its own block and runs over the next owners'
+// blocks; after sync every PE reads the whole array back, in pieces that straddle boundaries.
+TEST(global_array, put_get_round_trips_across_owners_and_blocks) {
+  for_each_node_size([](context& ctx) {
+    for (auto o : configurations(ctx)) {
+      for (const std::size_t buffer : {std::size_t{256}, std::size_t{16384}}) {
+        o.buffer_bytes = buffer;  // 256: a region travels in many pieces
+        const std::size_t per_pe = 37;
+        const std::size_t n = per_pe * static_cast<std::size_t>(ctx.size()) + 5;
+        global_array<std::int64_t> a(ctx, n, o);
+        const auto value = [](std::size_t i) { return static_cast<std::int64_t>(i * 7 + 3); };
+        // Regions [rank * per_pe + 11, + per_pe) tile [11, 11 + P * per_pe) without overlap.
+        const std::size_t first = static_cast<std::size_t>(ctx.rank()) * per_pe + 11;
+        const std::size_t count = std::min(per_pe, n - first);
+        std::vector<std::int64_t> mine(count);
+        for (std::size_t k = 0; k < count; ++k) mine[k] = value(first + k);
+        a.put(first, mine);
+        if (ctx.rank() == 0) {
+          std::vector<std::int64_t> head(11);
+          for (std::size_t k = 0; k < 11; ++k) head[k] = value(k);
+          a.put(0, head);
+        }
+        a.sync();
+        for (std::size_t k = 0; k < a.local().size(); ++k)
+          ASSERT_EQ(a.local()[k], value(a.local_begin() + k)) << describe(ctx, o) << " element " << a.local_begin() + k;
+        std::vector<std::int64_t> all(n, -1);
+        const std::size_t step = 13;  // pieces of 13 cross block boundaries at different places
+        for (std::size_t at = 0; at < n; at += step)
+          a.get(at, std::span<std::int64_t>(all).subspan(at, std::min(step, n - at)));
+        for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(all[i], value(i)) << describe(ctx, o) << " element " << i;
+        std::vector<std::int64_t> whole(n, -1);
+        a.get_nb(0, whole).wait();
+        ASSERT_EQ(whole, all) << describe(ctx, o);
+        a.sync();
+      }
+    }
+  });
+}
+
+// Tight flow control: 256-byte buffers hold five requests, links carry two buffers, and every PE
+// issues thousands of nonblocking puts and accumulates at once, many through the same forwarders.
+// Requests wait in backlogs and on incoming links; all of them must land.
+TEST(global_array, thousands_of_requests_through_tight_buffers) {
+  for_each_node_size([](context& ctx) {
+    for (auto o : configurations(ctx)) {
+      o.buffer_bytes = 256;
+      const std::size_t p = static_cast<std::size_t>(ctx.size());
+      const std::size_t per_pe = 1500;
+      global_array<std::int64_t> a(ctx, per_pe * p, o);
+      global_array<std::int64_t> hits(ctx, p, o);
+      std::vector<std::int64_t> values(per_pe);
+      std::vector<request> pending;
+      // PE r writes elements r, r + P, r + 2P, ...: every owner, interleaved with the others.
+      for (std::size_t k = 0; k < per_pe; ++k) {
+        const std::size_t i = static_cast<std::size_t>(ctx.rank()) + k * p;
+        values[k] = static_cast<std::int64_t>(3 * i + 1);
+        pending.push_back(a.put_nb(i, std::span<const std::int64_t>(&values[k], 1)));
+        if (k % 7 == 0) {
+          const std::int64_t one = 1;
+          hits.accumulate(k % p, std::span<const std::int64_t>(&one, 1), reduce_op::sum);
+        }
+      }
+      for (auto& r : pending) r.wait();
+      a.sync();
+      hits.sync();
+      if (o.topology != request_topology::mpi_rma) {
+        // The buffers really ran out of credit (the path under test), yet memory stayed in bound.
+        const auto waits = ctx.allreduce(a.stats().credit_waits + hits.stats().credit_waits, reduce_op::sum);
+        const int endpoints = o.progress == progress_mode::polling ? ctx.size() : ctx.machine().num_nodes();
+        if (endpoints >= 3) {
+          EXPECT_GT(waits, 0u) << describe(ctx, o);
+        }
+        if (o.progress == progress_mode::polling) {
+          EXPECT_LE(a.stats().request_buffer_bytes_peak, a.stats().request_buffer_bytes) << describe(ctx, o);
+        }
+      }
+      for (std::size_t k = 0; k < a.local().size(); ++k)
+        ASSERT_EQ(a.local()[k], static_cast<std::int64_t>(3 * (a.local_begin() + k) + 1)) << describe(ctx, o);
+      for (std::size_t k = 0; k < hits.local().size(); ++k) {
+        std::int64_t mine = 0;
+        for (std::size_t j = 0; j < per_pe; j += 7) mine += (j % p == hits.local_begin() + k) ? 1 : 0;
+        ASSERT_EQ(hits.local()[k], mine * ctx.size()) << describe(ctx, o);
+      }
+    }
+  });
+}
+
+// Every PE fetch_adds 1 to one word N times: the old values over all PEs are exactly 0..P*N-1.
+void expect_permutation(context& ctx, one_sided_options o, bool nonblocking) {
+  constexpr int per_pe = 60;
+  const auto total = static_cast<std::size_t>(per_pe * ctx.size());
+  global_array<std::uint64_t> counter(ctx, 1, o);
+  std::vector<std::uint64_t> old(per_pe);
+  if (nonblocking) {
+    std::vector<request> pending;
+    for (int i = 0; i < per_pe; ++i) pending.push_back(counter.fetch_add_nb(0, 1, &old[i]));
+    for (auto& r : pending) r.wait();
+  } else {
+    for (int i = 0; i < per_pe; ++i) old[i] = counter.fetch_add(0, 1);
+  }
+  counter.sync();
+  if (ctx.rank() == 0) {
+    EXPECT_EQ(counter.local()[0], total) << describe(ctx, o);
+  }
+  // Each old value marks its slot once: every slot ends at exactly 1.
+  global_array<std::uint32_t> seen(ctx, total, o);
+  for (const auto v : old) {
+    ASSERT_LT(v, total) << describe(ctx, o);
+    const std::uint32_t one = 1;
+    seen.accumulate(v, std::span<const std::uint32_t>(&one, 1), reduce_op::sum);
+  }
+  seen.sync();
+  for (std::size_t k = 0; k < seen.local().size(); ++k)
+    ASSERT_EQ(seen.local()[k], 1u) << describe(ctx, o) << ": old value " << seen.local_begin() + k;
+}
+
+TEST(global_array, fetch_add_old_values_are_a_permutation) {
+  for_each_node_size([](context& ctx) {
+    for (auto o : configurations(ctx)) {
+      for (const bool combine : {true, false}) {
+        o.combine = combine;
+        expect_permutation(ctx, o, false);
+        expect_permutation(ctx, o, true);
+      }
+    }
+  });
+}
+
+// Requests for one word that meet in an open buffer merge into one; the split replies are still
+// a permutation. A long flush period keeps the source's buffer open for all of them.
+TEST(global_array, combining_merges_requests_and_splits_replies) {
+  EXPECT_EQ(transit::testing::run_spmd(
+                [](context& ctx) {
+                  for (auto o : configurations(ctx)) {
+                    if (o.topology == request_topology::mpi_rma) continue;  // nothing to combine
+                    o.flush_period = std::chrono::seconds(1);
+                    global_array<std::int32_t> counter(ctx, 1, o);
+                    constexpr int per_pe = 50;
+                    std::vector<std::int32_t> old(per_pe, -1);
+                    std::vector<request> pending;
+                    for (int i = 0; i < per_pe; ++i) pending.push_back(counter.fetch_add_nb(0, 2, &old[i]));
+                    for (auto& r : pending) r.wait();
+                    if (ctx.rank() != 0 && o.progress == progress_mode::polling) {
+                      EXPECT_GE(counter.stats().requests_combined, static_cast<std::uint64_t>(per_pe - 1))
+                          << describe(ctx, o);
+                    }
+                    // This PE's old values increase by 2: merged in issue order.
+                    for (int i = 1; i < per_pe; ++i) EXPECT_GT(old[i], old[i - 1]) << describe(ctx, o);
+                    counter.sync();
+                    if (ctx.rank() == 0) {
+                      EXPECT_EQ(counter.local()[0], 2 * per_pe * ctx.size()) << describe(ctx, o);
+                    }
+                    expect_permutation(ctx, o, true);
+                  }
+                },
+                {"--transit-pes-per-node=2"}),
+            0);
+}
+
+TEST(global_array, accumulate_sums_min_max) {
+  for_each_node_size([](context& ctx) {
+    for (auto o : configurations(ctx)) {
+      const std::size_t n = 5 * static_cast<std::size_t>(ctx.size()) + 3;
+      global_array<std::int64_t> sums(ctx, n, o);
+      global_array<double> lows(ctx, n, o);
+      global_array<std::int32_t> highs(ctx, n, o);
+      std::vector<std::int64_t> ones(n);
+      std::vector<double> mine(n);
+      std::vector<std::int32_t> ranks(n, ctx.rank());
+      for (std::size_t i = 0; i < n; ++i) {
+        ones[i] = static_cast<std::int64_t>(i) + ctx.rank();
+        mine[i] = -static_cast<double>(ctx.rank()) - 0.5;
+      }
+      for (int round = 0; round < 3; ++round) sums.accumulate(0, ones, reduce_op::sum);
+      lows.accumulate(0, mine, reduce_op::min);
+      highs.accumulate(1, std::span<const std::int32_t>(ranks).subspan(1), reduce_op::max);
+      sums.sync();
+      lows.sync();
+      highs.sync();
+      const std::int64_t p = ctx.size();
+      for (std::size_t k = 0; k < sums.local().size(); ++k) {
+        const auto i = static_cast<std::int64_t>(sums.local_begin() + k);
+        ASSERT_EQ(sums.local()[k], 3 * (p * i + p * (p - 1) / 2)) << describe(ctx, o) << " element " << i;
+        ASSERT_EQ(lows.local()[k], -static_cast<double>(p - 1) - 0.5) << describe(ctx, o);
+        ASSERT_EQ(highs.local()[k], i == 0 ? 0 : p - 1) << describe(ctx, o);
+      }
+    }
+  });
+}
+
+// A lock-free counter: compare_exchange in a retry loop loses no increment.
+TEST(global_array, compare_exchange_counter) {
+  for_each_node_size([](context& ctx) {
+    for (auto o : configurations(ctx)) {
+      global_array<std::int64_t> counter(ctx, 3, o);
+      const std::size_t word = 2;  // owned by the last PE of three (PE 0 at one PE)
+      constexpr int per_pe = 25;
+      for (int i = 0; i < per_pe; ++i) {
+        std::int64_t seen = 0;
+        for (;;) {
+          const std::int64_t before = counter.compare_exchange(word, seen, seen + 1);
+          if (before == seen) break;
+          seen = before;
+        }
+      }
+      counter.sync();
+      std::int64_t final_value = -1;
+      counter.get(word, std::span<std::int64_t>(&final_value, 1));
+      EXPECT_EQ(final_value, per_pe * ctx.size()) << describe(ctx, o);
+      counter.sync();
+    }
+  });
+}
+
+// Operations from one PE to one element apply in the order issued; fence() completes them, so a
+// flag put after a fence is never seen before the data.
+TEST(global_array, order_and_fence) {
+  for_each_node_size([](context& ctx) {
+    for (auto o : configurations(ctx)) {
+      const int p = ctx.size();
+      global_array<std::int64_t> a(ctx, 2 * static_cast<std::size_t>(p), o);
+      const int next = (ctx.rank() + 1) % p;
+      const std::size_t data = static_cast<std::size_t>(next);         // another PE's element...
+      const std::size_t flag = static_cast<std::size_t>(p + ctx.rank());  // ...and a flag elsewhere
+      for (std::int64_t v = 1; v <= 20; ++v) {
+        a.put(data, std::span<const std::int64_t>(&v, 1));
+        const std::int64_t delta = 100;
+        a.accumulate(data, std::span<const std::int64_t>(&delta, 1), reduce_op::sum);
+        std::int64_t back = 0;
+        a.get(data, std::span<std::int64_t>(&back, 1));
+        ASSERT_EQ(back, v + 100) << describe(ctx, o) << ": put, accumulate, get from one PE out of order";
+      }
+      const std::int64_t final_value = 4242;
+      a.put(data, std::span<const std::int64_t>(&final_value, 1));
+      a.fence();
+      const std::int64_t raised = 1;
+      a.put(flag, std::span<const std::int64_t>(&raised, 1));
+      // Wait for the flag of the PE that writes into this PE's data element, then read the data.
+      const std::size_t their_flag = static_cast<std::size_t>(p + (ctx.rank() + p - 1) % p);
+      std::int64_t seen = 0;
+      while (seen == 0) a.get(their_flag, std::span<std::int64_t>(&seen, 1));
+      std::int64_t value = 0;
+      a.get(static_cast<std::size_t>(ctx.rank()), std::span<std::int64_t>(&value, 1));
+      EXPECT_EQ(value, final_value) << describe(ctx, o) << ": flag seen before the data it follows";
+      a.sync();
+    }
+  });
+}
+
+// Polling mode: a PE waiting in a collective (or any transit call) still serves; without that,
+// PE 0's get would wait forever for PE 1, which waits in the barrier for PE 0.
+TEST(global_array, polling_serves_inside_collectives) {
+  EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
+              if (ctx.size() < 2) return;
+              one_sided_options o;
+              o.progress = progress_mode::polling;
+              global_array<int> a(ctx, static_cast<std::size_t>(ctx.size()), o);
+              a.local()[0] = ctx.rank() + 10;
+              ctx.barrier();
+              if (ctx.rank() == 0) {
+                for (int pe = 1; pe < ctx.size(); ++pe) {
+                  int v = 0;
+                  a.get(static_cast<std::size_t>(pe), std::span<int>(&v, 1));
+                  EXPECT_EQ(v, pe + 10);
+                }
+              }
+              ctx.barrier();
+              const int sum = ctx.allreduce(a.fetch_add(0, 1), reduce_op::sum);  // old values 10..10+P-1
+              EXPECT_EQ(sum, 10 * ctx.size() + ctx.size() * (ctx.size() - 1) / 2);
+            }),
+            0);
+}
+
+// Any trivially copyable element: value-initialised (default member initialisers included), and
+// moved by put and get across owners.
+struct particle {
+  std::int32_t id = -7;
+  double x = 0.25;
+  char tag[5] = {'n', 'o', 'n', 'e', 0};
+};
+
+TEST(global_array, structs_are_value_initialised_and_travel_whole) {
+  for_each_node_size([](context& ctx) {
+    for (auto o : configurations(ctx)) {
+      o.buffer_bytes = 256;  // a few particles per request piece
+      const std::size_t n = 9 * static_cast<std::size_t>(ctx.size()) + 2;
+      global_array<particle> a(ctx, n, o);
+      for (const auto& p : a.local()) ASSERT_TRUE(p.id == -7 && p.x == 0.25 && p.tag[0] == 'n') << describe(ctx, o);
+      a.sync();
+      if (ctx.rank() == 0) {
+        std::vector<particle> all(n);
+        for (std::size_t i = 0; i < n; ++i) {
+          all[i].id = static_cast<std::int32_t>(i);
+          all[i].x = 0.5 * static_cast<double>(i);
+          all[i].tag[0] = static_cast<char>('a' + i % 26);
+        }
+        a.put(0, all);
+      }
+      a.sync();
+      std::vector<particle> back(n);
+      a.get(0, back);
+      for (std::size_t i = 0; i < n; ++i)
+        ASSERT_TRUE(back[i].id == static_cast<std::int32_t>(i) && back[i].x == 0.5 * static_cast<double>(i) &&
+                    back[i].tag[0] == static_cast<char>('a' + i % 26) && back[i].tag[1] == 'o')
+            << describe(ctx, o) << " element " << i;
+      a.sync();
+    }
+  });
+}
+
+TEST(global_array, hypercube_needs_a_power_of_two_node_count) {
+  EXPECT_EQ(transit::testing::run_spmd(
+                [](context& ctx) {
+                  one_sided_options o;
+                  o.topology = request_topology::hypercube;
+                  const int nodes = ctx.machine().num_nodes();
+                  if (transit::testing::power_of_two(nodes)) {
+                    global_array<int> a(ctx, 4, o);
+                    EXPECT_LT(a.fetch_add(3, 1), ctx.size());
+                    return;
+                  }
+                  try {
+                    global_array<int> a(ctx, 4, o);
+                    ADD_FAILURE() << "hypercube accepted " << nodes << " nodes";
+                  } catch (const std::invalid_argument& e) {
+                    EXPECT_EQ(std::string(e.what()),
+                              "number of nodes for request_topology::hypercube: got '" + std::to_string(nodes) +
+                                  "', expected a power of two (use fcg, mfcg or cfcg for other node counts)");
+                  }
+                },
+                {"--transit-pes-per-node=1"}),
+            0);
+}
+
+}  // namespace

@@ -1,0 +1,53 @@
+#pragma once
+// Shared by the one-sided tests: the configurations every behaviour is checked under.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+#include "transit/transit.hpp"
+
+namespace transit::testing {
+
+/// A readable name for a configuration, for failure messages.
+inline std::string describe(const context& ctx, const one_sided_options& o) {
+  return std::string(to_string(o.topology)) + "/" + std::string(to_string(o.progress)) + (o.combine ? "" : "/no-combine") +
+         "/" + std::to_string(o.buffer_bytes) + "B" +
+         " on " + std::to_string(ctx.size()) + " PEs in " + std::to_string(ctx.machine().num_nodes()) + " nodes";
+}
+
+inline bool power_of_two(int n) { return (n & (n - 1)) == 0; }
+
+/// Every routed topology the job's node count allows, in both progress modes, and on the mpi
+/// backend the mpi_rma baseline.
+inline std::vector<one_sided_options> configurations(const context& ctx, bool helper_too = true) {
+  std::vector<one_sided_options> out;
+  if (ctx.backend() == "mpi") {
+    one_sided_options rma;
+    rma.topology = request_topology::mpi_rma;
+    out.push_back(rma);
+  }
+  for (const auto topology : {request_topology::fcg, request_topology::mfcg, request_topology::cfcg,
+                              request_topology::hypercube}) {
+    if (topology == request_topology::hypercube && !power_of_two(ctx.machine().num_nodes())) continue;
+    for (const auto progress : {progress_mode::polling, progress_mode::helper_thread}) {
+      if (progress == progress_mode::helper_thread && !helper_too) continue;
+      one_sided_options o;
+      o.topology = topology;
+      o.progress = progress;
+      out.push_back(o);
+    }
+  }
+  return out;
+}
+
+/// Runs `body` once per emulated node size: one PE per node (the most forwarding), nodes of 2
+/// and of 3 (uneven on most PE counts).
+template <class Body>
+void for_each_node_size(Body&& body) {
+  for (const char* option : {"--transit-pes-per-node=1", "--transit-pes-per-node=2", "--transit-pes-per-node=3"})
+    EXPECT_EQ(run_spmd(body, {option}), 0) << option;
+}
+
+}  // namespace transit::testing
