@@ -118,6 +118,7 @@ class streamer final : private detail::streamer_core {
 
  private:
   friend struct detail::streamer_test_access;
+  friend class detail::joint_quiescence;  // quiesces several streamers together
 
   static std::string_view type_name() {
     if constexpr (std::is_same_v<T, std::uint64_t>) return "uint64";
