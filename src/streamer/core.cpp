@@ -414,7 +414,7 @@ void streamer_core::check_items(const message& m, const wire_header& h) const {
   }
 }
 
-bool streamer_core::receive() {
+bool streamer_core::receive(bool pump) {
   if (batch_.empty()) {
     batch_.reset();
     if (!deferred_.empty()) {  // messages of the next step: take them once this PE is there
@@ -423,7 +423,11 @@ bool streamer_core::receive() {
       if (m.data.size() >= sizeof first) std::memcpy(&first, m.data.payload(), sizeof first);
       if (m.data.size() < sizeof first || first.step == step_tag(step_)) batch_.messages.swap(deferred_);
     }
-    mail().take(channel_, batch_.messages);
+    if (pump) {
+      mail().take(channel_, batch_.messages);
+    } else {
+      mail().take_queued(channel_, batch_.messages);
+    }
     if (batch_.empty()) return false;
   }
   const int phases = router_->num_phases();
@@ -494,8 +498,8 @@ bool streamer_core::deliver_local() {
   return true;
 }
 
-bool streamer_core::poll_once() {
-  bool progressed = receive();
+bool streamer_core::poll_once(bool pump) {
+  bool progressed = receive(pump);
   progressed |= deliver_local();
   maybe_timer_flush();
   return progressed;
@@ -633,6 +637,13 @@ void streamer_core::quiesce_impl() {
   quiesce_members(ctx_, std::span<streamer_core* const>(&self, 1), *group_, wave_, "streamer quiesce");
 }
 
+bool streamer_core::poll_members(context& ctx, std::span<streamer_core* const> members) {
+  context_access::mail(ctx).pump();
+  bool progressed = false;
+  for (streamer_core* m : members) progressed |= m->poll_once(false);
+  return progressed;
+}
+
 // The four-counter method over the union of the members' channels: a PE contributes its summed
 // (sent, received) only when every member is flushed and locally idle, so two equal consecutive
 // waves with sent == received mean that no member holds or carries an item anywhere.
@@ -650,8 +661,7 @@ void streamer_core::quiesce_members(context& ctx, std::span<streamer_core* const
   context_access::wait_until(
       ctx,
       [&] {
-        bool progressed = false;
-        for (streamer_core* m : members) progressed |= m->poll_once();
+        const bool progressed = poll_members(ctx, members);
         for (streamer_core* m : members) {
           m->check_no_peer_left();
           m->check_same_ending(false);

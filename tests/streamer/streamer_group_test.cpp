@@ -1,4 +1,4 @@
-// joint_quiescence: several streamers ending a step together under one quiescence protocol. Chains
+// streamer_group: several streamers ending a step together under one quiescence protocol. Chains
 // of deliveries that hop from one streamer to another (the work of one streamer is created by
 // another's callbacks, so no single streamer's quiescence could end the step), consecutive steps,
 // each streamer still usable on its own afterwards, and a callback's exception in the middle.
@@ -10,7 +10,7 @@
 namespace {
 
 using namespace transit;
-using transit::detail::joint_quiescence;
+using transit::detail::streamer_group;
 
 // Three item types of different sizes; a chain visits them in turn: a -> b -> c -> a -> ...
 struct hop_a {
@@ -72,7 +72,7 @@ void run_chains(context& ctx, const streamer_options& options, bool throw_someti
   state.a = &a;
   state.b = &b;
   state.c = &c;
-  joint_quiescence together(ctx);
+  streamer_group together(ctx);
   together.add(a);
   together.add(b);
   together.add(c);
@@ -111,7 +111,7 @@ void run_chains(context& ctx, const streamer_options& options, bool throw_someti
   EXPECT_EQ(ctx.allreduce(state.delivered, reduce_op::sum), 3 * pes * per_pe * length + pes) << where;
 }
 
-TEST(streamer_joint_quiescence, chains_across_three_streamers_end_in_one_quiesce) {
+TEST(streamer_group, chains_across_three_streamers_end_in_one_quiesce) {
   EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
               for (const std::size_t buffer : {std::size_t{1}, std::size_t{4}, std::size_t{1024}}) {
                 for (const int dims : {1, 2}) {
@@ -125,7 +125,7 @@ TEST(streamer_joint_quiescence, chains_across_three_streamers_end_in_one_quiesce
             0);
 }
 
-TEST(streamer_joint_quiescence, resumes_after_a_callback_throws) {
+TEST(streamer_group, resumes_after_a_callback_throws) {
   EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
               streamer_options o;
               o.buffer_items = 3;
@@ -135,9 +135,45 @@ TEST(streamer_joint_quiescence, resumes_after_a_callback_throws) {
             0);
 }
 
-TEST(streamer_joint_quiescence, refused_from_a_callback) {
+// progress() polls the transport once and delivers what arrived for every member.
+TEST(streamer_group, progress_delivers_for_every_member) {
   EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
-              joint_quiescence* together = nullptr;
+              constexpr int per_pe = 50;
+              std::uint64_t got_a = 0, got_b = 0;
+              streamer_options o;
+              o.buffer_items = 8;
+              o.grid = virtual_grid::balanced(ctx.size(), 2);
+              o.flush_period = std::chrono::microseconds(100);  // partial buffers go out while we poll
+              streamer<std::uint32_t> a(ctx, o, [&](const std::uint32_t& v) { got_a += v; });
+              streamer<hop_b> b(ctx, o, [&](const hop_b& h) { got_b += h.step; });
+              streamer_group together(ctx);
+              together.add(a);
+              together.add(b);
+              for (int i = 0; i < per_pe; ++i) {
+                for (int d = 0; d < ctx.size(); ++d) {
+                  a.insert(1, d);
+                  b.insert(hop_b{0, 2, 0.0}, d);
+                }
+              }
+              const auto expected = static_cast<std::uint64_t>(per_pe) * ctx.size();
+              transit::detail::context_access::wait_until(
+                  ctx,
+                  [&] {
+                    const bool progressed = together.progress();
+                    if (got_a == expected && got_b == 2 * expected) return transit::detail::step_result::done;
+                    return progressed ? transit::detail::step_result::progressed : transit::detail::step_result::idle;
+                  },
+                  "streamer_group progress test");
+              together.quiesce("test");
+              EXPECT_EQ(got_a, expected);
+              EXPECT_EQ(got_b, 2 * expected);
+            }),
+            0);
+}
+
+TEST(streamer_group, refused_from_a_callback) {
+  EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
+              streamer_group* together = nullptr;
               int refused = 0;
               streamer<int> s(ctx, {}, [&](const int&) {
                 try {
@@ -147,7 +183,7 @@ TEST(streamer_joint_quiescence, refused_from_a_callback) {
                   ++refused;
                 }
               });
-              joint_quiescence joint(ctx);
+              streamer_group joint(ctx);
               joint.add(s);
               together = &joint;
               s.insert(1, ctx.rank());
