@@ -69,10 +69,8 @@ measurement alltoall(context& ctx, const setup& s) {
   return m;
 }
 
-}  // namespace
-
 measurement run_alltoall(context& ctx, const setup& s) {
-  // One instantiation per supported size; parse_options admits exactly these.
+  // One instantiation per supported size; the command line admits exactly these (item_sizes).
   switch (s.item_bytes) {
     case 8: return alltoall<8>(ctx, s);
     case 16: return alltoall<16>(ctx, s);
@@ -85,5 +83,14 @@ measurement run_alltoall(context& ctx, const setup& s) {
   }
   throw std::invalid_argument("alltoall: --item-bytes " + std::to_string(s.item_bytes) + " is not supported");
 }
+
+const bool registered = register_kernel({
+    .name = "alltoall",
+    .summary = "each PE streams items to every PE in rounds of random order (thesis 4.6)",
+    .item_sizes = {8, 16, 32, 64, 128, 256, 512, 1024},
+    .run = run_alltoall,
+});
+
+}  // namespace
 
 }  // namespace transit::bench

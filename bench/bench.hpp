@@ -4,62 +4,81 @@
 //
 // A kernel is a collective function that builds its streamers, runs its measured region between
 // two barriers (measure()), verifies its result and returns this PE's share of the record; the
-// driver reduces that over PEs and prints it on PE 0 only.
+// driver reduces that over PEs and prints it on PE 0 only. Each kernel file registers itself
+// (register_kernel, bench/README.md): no central table to edit.
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "transit/transit.hpp"
+
+namespace CLI {
+class App;
+}
 
 namespace transit::bench {
 
-enum class scheme { none, grid, node_aware, node_aware_advanced };
+/// JSON objects keep their fields in insertion order (kernel first), for people reading them.
+using json = nlohmann::ordered_json;
 
-/// Everything `transit bench` accepts after the kernel name. 0 in a count = the kernel's default.
+enum class scheme { none, grid, node_aware, node_aware_advanced };
+std::string_view to_string(scheme s) noexcept;
+
+/// The options every kernel takes (bench/options.cpp adds them to each `bench KERNEL` command).
+/// Kernel-specific options belong to their kernel's file. 0 in a count = the kernel's default.
 struct options {
   std::string kernel;
   scheme route = scheme::grid;
   std::string grid = "node";        // --grid: virtual_grid::parse spec; ignored by --scheme none
-  std::size_t item_bytes = 0;       // --item-bytes: alltoall only; others have a natural size
+  std::size_t item_bytes = 0;       // --item-bytes: one of the kernel's item_sizes
   std::uint64_t items_per_pe = 0;   // --items-per-pe
   std::size_t buffer_items = 1024;  // --buffer-items (G)
   std::uint64_t flush_us = 0;       // --flush-us
   int repeat = 1;                   // --repeat
   bool json = false;                // --json
-  int table_log2 = 16;              // randomaccess: 2^n table words per PE
-  std::uint64_t table_slots = 1000; // histogram, index-gather: table entries per PE
-  double remote_fraction = 0.5;     // phold
-  std::uint64_t lps_per_pe = 1000;  // phold: logical processes per PE
-  std::uint64_t events_per_lp = 16; // phold: initial events per LP (the event population)
   std::uint64_t seed = 1;           // --seed: random streams (not randomaccess: HPCC fixes it)
 };
 
 struct setup;
 struct measurement;
-using kernel_fn = measurement (*)(context&, const setup&);
 
-/// A kernel of `transit bench`.
+/// A kernel of `transit bench`, registered from its own file at start-up:
+///   const bool registered = register_kernel({.name = "histogram", ...});
+/// Its parameters (add_options) live in that file: set by the command line before any PE starts,
+/// read-only while the job runs.
 struct kernel_entry {
-  std::string_view name;
-  std::size_t item_bytes;  // natural item size; 0 = chosen by --item-bytes (alltoall)
-  kernel_fn run;
-  const char* summary;
+  std::string name;
+  std::string summary{};  // one line for `transit bench --help`
+  /// The item sizes --item-bytes accepts; the first is the default. Most kernels have one size.
+  std::vector<std::size_t> item_sizes{};
+  /// Collective: runs the kernel once (see measurement).
+  std::function<measurement(context&, const setup&)> run{};
+  /// Optional: adds the kernel's own options to its `bench NAME` command.
+  std::function<void(CLI::App&)> add_options{};
+  /// Optional: items per PE without --items-per-pe (default 2^20). Called after parsing.
+  std::function<std::uint64_t()> default_items{};
+  /// Optional: checks across options after parsing, before any PE starts (throw usage_error).
+  std::function<void(const options&)> check{};
+  std::uint64_t max_items_per_pe = std::uint64_t{1} << 40;  // what --items-per-pe accepts
+  /// A larger --buffer-items is reduced to this (randomaccess: its look-ahead limit); 0 = none.
+  std::size_t max_buffer_items = 0;
+  int min_pes = 1;  // checked once the job's size is known
 };
+
+/// Adds a kernel; call from a namespace-scope initialiser. Returns true (so the call can
+/// initialise a constant). A second kernel of the same name is an internal error.
+bool register_kernel(kernel_entry kernel);
+/// Every registered kernel, sorted by name.
+const std::vector<kernel_entry>& kernels();
 /// The kernel called `name`, or nullptr.
 const kernel_entry* find_kernel(std::string_view name);
-
-/// Parses the arguments after "bench" (argv[first] is the kernel). Throws std::invalid_argument
-/// naming the option, the value and what was expected. Checks everything that does not depend on
-/// the PE count; the grid spec is checked by resolve().
-options parse_options(int argc, char** argv, int first);
-/// The option summary for `transit --help`.
-const char* options_help();
-
-std::string_view to_string(scheme s) noexcept;
 
 /// One PE's view of a run, as the kernel sees it.
 struct setup {
@@ -70,12 +89,6 @@ struct setup {
   std::size_t item_bytes;       // --item-bytes or the kernel's natural size
 };
 
-/// A kernel-specific result field for the JSON object and the text line.
-struct field {
-  std::string key;
-  std::string json;  // the JSON value as text
-};
-
 /// What a kernel returns; `seconds`, `items_per_pe` and `extra` must already agree on every PE.
 struct measurement {
   double seconds = 0;          // max over PEs of the measured region
@@ -83,7 +96,7 @@ struct measurement {
   bool verified = false;       // this PE's verdict
   streamer_stats stats;        // this PE's, summed over the kernel's streamers
   std::uint64_t buffer_bytes_bound = 0;  // this PE's thesis bound: G x item bytes x out-links
-  std::vector<field> extra;
+  json extra = json::object(); // kernel-specific fields, appended to the record
 };
 
 /// One run reduced over all PEs (identical on every PE).
@@ -97,7 +110,7 @@ struct record {
   std::uint64_t buffer_bytes_peak = 0, buffer_bytes_bound = 0;
   bool verified = false;
   int run = 0;
-  std::vector<field> extra;
+  json extra = json::object();
 };
 
 /// Collective: resolves the options for this job (throws std::invalid_argument for a grid that
@@ -105,10 +118,11 @@ struct record {
 record run_once(context& ctx, const options& opt, int run_index);
 /// Collective: `transit bench` after option parsing. Returns the exit status.
 int bench_command(context& ctx, const options& opt);
-/// Collective: `transit demo`, the thesis all-to-all comparison. Returns the exit status.
-int demo_command(context& ctx);
 
+/// The record as one line of JSON (API.md's fields, then the kernel's). Non-finite numbers,
+/// which JSON cannot hold, are written as null.
 std::string to_json(const record& r);
+/// The record as one line for people.
 std::string to_text(const record& r);
 
 // ---- helpers for kernels ----
@@ -192,15 +206,5 @@ void accumulate(streamer_stats& into, const streamer_stats& s);
 std::uint64_t buffer_bound(const context& ctx, const streamer_options& so, std::size_t item_bytes);
 /// True on every PE when it is true on all of them (collective).
 bool all_of(context& ctx, bool mine);
-field json_number(std::string key, double value);
-field json_integer(std::string key, std::uint64_t value);
-
-// ---- the kernels (collective) ----
-measurement run_alltoall(context& ctx, const setup& s);
-measurement run_randomaccess(context& ctx, const setup& s);
-measurement run_histogram(context& ctx, const setup& s);
-measurement run_index_gather(context& ctx, const setup& s);
-measurement run_phold(context& ctx, const setup& s);
-measurement run_route_step(context& ctx, const setup& s);
 
 }  // namespace transit::bench

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "bench.hpp"
+#include "cli.hpp"
 
 namespace transit::bench {
 
@@ -24,8 +25,6 @@ record median_run(context& ctx, const options& opt) {
   std::sort(runs.begin(), runs.end(), [](const record& a, const record& b) { return a.seconds < b.seconds; });
   return runs[runs.size() / 2];
 }
-
-}  // namespace
 
 int demo_command(context& ctx) {
   const int pes = ctx.size();
@@ -67,5 +66,15 @@ int demo_command(context& ctx) {
     std::printf("\nevery item delivered exactly once: %s\n", all_verified ? "yes (verified)" : "NO");
   return all_verified ? 0 : 1;
 }
+
+const bool registered = register_command({
+    .name = "demo",
+    .summary = "the thesis all-to-all comparison (local backend: 8 PEs in nodes of 4)",
+    .run = demo_command,
+    .local_pes = 8,
+    .local_pes_per_node = 4,
+});
+
+}  // namespace
 
 }  // namespace transit::bench

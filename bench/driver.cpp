@@ -1,29 +1,28 @@
 // transit bench: resolving options for a job, running a kernel, reducing and printing the record.
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 #include <stdexcept>
 #include <unistd.h>
 
 #include "bench.hpp"
+#include "transit/core/error.hpp"
 
 namespace transit::bench {
 
 namespace {
 
-std::uint64_t default_items(const options& opt) {
-  if (opt.items_per_pe != 0) return opt.items_per_pe;
-  if (opt.kernel == "randomaccess") return std::uint64_t{4} << opt.table_log2;  // HPCC: 4 x table size
-  if (opt.kernel == "histogram") return std::uint64_t{1} << 22;
-  if (opt.kernel == "route-step") return std::uint64_t{1} << 24;
-  return std::uint64_t{1} << 20;
-}
-
 /// Streamer options and grid for this job. Throws std::invalid_argument for a grid spec that does
-/// not parse or does not fit the PEs, and for a node-aware scheme on a grid that is not nodes x PEs.
+/// not parse or does not fit the PEs, for a node-aware scheme on a grid that is not nodes x PEs,
+/// and for too few PEs for the kernel.
 setup resolve(const context& ctx, const options& opt) {
-  if (opt.kernel == "route-step" && ctx.size() < 2)
-    throw std::invalid_argument("route-step: got 1 PE, expected at least 2 (PE 0 streams to the others)");
-  setup s{opt, {}, {}, default_items(opt), opt.item_bytes};
+  const kernel_entry& kernel = *find_kernel(opt.kernel);
+  if (ctx.size() < kernel.min_pes)
+    detail::throw_invalid(opt.kernel, detail::concat(ctx.size(), " PE", ctx.size() == 1 ? "" : "s"),
+                          detail::concat("at least ", kernel.min_pes, " PEs"));
+  const std::uint64_t items =
+      opt.items_per_pe != 0 ? opt.items_per_pe : kernel.default_items ? kernel.default_items() : std::uint64_t{1} << 20;
+  setup s{opt, {}, {}, items, opt.item_bytes};
   s.stream.buffer_items = opt.buffer_items;
   s.stream.flush_period = std::chrono::microseconds(opt.flush_us);
   if (opt.route == scheme::none) {
@@ -38,10 +37,20 @@ setup resolve(const context& ctx, const options& opt) {
                                                        : routing::node_aware_advanced;
     make_router(s.stream.route, *s.stream.grid, ctx.machine());  // throws on a mismatch
   }
-  // randomaccess: a buffer larger than the look-ahead limit could never fill.
-  if (opt.kernel == "randomaccess") s.stream.buffer_items = std::min<std::size_t>(s.stream.buffer_items, 1024);
+  if (kernel.max_buffer_items != 0) s.stream.buffer_items = std::min(s.stream.buffer_items, kernel.max_buffer_items);
   s.grid_name = s.stream.grid->ndims() == 1 ? "direct" : s.stream.grid->str();
   return s;
+}
+
+/// A kernel's extra field for people: numbers as printf's %g would show them.
+std::string text_of(const json& value) {
+  if (value.is_number_float()) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g", value.get<double>());
+    return text;
+  }
+  if (value.is_string()) return value.get<std::string>();
+  return value.dump();
 }
 
 std::string human(double value) {
@@ -93,7 +102,7 @@ int bench_command(context& ctx, const options& opt) {
     resolve(ctx, opt);
   } catch (const std::invalid_argument& e) {
     // Every PE finds the same problem; one message, and a usage error's exit status.
-    if (ctx.rank() == 0) std::fprintf(stderr, "transit bench: %s\n", e.what());
+    if (ctx.rank() == 0) std::fprintf(stderr, "transit: error: %s\n", e.what());
     return 2;
   }
   std::vector<double> seconds, rates;
@@ -114,20 +123,28 @@ int bench_command(context& ctx, const options& opt) {
 }
 
 std::string to_json(const record& r) {
-  char head[1024];
-  std::snprintf(head, sizeof head,
-                "{\"kernel\":\"%s\",\"backend\":\"%s\",\"pes\":%d,\"nodes\":%d,\"scheme\":\"%s\",\"grid\":\"%s\","
-                "\"item_bytes\":%zu,\"items_per_pe\":%.0f,\"buffer_items\":%zu,\"flush_us\":%" PRIu64
-                ",\"run\":%d,\"seconds\":%.9g,\"items_per_second_per_pe\":%.6g,\"messages_sent\":%" PRIu64
-                ",\"bytes_sent\":%" PRIu64 ",\"items_forwarded\":%" PRIu64 ",\"buffer_bytes_peak\":%" PRIu64
-                ",\"buffer_bytes_bound\":%" PRIu64 ",\"verified\":%s",
-                r.kernel.c_str(), r.backend.c_str(), r.pes, r.nodes, r.scheme_name.c_str(), r.grid.c_str(),
-                r.item_bytes, r.items_per_pe, r.buffer_items, r.flush_us, r.run, r.seconds, r.rate, r.messages_sent,
-                r.bytes_sent, r.items_forwarded, r.buffer_bytes_peak, r.buffer_bytes_bound,
-                r.verified ? "true" : "false");
-  std::string out = head;
-  for (const auto& f : r.extra) out += ",\"" + f.key + "\":" + f.json;
-  return out + "}";
+  json out = {{"kernel", r.kernel},
+              {"backend", r.backend},
+              {"pes", r.pes},
+              {"nodes", r.nodes},
+              {"scheme", r.scheme_name},
+              {"grid", r.grid},
+              {"item_bytes", r.item_bytes},
+              {"items_per_pe", r.items_per_pe},
+              {"buffer_items", r.buffer_items},
+              {"flush_us", r.flush_us},
+              {"run", r.run},
+              {"seconds", r.seconds},
+              {"items_per_second_per_pe", r.rate},
+              {"messages_sent", r.messages_sent},
+              {"bytes_sent", r.bytes_sent},
+              {"items_forwarded", r.items_forwarded},
+              {"buffer_bytes_peak", r.buffer_bytes_peak},
+              {"buffer_bytes_bound", r.buffer_bytes_bound},
+              {"verified", r.verified}};
+  for (const auto& [key, value] : r.extra.items()) out[key] = value;
+  // nlohmann writes NaN and infinities as null; text that is not UTF-8 is replaced, not thrown on.
+  return out.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 std::string to_text(const record& r) {
@@ -139,7 +156,7 @@ std::string to_text(const record& r) {
                 r.item_bytes, r.items_per_pe, r.seconds, human(r.rate).c_str(), r.messages_sent,
                 r.buffer_bytes_peak, r.verified ? "verified" : "NOT VERIFIED");
   std::string out = line;
-  for (const auto& f : r.extra) out += "  " + f.key + " " + f.json;
+  for (const auto& [key, value] : r.extra.items()) out += "  " + key + " " + text_of(value);
   return out;
 }
 
@@ -187,13 +204,5 @@ std::uint64_t buffer_bound(const context& ctx, const streamer_options& so, std::
 }
 
 bool all_of(context& ctx, bool mine) { return ctx.allreduce(mine ? 1 : 0, reduce_op::min) == 1; }
-
-field json_number(std::string key, double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", value);
-  return {std::move(key), text};
-}
-
-field json_integer(std::string key, std::uint64_t value) { return {std::move(key), std::to_string(value)}; }
 
 }  // namespace transit::bench

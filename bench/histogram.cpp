@@ -4,11 +4,16 @@
 #include <vector>
 
 #include "bench.hpp"
+#include "cli.hpp"
 
 namespace transit::bench {
 
+namespace {
+
+std::uint64_t table_slots = 1000;  // --table-slots
+
 measurement run_histogram(context& ctx, const setup& s) {
-  const std::uint64_t slots = s.opt.table_slots;
+  const std::uint64_t slots = table_slots;
   const std::uint64_t n = s.items_per_pe;
   const auto pes = static_cast<std::uint64_t>(ctx.size());
   std::vector<std::uint64_t> table(slots, 0);
@@ -34,8 +39,19 @@ measurement run_histogram(context& ctx, const setup& s) {
   m.verified = total == n * pes;
   m.stats = stream.stats();
   m.buffer_bytes_bound = buffer_bound(ctx, s.stream, sizeof(std::uint64_t));
-  m.extra.push_back(json_integer("table_slots", slots));
+  m.extra["table_slots"] = slots;
   return m;
 }
+
+const bool registered = register_kernel({
+    .name = "histogram",
+    .summary = "increments of random slots of a distributed table",
+    .item_sizes = {sizeof(std::uint64_t)},
+    .run = run_histogram,
+    .add_options = [](CLI::App& sub) { add_table_slots_option(sub, table_slots); },
+    .default_items = [] { return std::uint64_t{1} << 22; },
+});
+
+}  // namespace
 
 }  // namespace transit::bench

@@ -4,9 +4,11 @@
 // requests are delivered (and so all replies inserted) when the request streamer's finish()
 // returns; the reply streamer's finish() then completes the gather. Verified entry by entry
 // against the known array contents.
+#include <limits>
 #include <vector>
 
 #include "bench.hpp"
+#include "cli.hpp"
 
 namespace transit::bench {
 
@@ -25,10 +27,10 @@ static_assert(sizeof(request) == 16 && sizeof(reply) == 16);
 
 std::uint64_t entry_value(std::uint64_t global_index, std::uint64_t seed) { return rng::mix(global_index ^ seed); }
 
-}  // namespace
+std::uint64_t table_slots = 1000;  // --table-slots
 
 measurement run_index_gather(context& ctx, const setup& s) {
-  const std::uint64_t slots = s.opt.table_slots, n = s.items_per_pe;
+  const std::uint64_t slots = table_slots, n = s.items_per_pe;
   const auto pes = static_cast<std::uint64_t>(ctx.size());
   const auto rank = static_cast<std::uint64_t>(ctx.rank());
   std::vector<std::uint64_t> array(slots);
@@ -67,9 +69,20 @@ measurement run_index_gather(context& ctx, const setup& s) {
   m.stats = requests.stats();
   accumulate(m.stats, replies.stats());
   m.buffer_bytes_bound = 2 * buffer_bound(ctx, s.stream, sizeof(request));
-  m.extra.push_back(json_integer("table_slots", slots));
-  m.extra.push_back(json_integer("errors", wrong));
+  m.extra["table_slots"] = slots;
+  m.extra["errors"] = wrong;
   return m;
 }
+
+const bool registered = register_kernel({
+    .name = "index-gather",
+    .summary = "random reads of a distributed array: request and reply",
+    .item_sizes = {sizeof(request)},
+    .run = run_index_gather,
+    .add_options = [](CLI::App& sub) { add_table_slots_option(sub, table_slots); },
+    .max_items_per_pe = std::numeric_limits<std::uint32_t>::max(),  // a request numbers its reply in 32 bits
+});
+
+}  // namespace
 
 }  // namespace transit::bench

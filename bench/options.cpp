@@ -1,174 +1,171 @@
-// transit bench: the kernel table and option parsing. Every check that does not need the PE count
-// happens here, before transit::run starts any PE, so a typo costs no job start-up.
+// transit bench: the kernel registry and the `bench KERNEL` command line. The options every kernel
+// takes are added here, in one place; each kernel file adds its own. Every check that does not
+// need the PE count happens while parsing, before any PE starts, so a typo costs no job start-up.
 #include <algorithm>
-#include <array>
-#include <charconv>
-#include <cstring>
-#include <limits>
-#include <stdexcept>
 
 #include "bench.hpp"
+#include "cli.hpp"
+#include "transit/core/error.hpp"
 
 namespace transit::bench {
 
 namespace {
 
-constexpr std::array<kernel_entry, 6> kernel_table{{
-    {"alltoall", 0, run_alltoall, "each PE streams items to every PE in rounds of random order (thesis 4.6)"},
-    {"randomaccess", 8, run_randomaccess, "HPCC RandomAccess: XOR updates under the 1024 look-ahead limit"},
-    {"histogram", 8, run_histogram, "increments of random slots of a distributed table"},
-    {"index-gather", 16, run_index_gather, "random reads of a distributed array: request and reply"},
-    {"phold", 16, run_phold, "PHOLD discrete-event simulation, events handled as they arrive"},
-    {"route-step", 8, run_route_step, "ns per item of one routing and buffering step"},
-}};
-
-[[noreturn]] void bad(std::string_view option, std::string_view value, std::string_view expected) {
-  throw std::invalid_argument(std::string(option) + ": got '" + std::string(value) + "', expected " +
-                              std::string(expected));
+std::vector<kernel_entry>& registry() {
+  static std::vector<kernel_entry> kernels;  // built during static initialisation
+  return kernels;
 }
 
-template <class T>
-T parse_integer(std::string_view option, std::string_view text, T min, T max, std::string_view expected) {
-  T value{};
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value < min || value > max)
-    bad(option, text, expected);
-  return value;
+/// A peer buffer holds --buffer-items items of --item-bytes, and a full one is sent as one message.
+/// The cap, 1 GiB per buffer: a PE holds one buffer per out-link of its router (up to P-1 on a
+/// direct grid) plus the pool's spares, so this is already several GiB per PE, while aggregation
+/// stops paying long before (messages of some 64 KiB reach the streaming bandwidth, BENCHMARKS.md).
+/// Beyond it a request is a mistake (a byte count typed as items) that would exhaust memory.
+constexpr std::uint64_t max_buffer_bytes = std::uint64_t{1} << 30;
+constexpr std::size_t max_buffer_items = std::size_t{1} << 24;
+
+const std::vector<std::pair<std::string, scheme>> schemes{{"none", scheme::none},
+                                                          {"grid", scheme::grid},
+                                                          {"node-aware", scheme::node_aware},
+                                                          {"node-aware-advanced", scheme::node_aware_advanced}};
+
+std::string item_sizes_list(const kernel_entry& k) {
+  std::vector<std::string> sizes;
+  for (const auto size : k.item_sizes) sizes.push_back(std::to_string(size));
+  return join(sizes);
 }
 
-double parse_fraction(std::string_view option, std::string_view text) {
-  // std::from_chars for double is in libstdc++ 11+, which C++20 compilers here ship.
-  double value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || !(value >= 0.0 && value <= 1.0))
-    bad(option, text, "a number in [0, 1]");
-  return value;
+std::string item_sizes_expected(const kernel_entry& k) {
+  if (k.item_sizes.size() == 1)
+    return std::to_string(k.item_sizes[0]) + " for " + k.name + " (its items have that size)";
+  return "one of " + item_sizes_list(k) + " for " + k.name;
 }
 
-scheme parse_scheme(std::string_view text) {
-  if (text == "none") return scheme::none;
-  if (text == "grid") return scheme::grid;
-  if (text == "node-aware") return scheme::node_aware;
-  if (text == "node-aware-advanced") return scheme::node_aware_advanced;
-  bad("--scheme", text, "one of none, grid, node-aware, node-aware-advanced");
+CLI::Validator item_size_of(const kernel_entry& k) {
+  return CLI::Validator(
+      [&k](std::string& text) -> std::string {
+        std::size_t value = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (text.empty() || error != std::errc() || end != text.data() + text.size() ||
+            std::find(k.item_sizes.begin(), k.item_sizes.end(), value) == k.item_sizes.end())
+          return "got '" + text + "', expected " + item_sizes_expected(k);
+        text = std::to_string(value);
+        return {};
+      },
+      "", "item_size");
 }
 
-std::string kernel_names() {
-  std::string names;
-  for (const auto& k : kernel_table) names += (names.empty() ? "" : ", ") + std::string(k.name);
-  return names;
+/// `bench NAME`: the common options, then the kernel's own. `opt` outlives parsing.
+void add_kernel_command(CLI::App& bench, const kernel_entry& k, options& opt) {
+  CLI::App* sub = bench.add_subcommand(k.name, k.summary)->group("Kernels");
+  std::vector<std::string> scheme_names;
+  for (const auto& [name, value] : schemes) scheme_names.push_back(name);
+  sub->add_option_function<std::string>(
+         "--scheme",
+         [&opt](const std::string& name) {
+           opt.route = std::find_if(schemes.begin(), schemes.end(), [&](const auto& s) { return s.first == name; })
+                           ->second;
+         },
+         "none (one message per item, no aggregation), grid (default), node-aware, node-aware-advanced")
+      ->check(one_of(scheme_names))
+      ->type_name("NAME");
+  sub->add_option("--grid", opt.grid, "virtual grid: direct, node (default), 4x4, 2x2x2, ...")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            return text.empty() ? "got '', expected a grid such as direct, node, 4x4 or 2x2x2" : "";
+          },
+          ""))
+      ->type_name("SPEC");
+  const std::string default_size = std::to_string(k.item_sizes.front());
+  sub->add_option("--item-bytes", opt.item_bytes,
+                  k.item_sizes.size() == 1
+                      ? "item size: " + default_size + " (fixed)"
+                      : "item size: " + item_sizes_list(k) + " (default " + default_size + ")")
+      ->transform(item_size_of(k))
+      ->type_name("B");
+  const std::string items_expected =
+      "a positive integer up to " +
+      (k.max_items_per_pe == std::uint64_t{1} << 40 ? std::string("2^40") : std::to_string(k.max_items_per_pe)) +
+      (k.max_items_per_pe == std::uint64_t{1} << 40 ? "" : " for " + k.name);
+  const std::uint64_t default_items = k.default_items ? k.default_items() : std::uint64_t{1} << 20;
+  sub->add_option("--items-per-pe", opt.items_per_pe,
+                  "items each PE sends (default " + std::to_string(default_items) + ")")
+      ->transform(integer_in<std::uint64_t>(1, k.max_items_per_pe, items_expected))
+      ->type_name("N");
+  sub->add_option("--buffer-items", opt.buffer_items, "items per peer buffer, G (default 1024)")
+      ->transform(integer_in<std::size_t>(1, max_buffer_items, "an integer in [1, 16777216]"))
+      ->type_name("G");
+  sub->add_option("--flush-us", opt.flush_us, "flush partial buffers after U us without progress (default 0: never)")
+      ->transform(integer_in<std::uint64_t>(0, 60'000'000, "microseconds in [0, 60000000]"))
+      ->type_name("U");
+  sub->add_option("--repeat", opt.repeat, "run R times (text output adds a median line)")
+      ->transform(integer_in<int>(1, 1000, "an integer in [1, 1000]"))
+      ->type_name("R");
+  sub->add_flag("--json", opt.json, "one JSON object per run on stdout")
+      ->disable_flag_override()
+      ->multi_option_policy(CLI::MultiOptionPolicy::Throw);
+  sub->add_option("--seed", opt.seed, "random streams (default 1)")
+      ->transform(integer_in<std::uint64_t>(0, std::numeric_limits<std::uint64_t>::max(),
+                                            "an integer in [0, 18446744073709551615]"))
+      ->type_name("S");
+  if (k.add_options) k.add_options(*sub);
+
+  // After parsing this command: defaults and the checks that involve two options.
+  sub->final_callback([&k, &opt] {
+    opt.kernel = k.name;
+    if (opt.item_bytes == 0) opt.item_bytes = k.item_sizes.front();
+    const std::size_t buffer_items =
+        k.max_buffer_items != 0 ? std::min(opt.buffer_items, k.max_buffer_items) : opt.buffer_items;
+    if (std::uint64_t{buffer_items} * opt.item_bytes > max_buffer_bytes)
+      usage_error("--buffer-items", std::to_string(opt.buffer_items),
+                  "at most " + std::to_string(max_buffer_bytes / opt.item_bytes) + " items of " +
+                      std::to_string(opt.item_bytes) + " bytes (1 GiB per peer buffer)");
+    if (k.check) k.check(opt);
+  });
 }
 
-constexpr std::uint64_t max_count = std::uint64_t{1} << 40;
+options command_line;  // set by parsing `transit bench`, read-only while the job runs
+
+void add_bench_options(CLI::App& bench) {
+  auto formatter = std::make_shared<CLI::Formatter>();  // the kernels' help pages share it
+  formatter->label("SUBCOMMAND", "KERNEL");
+  bench.formatter(formatter);
+  for (const auto& k : kernels()) add_kernel_command(bench, k, command_line);
+  bench.require_subcommand(1);
+}
+
+const bool registered = register_command({
+    .name = "bench",
+    .summary = "run a benchmark kernel: transit bench KERNEL [options] (transit bench KERNEL --help)",
+    .add_options = add_bench_options,
+    .run = [](context& ctx) { return bench_command(ctx, command_line); },
+});
 
 }  // namespace
 
+bool register_kernel(kernel_entry kernel) {
+  auto& kernels = registry();
+  TRANSIT_ASSERT(std::none_of(kernels.begin(), kernels.end(), [&](const auto& k) { return k.name == kernel.name; }),
+                 "two bench kernels of the same name");
+  TRANSIT_ASSERT(!kernel.item_sizes.empty() && kernel.run, "a bench kernel needs item sizes and a run function");
+  const auto at = std::lower_bound(kernels.begin(), kernels.end(), kernel.name,
+                                   [](const kernel_entry& k, const std::string& name) { return k.name < name; });
+  kernels.insert(at, std::move(kernel));
+  return true;
+}
+
+const std::vector<kernel_entry>& kernels() { return registry(); }
+
 const kernel_entry* find_kernel(std::string_view name) {
-  for (const auto& k : kernel_table)
+  for (const auto& k : registry())
     if (k.name == name) return &k;
   return nullptr;
 }
 
 std::string_view to_string(scheme s) noexcept {
-  switch (s) {
-    case scheme::none: return "none";
-    case scheme::grid: return "grid";
-    case scheme::node_aware: return "node-aware";
-    case scheme::node_aware_advanced: return "node-aware-advanced";
-  }
+  for (const auto& [name, value] : schemes)
+    if (value == s) return name;
   return "?";
-}
-
-options parse_options(int argc, char** argv, int first) {
-  if (first >= argc) throw std::invalid_argument("no kernel given: expected one of " + kernel_names());
-  options opt;
-  opt.kernel = argv[first];
-  const kernel_entry* kernel = find_kernel(opt.kernel);
-  if (kernel == nullptr) bad("kernel", opt.kernel, "one of " + kernel_names());
-  for (int i = first + 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (arg == "--json") {
-      opt.json = true;
-      continue;
-    }
-    if (arg.substr(0, 2) != "--") bad("argument", arg, "an option --NAME VALUE or --NAME=VALUE");
-    std::string_view name = arg, value;
-    if (const auto eq = arg.find('='); eq != std::string_view::npos) {
-      name = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-    } else if (i + 1 < argc) {
-      value = argv[++i];
-    } else {
-      bad(name, "", "a value after it");
-    }
-    if (name == "--scheme") {
-      opt.route = parse_scheme(value);
-    } else if (name == "--grid") {
-      if (value.empty()) bad(name, value, "a grid such as direct, node, 4x4 or 2x2x2");
-      opt.grid = value;
-    } else if (name == "--item-bytes") {
-      opt.item_bytes = parse_integer<std::size_t>(name, value, 1, 1 << 20, "a positive number of bytes");
-    } else if (name == "--items-per-pe") {
-      opt.items_per_pe = parse_integer<std::uint64_t>(name, value, 1, max_count, "a positive integer up to 2^40");
-    } else if (name == "--buffer-items") {
-      opt.buffer_items = parse_integer<std::size_t>(name, value, 1, 1 << 24, "an integer in [1, 16777216]");
-    } else if (name == "--flush-us") {
-      opt.flush_us = parse_integer<std::uint64_t>(name, value, 0, 60'000'000, "microseconds in [0, 60000000]");
-    } else if (name == "--repeat") {
-      opt.repeat = parse_integer<int>(name, value, 1, 1000, "an integer in [1, 1000]");
-    } else if (name == "--table-log2") {
-      opt.table_log2 = parse_integer<int>(name, value, 1, 32, "an integer in [1, 32]");
-    } else if (name == "--table-slots") {
-      opt.table_slots = parse_integer<std::uint64_t>(name, value, 1, std::uint64_t{1} << 32,
-                                                     "a positive integer up to 2^32");
-    } else if (name == "--remote-fraction") {
-      opt.remote_fraction = parse_fraction(name, value);
-    } else if (name == "--lps-per-pe") {
-      opt.lps_per_pe = parse_integer<std::uint64_t>(name, value, 1, std::uint64_t{1} << 32,
-                                                    "a positive integer up to 2^32");
-    } else if (name == "--events-per-lp") {
-      opt.events_per_lp = parse_integer<std::uint64_t>(name, value, 1, 1 << 20, "an integer in [1, 1048576]");
-    } else if (name == "--seed") {
-      opt.seed = parse_integer<std::uint64_t>(name, value, 0, std::numeric_limits<std::uint64_t>::max(),
-                                              "a non-negative integer");
-    } else {
-      bad("option", name,
-          "one of --scheme, --grid, --item-bytes, --items-per-pe, --buffer-items, --flush-us, --repeat, "
-          "--json, --table-log2, --table-slots, --remote-fraction, --lps-per-pe, --events-per-lp, --seed");
-    }
-  }
-  // Item sizes: alltoall instantiates its item type for powers of two; the others are fixed.
-  if (kernel->item_bytes == 0) {
-    if (opt.item_bytes == 0) opt.item_bytes = 8;
-    if (opt.item_bytes < 8 || opt.item_bytes > 1024 || (opt.item_bytes & (opt.item_bytes - 1)) != 0)
-      bad("--item-bytes", std::to_string(opt.item_bytes), "a power of two from 8 to 1024 for alltoall");
-  } else if (opt.item_bytes != 0 && opt.item_bytes != kernel->item_bytes) {
-    bad("--item-bytes", std::to_string(opt.item_bytes),
-        std::to_string(kernel->item_bytes) + " for " + opt.kernel + " (its items have that size)");
-  } else {
-    opt.item_bytes = kernel->item_bytes;
-  }
-  if (opt.kernel == "index-gather" && opt.items_per_pe > std::numeric_limits<std::uint32_t>::max())
-    bad("--items-per-pe", std::to_string(opt.items_per_pe), "at most 2^32-1 requests per PE for index-gather");
-  return opt;
-}
-
-const char* options_help() {
-  return "bench KERNEL [options]   kernels: alltoall randomaccess histogram index-gather phold route-step\n"
-         "  --scheme none|grid|node-aware|node-aware-advanced   (none: one message per item)\n"
-         "  --grid SPEC          direct, node (default), 4x4, 2x2x2, ...\n"
-         "  --item-bytes B       alltoall item size: 8, 16, ..., 1024\n"
-         "  --items-per-pe N     items each PE sends (randomaccess: updates, default 4 x table)\n"
-         "  --buffer-items G     items per peer buffer (default 1024)\n"
-         "  --flush-us U         flush partial buffers after U us without progress (default 0: never)\n"
-         "  --repeat R           run R times (text mode adds a median line)\n"
-         "  --json               one JSON object per run on stdout\n"
-         "  --table-log2 n       randomaccess: 2^n table words per PE (default 16)\n"
-         "  --table-slots S      histogram, index-gather: entries per PE (default 1000)\n"
-         "  --remote-fraction f  phold: share of events sent to another PE (default 0.5)\n"
-         "  --lps-per-pe L  --events-per-lp E   phold population (default 1000 x 16)\n"
-         "  --seed S             random streams (default 1)\n"
-         "demo                     the thesis all-to-all comparison (local: 8 PEs, 4 per node)\n";
 }
 
 }  // namespace transit::bench

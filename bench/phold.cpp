@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bench.hpp"
+#include "cli.hpp"
 
 namespace transit::bench {
 
@@ -54,16 +55,18 @@ struct model {
   }
 };
 
-}  // namespace
+double remote_fraction = 0.5;     // --remote-fraction
+std::uint64_t lps_per_pe = 1000;   // --lps-per-pe: logical processes per PE
+std::uint64_t events_per_lp = 16;  // --events-per-lp: initial events per LP (the event population)
 
 measurement run_phold(context& ctx, const setup& s) {
   const auto pes = static_cast<std::uint64_t>(ctx.size());
   const auto rank = static_cast<std::uint64_t>(ctx.rank());
-  const std::uint64_t lps = s.opt.lps_per_pe, population = lps * s.opt.events_per_lp;
+  const std::uint64_t lps = lps_per_pe, population = lps * events_per_lp;
   // A chain handles its first event at time 0, then one per lookahead + mean_delay on average.
   const double per_chain = static_cast<double>(s.items_per_pe) / static_cast<double>(population);
   const double end = std::min(4.0e9, std::max(0.5, per_chain - 1) * (lookahead + mean_delay));
-  const model sim{pes, lps, static_cast<std::uint64_t>(s.opt.remote_fraction * 0x1.0p63),
+  const model sim{pes, lps, static_cast<std::uint64_t>(remote_fraction * 0x1.0p63),
                   static_cast<std::uint32_t>(end)};
 
   std::vector<event> initial(population);
@@ -111,11 +114,32 @@ measurement run_phold(context& ctx, const setup& s) {
   m.items_per_pe = static_cast<double>(total) / static_cast<double>(pes);
   m.stats = stream.stats();
   m.buffer_bytes_bound = buffer_bound(ctx, s.stream, sizeof(event));
-  m.extra.push_back(json_number("remote_fraction", s.opt.remote_fraction));
-  m.extra.push_back(json_integer("lps_per_pe", lps));
-  m.extra.push_back(json_integer("events_per_lp", s.opt.events_per_lp));
-  m.extra.push_back(json_integer("events", total));
+  m.extra["remote_fraction"] = remote_fraction;
+  m.extra["lps_per_pe"] = lps;
+  m.extra["events_per_lp"] = events_per_lp;
+  m.extra["events"] = total;
   return m;
 }
+
+const bool registered = register_kernel({
+    .name = "phold",
+    .summary = "PHOLD discrete-event simulation, events handled as they arrive",
+    .item_sizes = {sizeof(event)},
+    .run = run_phold,
+    .add_options =
+        [](CLI::App& sub) {
+          sub.add_option("--remote-fraction", remote_fraction, "share of events sent to another PE (default 0.5)")
+              ->transform(real_in(0.0, 1.0, "a number in [0, 1]"))
+              ->type_name("f");
+          sub.add_option("--lps-per-pe", lps_per_pe, "logical processes per PE (default 1000)")
+              ->transform(integer_in<std::uint64_t>(1, std::uint64_t{1} << 32, "a positive integer up to 2^32"))
+              ->type_name("L");
+          sub.add_option("--events-per-lp", events_per_lp, "initial events per LP (default 16)")
+              ->transform(integer_in<std::uint64_t>(1, 1 << 20, "an integer in [1, 1048576]"))
+              ->type_name("E");
+        },
+});
+
+}  // namespace
 
 }  // namespace transit::bench

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "bench.hpp"
+#include "cli.hpp"
 
 namespace transit::bench {
 
@@ -66,10 +67,10 @@ struct placement {
   }
 };
 
-}  // namespace
+int table_log2 = 16;  // --table-log2
 
 measurement run_randomaccess(context& ctx, const setup& s) {
-  const int n = s.opt.table_log2;
+  const int n = table_log2;
   const std::uint64_t words = std::uint64_t{1} << n, mask = words - 1;
   const std::uint64_t updates = s.items_per_pe;
   const auto pes = static_cast<std::uint64_t>(ctx.size());
@@ -116,11 +117,28 @@ measurement run_randomaccess(context& ctx, const setup& s) {
   m.verified = errors == 0;
   m.stats = stream.stats();
   m.buffer_bytes_bound = buffer_bound(ctx, so, sizeof(std::uint64_t));
-  m.extra.push_back(json_integer("table_log2", static_cast<std::uint64_t>(n)));
-  m.extra.push_back(json_number("gups", m.seconds > 0 ? static_cast<double>(updates * pes) / m.seconds / 1e9 : 0));
-  m.extra.push_back(json_integer("errors", errors));
-  m.extra.push_back(json_integer("look_ahead", look_ahead));
+  m.extra["table_log2"] = n;
+  m.extra["gups"] = m.seconds > 0 ? static_cast<double>(updates * pes) / m.seconds / 1e9 : 0.0;
+  m.extra["errors"] = errors;
+  m.extra["look_ahead"] = look_ahead;
   return m;
 }
+
+const bool registered = register_kernel({
+    .name = "randomaccess",
+    .summary = "HPCC RandomAccess: XOR updates under the 1024 look-ahead limit",
+    .item_sizes = {sizeof(std::uint64_t)},
+    .run = run_randomaccess,
+    .add_options =
+        [](CLI::App& sub) {
+          sub.add_option("--table-log2", table_log2, "2^n table words per PE (default 16); --items-per-pe defaults to 4 x 2^n")
+              ->transform(integer_in<int>(1, 32, "an integer in [1, 32]"))
+              ->type_name("n");
+        },
+    .default_items = [] { return std::uint64_t{4} << table_log2; },  // HPCC: 4 x the table size
+    .max_buffer_items = look_ahead,  // a buffer larger than the look-ahead could never fill
+});
+
+}  // namespace
 
 }  // namespace transit::bench

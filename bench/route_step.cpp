@@ -11,6 +11,8 @@
 
 namespace transit::bench {
 
+namespace {
+
 measurement run_route_step(context& ctx, const setup& s) {
   const std::uint64_t n = s.items_per_pe;
   const int pes = ctx.size();
@@ -36,9 +38,20 @@ measurement run_route_step(context& ctx, const setup& s) {
   m.verified = ctx.allreduce(received, reduce_op::sum) == n;
   m.stats = stream.stats();
   m.buffer_bytes_bound = buffer_bound(ctx, s.stream, sizeof(std::uint64_t));
-  m.extra.push_back(json_number("ns_per_item_hop", m.seconds * 1e9 / static_cast<double>(n)));
-  m.extra.push_back(json_number("end_to_end_seconds", end_to_end));
+  m.extra["ns_per_item_hop"] = m.seconds * 1e9 / static_cast<double>(n);
+  m.extra["end_to_end_seconds"] = end_to_end;
   return m;
 }
+
+const bool registered = register_kernel({
+    .name = "route-step",
+    .summary = "ns per item of one routing and buffering step",
+    .item_sizes = {sizeof(std::uint64_t)},
+    .run = run_route_step,
+    .default_items = [] { return std::uint64_t{1} << 24; },
+    .min_pes = 2,  // PE 0 streams to the others
+});
+
+}  // namespace
 
 }  // namespace transit::bench

@@ -1,9 +1,13 @@
 #include "transit/runtime/options.hpp"
 
+#include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <string_view>
+#include <thread>
+#include <vector>
 
 #include "transit/core/error.hpp"
 #include "transit/topology/topology_manager.hpp"
@@ -20,13 +24,33 @@ int parse_positive(std::string_view name, std::string_view text) {
   return value;
 }
 
+// A week: longer than any job that is waited on, and far inside what milliseconds in a long long
+// hold, so the conversion below is always defined.
+constexpr double max_watchdog_seconds = 7 * 24 * 3600;
+
 std::chrono::milliseconds parse_seconds(std::string_view name, std::string_view text) {
   // std::from_chars for double is fine in GCC 12; accept "10", "0.5".
   double seconds = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
-  if (ec != std::errc() || end != text.data() + text.size() || !(seconds >= 0) || !std::isfinite(seconds))
-    detail::throw_invalid(name, text, "a number of seconds >= 0");
-  return std::chrono::milliseconds(static_cast<long long>(seconds * 1000.0));
+  // Below a millisecond would round to 0, which means off: refused rather than silently dropped.
+  if (ec != std::errc() || end != text.data() + text.size() || !(seconds == 0 || seconds >= 0.001) ||
+      !(seconds <= max_watchdog_seconds))
+    detail::throw_invalid(name, text, "0 (off) or a number of seconds in [0.001, 604800] (one week)");
+  return std::chrono::milliseconds(std::llround(seconds * 1000.0));
+}
+
+bool parse_switch(std::string_view name, std::string_view text) {
+  if (text != "0" && text != "1") detail::throw_invalid(name, text, "1 (on) or 0 (off)");
+  return text == "1";
+}
+
+constexpr std::array<std::string_view, 6> option_names{"backend",      "pes",      "pes-force",
+                                                       "pes-per-node", "physical", "watchdog"};
+
+[[noreturn]] void unknown_option(std::string_view name) {
+  detail::throw_invalid("option", detail::concat("--transit-", name),
+                        "one of --transit-backend, --transit-pes, --transit-pes-force, "
+                        "--transit-pes-per-node, --transit-physical, --transit-watchdog");
 }
 
 void apply(run_options& o, std::string_view name, std::string_view value) {
@@ -35,6 +59,8 @@ void apply(run_options& o, std::string_view name, std::string_view value) {
     o.backend = value;
   } else if (name == "pes") {
     o.pes = parse_positive("--transit-pes", value);
+  } else if (name == "pes-force") {
+    o.pes_force = parse_switch("--transit-pes-force", value);
   } else if (name == "pes-per-node") {
     o.pes_per_node = parse_positive("--transit-pes-per-node", value);
   } else if (name == "physical") {
@@ -43,9 +69,7 @@ void apply(run_options& o, std::string_view name, std::string_view value) {
   } else if (name == "watchdog") {
     o.watchdog = parse_seconds("--transit-watchdog", value);
   } else {
-    detail::throw_invalid("option", detail::concat("--transit-", name),
-                          "one of --transit-backend, --transit-pes, --transit-pes-per-node, "
-                          "--transit-physical, --transit-watchdog");
+    unknown_option(name);
   }
 }
 
@@ -63,35 +87,63 @@ void apply_env(run_options& o, const char* variable, std::string_view name) {
   }
 }
 
+unsigned hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+bool local_backend(const run_options& o) {
+  return o.backend == "local" || (o.backend.empty() && !started_by_mpi_launcher());
+}
+
 }  // namespace
+
+int max_local_pes() { return static_cast<int>(std::min(4u * hardware_threads(), 1u << 30)); }
 
 run_options parse_run_options(int& argc, char**& argv) {
   run_options o;
   apply_env(o, "TRANSIT_BACKEND", "backend");
   apply_env(o, "TRANSIT_PES", "pes");
+  apply_env(o, "TRANSIT_PES_FORCE", "pes-force");
   apply_env(o, "TRANSIT_PES_PER_NODE", "pes-per-node");
   apply_env(o, "TRANSIT_PHYSICAL", "physical");
   apply_env(o, "TRANSIT_WATCHDOG", "watchdog");
 
   constexpr std::string_view prefix = "--transit-";
-  int kept = 1;
-  for (int i = 1; i < argc; ++i) {
+  bool pes_from_command_line = false;
+  std::vector<std::string_view> seen;
+  int kept = 1, i = 1;
+  for (; i < argc; ++i) {
     const std::string_view arg = argv[i];
+    if (arg == "--") break;
     if (arg.substr(0, prefix.size()) != prefix) {
       argv[kept++] = argv[i];
       continue;
     }
-    std::string_view rest = arg.substr(prefix.size());
+    const std::string_view rest = arg.substr(prefix.size());
     const auto eq = rest.find('=');
+    const std::string_view name = rest.substr(0, eq);
+    if (std::find(option_names.begin(), option_names.end(), name) == option_names.end()) unknown_option(name);
+    if (std::find(seen.begin(), seen.end(), name) != seen.end())
+      throw std::invalid_argument(detail::concat("--transit-", name, ": given more than once, expected once"));
+    seen.push_back(name);
+    pes_from_command_line |= name == "pes";
     if (eq != std::string_view::npos) {
-      apply(o, rest.substr(0, eq), rest.substr(eq + 1));
+      apply(o, name, rest.substr(eq + 1));
+    } else if (name == "pes-force") {
+      o.pes_force = true;  // a flag: the next argument is not its value
     } else {
       if (i + 1 >= argc) detail::throw_invalid("option", arg, "a value after it (--transit-x=value or --transit-x value)");
-      apply(o, rest, argv[++i]);
+      apply(o, name, argv[++i]);
     }
   }
+  for (; i < argc; ++i) argv[kept++] = argv[i];  // "--" and what follows
   argc = kept;
   argv[argc] = nullptr;
+
+  // More threads than this only thrash the machine (a typo such as 100000 would take it down).
+  if (local_backend(o) && o.pes > max_local_pes() && !o.pes_force)
+    detail::throw_invalid(pes_from_command_line ? "--transit-pes" : "TRANSIT_PES", o.pes,
+                          detail::concat("at most ", max_local_pes(), " (4 x ", hardware_threads(),
+                                         " hardware threads) on the local backend; add --transit-pes-force "
+                                         "(TRANSIT_PES_FORCE=1) to run more"));
   return o;
 }
 

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -98,12 +99,18 @@ int run_local(const run_options& options, const std::function<void(context&)>& b
 #ifdef TRANSIT_WITH_MPI
 // Open MPI treats a failed MPI_Init as fatal and ends the process from inside it. Without a
 // launcher (singleton start) that is the likely failure, so a forked child tries first and the
-// parent can say clearly what went wrong. Forking is safe here: MPI is not initialised yet.
+// parent can say clearly what went wrong. Forking is safe here: MPI is not initialised yet. The
+// child's output goes to /dev/null: MPI's abort banner would bury the one line that matters.
 bool mpi_initialises_in_child() {
   std::fflush(nullptr);
   const pid_t child = fork();
   if (child < 0) return true;  // cannot probe; let MPI_Init speak for itself
   if (child == 0) {
+    if (const int null = open("/dev/null", O_WRONLY); null >= 0) {
+      dup2(null, STDOUT_FILENO);
+      dup2(null, STDERR_FILENO);
+      close(null);
+    }
     int provided = 0;
     const int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
     if (rc == MPI_SUCCESS) MPI_Finalize();
@@ -157,20 +164,29 @@ int run_mpi(const run_options& options, const std::function<void(context&)>& bod
     tune_open_mpi_before_init();
     if (!started_by_mpi_launcher() && !mpi_initialises_in_child())
       throw std::runtime_error(
-          "--transit-backend=mpi: MPI could not be initialised (see MPI's message above); start the "
-          "program with mpirun, or use --transit-backend=local");
+          "--transit-backend=mpi: MPI could not be initialised on its own; no MPI launcher: run under "
+          "mpirun, or use --transit-backend=local");
     int provided = 0;
-    if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
-      throw std::runtime_error("--transit-backend=mpi: MPI_Init_thread failed");
+    // Under a launcher MPI explains its own failure (and usually ends the process itself).
+    if (const int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided); rc != MPI_SUCCESS)
+      throw std::runtime_error(detail::concat("--transit-backend=mpi: MPI_Init_thread failed with error code ", rc,
+                                              " (see MPI's message above)"));
     std::atexit(finalize_mpi_at_exit);
   }
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (options.pes > 0 && options.pes != size) {
+    // A usage error that every rank finds alike: one message, status 2 everywhere, no abort.
+    if (rank == 0)
+      std::fprintf(stderr, "transit: error: %s\n",
+                   detail::concat("--transit-pes: got '", options.pes, "', expected the number of MPI ranks (", size,
+                                  ") or nothing with the mpi backend")
+                       .c_str());
+    MPI_Barrier(MPI_COMM_WORLD);  // no rank exits (and gets the launcher to kill the job) before it is written
+    return 2;
+  }
   try {
-    if (options.pes > 0 && options.pes != size)
-      detail::throw_invalid("--transit-pes", options.pes,
-                            detail::concat("the number of MPI ranks (", size, ") or nothing with the mpi backend"));
     auto m = mpi_machine(MPI_COMM_WORLD, options);
     auto topology = job_topology(*m, options);
     auto ctx = detail::context_access::make(std::make_unique<detail::mpi_transport>(MPI_COMM_WORLD), std::move(m),

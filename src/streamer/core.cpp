@@ -99,6 +99,7 @@ streamer_core::streamer_core(context& ctx, const streamer_options& options, std:
       l.pe = h.pe;
       l.phase = h.phase;
       l.carries_destinations = !router_->ends_route(h.phase);
+      l.inter_node = ctx.machine().node_of(h.pe) != ctx.machine().node_of(rank_);
       links_.push_back(std::move(l));
     }
     route_.resize(size_);
@@ -339,6 +340,7 @@ void streamer_core::send(link& l, flush_kind kind, bool with_final_marker) {
   l.buffer = message_buffer();
   ++l.sent;
   ++stats_.messages_sent;
+  if (l.inter_node) ++stats_.inter_node_messages;
   stats_.bytes_sent += bytes;
   if (n == 0) return;
   switch (kind) {

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include <string>
 #include <vector>
 
@@ -52,9 +54,57 @@ TEST(run_options, bad_values_name_the_option_value_and_expectation) {
   EXPECT_EQ(error_of({"p", "--transit-pes=99999999999"}), "--transit-pes: got '99999999999', expected a positive integer");
   EXPECT_EQ(error_of({"p", "--transit-pes-per-node=-1"}),
             "--transit-pes-per-node: got '-1', expected a positive integer");
-  EXPECT_EQ(error_of({"p", "--transit-watchdog=soon"}), "--transit-watchdog: got 'soon', expected a number of seconds >= 0");
+  EXPECT_EQ(error_of({"p", "--transit-watchdog=soon"}),
+            "--transit-watchdog: got 'soon', expected 0 (off) or a number of seconds in [0.001, 604800] (one week)");
   EXPECT_NE(error_of({"p", "--transit-pes"}).find("expected a value after it"), std::string::npos);
   EXPECT_NE(error_of({"p", "--transit-nodes=2"}).find("got '--transit-nodes'"), std::string::npos);
+}
+
+TEST(run_options, watchdog_is_bounded_and_never_silently_off) {
+  // 1e300 s used to reach an undefined double-to-integer conversion; 0.0001 s rounded to 0 (off).
+  for (const char* bad : {"1e300", "inf", "nan", "-1", "604801", "0.0001", "1e-300"})
+    EXPECT_NE(error_of({"p", std::string("--transit-watchdog=") + bad}).find("expected 0 (off)"), std::string::npos)
+        << bad;
+  argv_builder week({"p", "--transit-watchdog=604800"});
+  EXPECT_EQ(transit::parse_run_options(week.argc, week.argv).watchdog, std::chrono::hours(24 * 7));
+  argv_builder ms({"p", "--transit-watchdog=0.001"});
+  EXPECT_EQ(transit::parse_run_options(ms.argc, ms.argv).watchdog.count(), 1);
+  argv_builder off({"p", "--transit-watchdog=0"});
+  EXPECT_EQ(transit::parse_run_options(off.argc, off.argv).watchdog.count(), 0);
+}
+
+TEST(run_options, local_pes_are_capped_unless_forced) {
+  const int cap = transit::max_local_pes();
+  EXPECT_GE(cap, 4);
+  const std::string over = "--transit-pes=" + std::to_string(cap + 1);
+  const std::string error = error_of({"p", "--transit-backend=local", over});
+  EXPECT_NE(error.find(std::to_string(cap + 1)), std::string::npos) << error;
+  EXPECT_NE(error.find("at most " + std::to_string(cap)), std::string::npos) << error;
+  EXPECT_NE(error.find("--transit-pes-force"), std::string::npos) << error;
+
+  // The flag takes no separate value: "x" stays for the program.
+  argv_builder forced({"p", "--transit-backend=local", over, "--transit-pes-force", "x"});
+  const auto o = transit::parse_run_options(forced.argc, forced.argv);
+  EXPECT_TRUE(o.pes_force);
+  EXPECT_EQ(o.pes, cap + 1);
+  ASSERT_EQ(forced.argc, 2);
+  EXPECT_STREQ(forced.argv[1], "x");
+  EXPECT_EQ(error_of({"p", "--transit-pes-force=2"}), "--transit-pes-force: got '2', expected 1 (on) or 0 (off)");
+  // The mpi backend's PE count is the launcher's: no cap there.
+  argv_builder mpi({"p", "--transit-backend=mpi", "--transit-pes=100000"});
+  EXPECT_EQ(transit::parse_run_options(mpi.argc, mpi.argv).pes, 100000);
+}
+
+TEST(run_options, each_option_once_and_nothing_after_dashdash) {
+  EXPECT_EQ(error_of({"p", "--transit-pes=2", "--transit-pes", "3"}), "--transit-pes: given more than once, expected once");
+  EXPECT_NE(error_of({"p", "--transit-peez"}).find("got '--transit-peez', expected one of"), std::string::npos);
+  argv_builder b({"p", "--transit-pes=2", "--", "--transit-pes=3", "y"});
+  EXPECT_EQ(transit::parse_run_options(b.argc, b.argv).pes, 2);
+  ASSERT_EQ(b.argc, 4);
+  EXPECT_STREQ(b.argv[1], "--");
+  EXPECT_STREQ(b.argv[2], "--transit-pes=3");
+  EXPECT_STREQ(b.argv[3], "y");
+  EXPECT_EQ(b.argv[4], nullptr);
 }
 
 TEST(run_options, uneven_nodes_make_the_last_node_smaller) {

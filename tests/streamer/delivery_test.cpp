@@ -72,6 +72,11 @@ void run_case(context& ctx, const streamer_options& options, std::uint64_t seed,
   const std::uint64_t links = s.route_plan().out_links(ctx.rank()).size() + 1;
   const std::uint64_t per_buffer = 16 + options.buffer_items * (sizeof(probe) + sizeof(std::int32_t)) + 4;
   EXPECT_LE(st.buffer_bytes_peak, links * per_buffer) << where;
+  // Messages to other nodes are counted as such: exactly the sends on links to another node.
+  EXPECT_LE(st.inter_node_messages, st.messages_sent) << where;
+  if (ctx.machine().num_nodes() == 1) {
+    EXPECT_EQ(st.inter_node_messages, 0u) << where;
+  }
   const auto delivered = ctx.allreduce<std::uint64_t>(st.items_delivered, reduce_op::sum);
   EXPECT_EQ(delivered, static_cast<std::uint64_t>(2 * per_pe * ctx.size())) << where;
 }
@@ -174,6 +179,31 @@ TEST(object_streamer, delivers_to_the_home_of_each_object) {
                 ASSERT_EQ(received[o], expected) << "object " << o;
               }
             }),
+            0);
+}
+
+}  // namespace
+
+namespace {
+
+// Counted exactly: one item per destination with one-item buffers on the direct grid is one
+// message per link, plus one bare final marker per link; the links to other nodes are those to the
+// PEs not on this PE's node.
+TEST(streamer_delivery, messages_to_other_nodes_are_counted_exactly) {
+  EXPECT_EQ(transit::testing::run_spmd(
+                [](context& ctx) {
+                  streamer_options o;
+                  o.grid = virtual_grid::direct(ctx.size());
+                  o.buffer_items = 1;
+                  streamer<int> s(ctx, o, [](const int&) {});
+                  for (int d = 0; d < ctx.size(); ++d) s.insert(d, d);
+                  s.finish();
+                  const auto& m = ctx.machine();
+                  const std::uint64_t others = static_cast<std::uint64_t>(ctx.size() - m.pes_on_node(m.node_of(ctx.rank())));
+                  EXPECT_EQ(s.stats().inter_node_messages, 2 * others);
+                  EXPECT_EQ(s.stats().messages_sent, 2 * static_cast<std::uint64_t>(ctx.size() - 1));
+                },
+                {"--transit-pes-per-node=2"}),
             0);
 }
 

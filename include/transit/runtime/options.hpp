@@ -9,8 +9,11 @@ namespace transit {
 struct run_options {
   /// "local", "mpi", or empty: mpi when started by an MPI launcher, otherwise local.
   std::string backend;
-  /// PEs of the local backend; 0 = the hardware threads of this machine.
+  /// PEs of the local backend; 0 = the hardware threads of this machine. At most
+  /// max_local_pes() unless pes_force: more threads than that only thrash the machine.
   int pes = 0;
+  /// --transit-pes-force (TRANSIT_PES_FORCE=1): allow a local PE count above max_local_pes().
+  bool pes_force = false;
   /// Emulated nodes of this many consecutive PEs (the last node takes the remainder); 0 = real nodes.
   int pes_per_node = 0;
   /// Physical topology spec for the topology manager (e.g. "torus:8x4x8:16"); empty = nodes x PEs.
@@ -20,9 +23,14 @@ struct run_options {
 };
 
 /// Reads TRANSIT_* from the environment, then removes the --transit-* options from argv
-/// (`--transit-x=v` or `--transit-x v`) and applies them. Throws std::invalid_argument naming the
-/// option, the value and what was expected, for an unknown --transit-* option or a bad value.
+/// (`--transit-x=v` or `--transit-x v`; the flag --transit-pes-force takes no separate value) and
+/// applies them; the command line wins over the environment. Stops at a `--` argument: what
+/// follows belongs to the program. Throws std::invalid_argument naming the option, the value and
+/// what was expected, for an unknown --transit-* option, one given twice, or a bad value.
 run_options parse_run_options(int& argc, char**& argv);
+
+/// The most PEs the local backend runs without --transit-pes-force: 4 x the hardware threads.
+int max_local_pes();
 
 /// True when this process was started by an MPI launcher (mpirun, mpiexec, srun with PMI).
 bool started_by_mpi_launcher();

@@ -29,6 +29,7 @@ struct streamer_stats {
   std::uint64_t items_delivered = 0;   ///< deliver callbacks run on this PE
   std::uint64_t items_forwarded = 0;   ///< items that arrived here and were buffered for a next hop
   std::uint64_t messages_sent = 0;     ///< transport messages (final markers included)
+  std::uint64_t inter_node_messages = 0; ///< those sent to a PE on another node (machine())
   std::uint64_t messages_received = 0;
   std::uint64_t bytes_sent = 0;        ///< payload bytes of those messages
   std::uint64_t buffers_peak = 0;      ///< most peer buffers allocated at once

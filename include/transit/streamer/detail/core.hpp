@@ -139,6 +139,7 @@ class streamer_core {
     int pe = -1;
     int phase = -1;                       // -1: the link to this PE itself
     bool carries_destinations = false;
+    bool inter_node = false;              // the peer is on another node
   };
   struct in_link {
     int pe = -1;
