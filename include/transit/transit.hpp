@@ -9,3 +9,4 @@
 #include "transit/streamer/options.hpp"
 #include "transit/streamer/streamer.hpp"
 #include "transit/streamer/object_streamer.hpp"
+#include "transit/active/active_messages.hpp"

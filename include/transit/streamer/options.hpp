@@ -48,6 +48,7 @@ inline streamer_stats& operator+=(streamer_stats& into, const streamer_stats& s)
   into.items_delivered += s.items_delivered;
   into.items_forwarded += s.items_forwarded;
   into.messages_sent += s.messages_sent;
+  into.inter_node_messages += s.inter_node_messages;
   into.messages_received += s.messages_received;
   into.bytes_sent += s.bytes_sent;
   into.buffers_peak += s.buffers_peak;
