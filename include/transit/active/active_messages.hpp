@@ -110,15 +110,17 @@ class active_messages {
       send_call<Handler, detail::wire_kind_t<Args>...>(broadcast_dest, handler, detail::to_wire(args)...);
   }
 
-  /// The PE this object belongs to.
+  /// Local: the PE this object belongs to (handlers reach their PE's context through it).
   context& ctx() noexcept { return ctx_; }
 
   /// Collective: returns when every call made anywhere before it, and every call those made in
-  /// turn, has run. Throws std::logic_error from a handler.
+  /// turn, has run; the object is then ready for more calls. A handler's exception comes out of
+  /// it, and calling it again resumes. Throws std::logic_error from a handler.
   void barrier();
 
   /// Local, non-blocking: runs the handlers of arrived calls and forwards what passes through.
-  /// Returns whether anything happened; false (and does nothing) from a handler.
+  /// Returns whether anything happened; false (and does nothing) from a handler. A handler's
+  /// exception comes out of it.
   bool progress();
 
   /// Local: this PE's counters summed over the object's streamers (items are calls and chunks).
