@@ -248,6 +248,7 @@ class streamer_core {
   std::vector<message> local_messages_;              // full buffers of the self link, to deliver
   delivery_queue local_;                             // local messages being delivered
   std::uint64_t buffered_ = 0;                       // items in buffers, counted only with a bound
+  std::uint64_t items_since_poll_ = 0;               // items sent since insert last polled (after_send)
   std::uint32_t step_ = 0;
   int next_final_phase_ = 0;
   std::uint64_t buffers_allocated_ = 0;
