@@ -9,3 +9,6 @@
 #include "transit/streamer/options.hpp"
 #include "transit/streamer/streamer.hpp"
 #include "transit/streamer/object_streamer.hpp"
+#include "transit/tuning/calibrate.hpp"
+#include "transit/tuning/model.hpp"
+#include "transit/tuning/profile.hpp"
