@@ -1,6 +1,7 @@
 // histogram: every PE increments random slots of a table distributed over all PEs (--table-slots
 // per PE). An item is the 8-byte slot index on its home PE. Verified by the global sum of the
 // table, which must equal the number of increments sent.
+#include <chrono>
 #include <vector>
 
 #include "bench.hpp"
@@ -14,32 +15,41 @@ std::uint64_t table_slots = 1000;  // --table-slots
 
 measurement run_histogram(context& ctx, const setup& s) {
   const std::uint64_t slots = table_slots;
+  if (s.opt.route == scheme::mpi_raw) return histogram_mpi_raw(ctx, s, slots);
   const std::uint64_t n = s.items_per_pe;
   const auto pes = static_cast<std::uint64_t>(ctx.size());
   std::vector<std::uint64_t> table(slots, 0);
   streamer<std::uint64_t> stream(ctx, s.stream, [&](const std::uint64_t& slot) { ++table[slot]; });
   rng random(pe_seed(s.opt, ctx.rank(), 0x4157));
-  progress_bar bar(ctx, "histogram", n);
+  progress_bar bar(ctx, "histogram", n * static_cast<std::uint64_t>(s.steps));
+
+  const auto steps = static_cast<std::uint64_t>(s.steps);
+  std::vector<double> step_seconds;
 
   measurement m;
   m.seconds = measure(ctx, [&] {
-    for (std::uint64_t i = 0; i < n; ++i) {
-      const table_entry e = random_entry(random, pes, slots);
-      stream.insert(e.slot, static_cast<int>(e.pe));
-      if (poll_due(i)) stream.progress();
-      bar.update(i);
+    for (std::uint64_t step = 0; step < steps; ++step) {
+      const auto start = std::chrono::steady_clock::now();
+      for (std::uint64_t i = 0; i < n; ++i) {
+        const table_entry e = random_entry(random, pes, slots);
+        stream.insert(e.slot, static_cast<int>(e.pe));
+        if (poll_due(i)) stream.progress();
+        bar.update(step * n + i);
+      }
+      stream.finish();
+      step_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
-    stream.finish();
   });
 
   std::uint64_t sum = 0;
   for (const auto c : table) sum += c;
   const std::uint64_t total = ctx.allreduce(sum, reduce_op::sum);
-  m.items_per_pe = static_cast<double>(n);
-  m.verified = total == n * pes;
+  m.items_per_pe = static_cast<double>(n * steps);
+  m.verified = total == n * pes * steps;
   m.stats = stream.stats();
-  m.buffer_bytes_bound = buffer_bound(ctx, s.stream, sizeof(std::uint64_t));
+  m.buffer_bytes_bound = buffer_bound(ctx, stream.current_options(), sizeof(std::uint64_t));
   m.extra["table_slots"] = slots;
+  add_step_fields(ctx, s, stream, step_seconds, m);
   return m;
 }
 
@@ -50,6 +60,16 @@ const bool registered = register_kernel({
     .run = run_histogram,
     .add_options = [](CLI::App& sub) { add_table_slots_option(sub, table_slots); },
     .default_items = [] { return std::uint64_t{1} << 22; },
+    .mpi_raw = true,
+    .steps = true,
+    .workload =
+        [](const context&, const setup& s) {
+          step_workload w;  // every update to a uniformly random PE, this one included
+          w.item_bytes = sizeof(std::uint64_t);
+          w.items_per_pe = static_cast<double>(s.items_per_pe);
+          w.pattern = destinations::uniform;
+          return w;
+        },
 });
 
 }  // namespace

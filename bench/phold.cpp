@@ -10,6 +10,7 @@
 // chain is deterministic whatever the arrival order: the origin PE replays its chains serially,
 // and the global count and checksum of handled events must match the replay.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <vector>
 
@@ -90,7 +91,8 @@ measurement run_phold(context& ctx, const setup& s) {
 
   std::vector<std::uint64_t> handled_per_lp(lps, 0);
   std::uint64_t handled = 0, handled_sum = 0;
-  progress_bar bar(ctx, "phold", expected / pes);
+  const auto steps = static_cast<std::uint64_t>(s.steps);
+  progress_bar bar(ctx, "phold", expected / pes * steps);
   streamer<event>* self = nullptr;
   streamer<event> stream(ctx, s.stream, [&](const event& e) {
     ++handled;
@@ -103,21 +105,27 @@ measurement run_phold(context& ctx, const setup& s) {
   });
   self = &stream;
 
+  std::vector<double> step_seconds;
   measurement m;
   m.seconds = measure(ctx, [&] {
-    for (const event& e : initial) stream.insert(e, ctx.rank());
-    stream.quiesce();
+    for (std::uint64_t step = 0; step < steps; ++step) {  // each step replays the same simulation
+      const auto start = std::chrono::steady_clock::now();
+      for (const event& e : initial) stream.insert(e, ctx.rank());
+      stream.quiesce();
+      step_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
   });
 
   const std::uint64_t total = ctx.allreduce(handled, reduce_op::sum);
-  m.verified = total == expected && ctx.allreduce(handled_sum, reduce_op::sum) == expected_sum;
+  m.verified = total == expected * steps && ctx.allreduce(handled_sum, reduce_op::sum) == expected_sum * steps;
   m.items_per_pe = static_cast<double>(total) / static_cast<double>(pes);
   m.stats = stream.stats();
-  m.buffer_bytes_bound = buffer_bound(ctx, s.stream, sizeof(event));
+  m.buffer_bytes_bound = buffer_bound(ctx, stream.current_options(), sizeof(event));
   m.extra["remote_fraction"] = remote_fraction;
   m.extra["lps_per_pe"] = lps;
   m.extra["events_per_lp"] = events_per_lp;
   m.extra["events"] = total;
+  add_step_fields(ctx, s, stream, step_seconds, m);
   return m;
 }
 
@@ -137,6 +145,16 @@ const bool registered = register_kernel({
           sub.add_option("--events-per-lp", events_per_lp, "initial events per LP (default 16)")
               ->transform(integer_in<std::uint64_t>(1, 1 << 20, "an integer in [1, 1048576]"))
               ->type_name("E");
+        },
+    .steps = true,
+    .workload =
+        [](const context&, const setup& s) {
+          step_workload w;  // an event stays on its PE or goes to a uniformly random other one
+          w.item_bytes = sizeof(event);
+          w.items_per_pe = static_cast<double>(s.items_per_pe);
+          w.pattern = destinations::self_others;
+          w.self_fraction = 1 - remote_fraction;
+          return w;
         },
 });
 

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Turns `transit bench --json` output into PNG plots, as thesis figures 4.2 to 4.5 do: the rate
-(items per second per PE) against the number of items per PE, one line per scheme and grid.
+(items per second per PE) against the number of items per PE, one line per scheme and grid. And
+`transit calibrate --json` output into the streaming bandwidth curve of thesis figure 2.5b.
 
 Usage: tools/plot.py [--out DIR] [--x FIELD] [FILE ...]    (no FILE: read standard input)
 
-One plot per (kernel, item size, backend, PE count), named KERNEL-<B>B-<backend>-<P>pes.png.
+One plot per (kernel, item size, backend, PE count), named KERNEL-<B>B-<backend>-<P>pes.png, and
+one per calibration, named calibration-<backend>-<P>pes.png (bandwidth against message size, a
+line per kind of link, with the 50%, 75% and 90% marks of the peak that buffer sizes come from).
 Repeated runs of one configuration are drawn as their median, with the spread as a band. Lines
 that are not JSON objects (text output, notes) are skipped, so whole logs can be piped in.
 """
@@ -22,8 +25,9 @@ import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
 
 def read_records(paths):
+    """Bench run records and calibration records, in input order."""
     streams = [open(p, encoding="utf-8") for p in paths] if paths else [sys.stdin]
-    records = []
+    records, calibrations = [], []
     for stream in streams:
         for line in stream:
             line = line.strip()
@@ -33,9 +37,48 @@ def read_records(paths):
                 record = json.loads(line)
             except json.JSONDecodeError:
                 continue
-            if "kernel" in record and "items_per_second_per_pe" in record:
+            if record.get("kind") == "calibration" and "links" in record:
+                calibrations.append(record)
+            elif "kernel" in record and "items_per_second_per_pe" in record:
                 records.append(record)
-    return records
+    return records, calibrations
+
+
+def plot_calibration(record, out_dir):
+    """Thesis figure 2.5b: streaming bandwidth against message size, one line per kind of link."""
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for name, link in sorted(record["links"].items()):
+        if not link.get("measured") or not link.get("curve"):
+            continue
+        xs = [p["message_bytes"] for p in link["curve"]]
+        ys = [p["bytes_per_second"] / 1e6 for p in link["curve"]]
+        ax.plot(xs, ys, marker="o", label=f"{name}-node (PEs {link['from_pe']} and {link['to_pe']})")
+    peak = record.get("peak_bytes_per_second", 0) / 1e6
+    for share, style in (("50", ":"), ("75", "--"), ("90", ":")):
+        if peak > 0:
+            ax.axhline(peak * int(share) / 100, color="gray", linestyle=style, linewidth=0.8)
+        size = record.get("buffer_bytes", {}).get(share)
+        if size:
+            ax.axvline(size, color="gray", linestyle=style, linewidth=0.8)
+    title = (f"streaming bandwidth, {record['backend']} backend, {record['pes']} PEs ({record.get('host', '?')}); "
+             f"75% of peak at {record.get('buffer_bytes', {}).get('75', '?')} B")
+    return save_log_plot(fig, ax, "message payload (bytes)", "MB/s, each way", title,
+                         os.path.join(out_dir, f"calibration-{record['backend']}-{record['pes']}pes.png"))
+
+
+def save_log_plot(fig, ax, x_label, y_label, title, path):
+    """Log-log axes with labels, grid and legend; writes the PNG and returns its path."""
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel(x_label)
+    ax.set_ylabel(y_label)
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
 
 
 def label_of(record):
@@ -58,18 +101,9 @@ def plot_group(key, records, x_field, out_dir):
         xs = [x for x, _ in points]
         ax.plot(xs, [statistics.median(v) for _, v in points], marker="o", label=label)
         ax.fill_between(xs, [min(v) for _, v in points], [max(v) for _, v in points], alpha=0.2)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel(x_field.replace("_", " "))
-    ax.set_ylabel("items per second per PE")
-    ax.set_title(f"{kernel}, {item_bytes}-byte items, {backend} backend, {pes} PEs")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize="small")
-    fig.tight_layout()
-    path = os.path.join(out_dir, f"{kernel}-{item_bytes}B-{backend}-{pes}pes.png")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_log_plot(fig, ax, x_field.replace("_", " "), "items per second per PE",
+                         f"{kernel}, {item_bytes}-byte items, {backend} backend, {pes} PEs",
+                         os.path.join(out_dir, f"{kernel}-{item_bytes}B-{backend}-{pes}pes.png"))
 
 
 def main():
@@ -79,10 +113,15 @@ def main():
     parser.add_argument("--x", default="items_per_pe", help="field for the x axis (default: items_per_pe)")
     args = parser.parse_args()
 
-    records = read_records(args.files)
-    if not records:
-        print("plot.py: no bench JSON records in the input", file=sys.stderr)
+    records, calibrations = read_records(args.files)
+    if not records and not calibrations:
+        print("plot.py: no bench or calibration JSON records in the input", file=sys.stderr)
         return 1
+    os.makedirs(args.out, exist_ok=True)
+    for record in calibrations:
+        print("wrote", plot_calibration(record, args.out))
+    if not records:
+        return 0
     missing = [r for r in records if args.x not in r]
     if missing:
         print(f"plot.py: --x {args.x}: {len(missing)} records lack that field", file=sys.stderr)
