@@ -1,15 +1,24 @@
 #!/usr/bin/env python3
-"""Turns `transit bench --json` output into PNG plots, as thesis figures 4.2 to 4.5 do: the rate
-(items per second per PE) against the number of items per PE, one line per scheme and grid. And
-`transit calibrate --json` output into the streaming bandwidth curve of thesis figure 2.5b.
+"""Turns `transit bench --json`, `transit calibrate --json` and `transit map --json` output into PNG plots.
 
 Usage: tools/plot.py [--out DIR] [--x FIELD] [FILE ...]    (no FILE: read standard input)
 
-One plot per (kernel, item size, backend, PE count), named KERNEL-<B>B-<backend>-<P>pes.png, and
-one per calibration, named calibration-<backend>-<P>pes.png (bandwidth against message size, a
-line per kind of link, with the 50%, 75% and 90% marks of the peak that buffer sizes come from).
-Repeated runs of one configuration are drawn as their median, with the spread as a band. Lines
-that are not JSON objects (text output, notes) are skipped, so whole logs can be piped in.
+bench: as thesis figures 4.2 to 4.5 do, the rate (items per second per PE) against the number of
+items per PE, one line per scheme and grid. One plot per (kernel, item size, backend, PE count),
+named KERNEL-<B>B-<backend>-<P>pes.png; records of an emulated network (bench/cluster.sh adds
+"network") get their own plots, named KERNEL-<B>B-<backend>-<P>pes-<network>.png and titled with
+it. Records with a "kind" (the network's measurements, reference figures) are not runs and are
+left out. Repeated runs of one configuration are drawn as their median, with the spread as a band.
+
+calibrate: the streaming bandwidth curve of thesis figure 2.5b, bandwidth against message size, a
+line per kind of link, with the 50%, 75% and 90% marks of the peak that buffer sizes come from;
+one plot per calibration, named calibration-<backend>-<P>pes.png.
+
+map: the link loads per dimension of the physical topology, one group of bars per dimension and
+one bar per mapper (the busiest link; a dot marks the mean link); one plot per (pattern, physical
+topology, instances), named map-<pattern>-<physical>-<K>inst.png.
+
+Lines that are not JSON objects (text output, notes) are skipped, so whole logs can be piped in.
 """
 import argparse
 import json
@@ -25,9 +34,8 @@ import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
 
 def read_records(paths):
-    """Bench run records and calibration records, in input order."""
     streams = [open(p, encoding="utf-8") for p in paths] if paths else [sys.stdin]
-    records, calibrations = [], []
+    records = []
     for stream in streams:
         for line in stream:
             line = line.strip()
@@ -37,11 +45,36 @@ def read_records(paths):
                 record = json.loads(line)
             except json.JSONDecodeError:
                 continue
-            if record.get("kind") == "calibration" and "links" in record:
-                calibrations.append(record)
-            elif "kernel" in record and "items_per_second_per_pe" in record:
+            if "kernel" in record and "items_per_second_per_pe" in record and "kind" not in record:
                 records.append(record)
-    return records, calibrations
+            elif "mapper" in record and "link_bytes_max_per_dimension" in record:
+                records.append(record)
+            elif record.get("kind") == "calibration" and "links" in record:
+                records.append(record)
+    return records
+
+
+def file_part(text):
+    return "".join(c if c.isalnum() or c in "-." else "_" for c in str(text))
+
+
+def finish(fig, ax, title, path):
+    """Titles the plot, adds the legend and writes it to `path`."""
+    ax.set_title(title, fontsize="medium")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def log_axes(ax, x_label, y_label):
+    """Log-log axes (base 2 along x) with labels and a grid."""
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel(x_label)
+    ax.set_ylabel(y_label)
+    ax.grid(True, which="both", alpha=0.3)
 
 
 def plot_calibration(record, out_dir):
@@ -54,31 +87,45 @@ def plot_calibration(record, out_dir):
         ys = [p["bytes_per_second"] / 1e6 for p in link["curve"]]
         ax.plot(xs, ys, marker="o", label=f"{name}-node (PEs {link['from_pe']} and {link['to_pe']})")
     peak = record.get("peak_bytes_per_second", 0) / 1e6
+    sizes = record.get("buffer_bytes", {})
     for share, style in (("50", ":"), ("75", "--"), ("90", ":")):
         if peak > 0:
             ax.axhline(peak * int(share) / 100, color="gray", linestyle=style, linewidth=0.8)
-        size = record.get("buffer_bytes", {}).get(share)
-        if size:
-            ax.axvline(size, color="gray", linestyle=style, linewidth=0.8)
-    title = (f"streaming bandwidth, {record['backend']} backend, {record['pes']} PEs ({record.get('host', '?')}); "
-             f"75% of peak at {record.get('buffer_bytes', {}).get('75', '?')} B")
-    return save_log_plot(fig, ax, "message payload (bytes)", "MB/s, each way", title,
-                         os.path.join(out_dir, f"calibration-{record['backend']}-{record['pes']}pes.png"))
+        if sizes.get(share):
+            ax.axvline(sizes[share], color="gray", linestyle=style, linewidth=0.8)
+    log_axes(ax, "message payload (bytes)", "MB/s, each way")
+    title = (f"streaming bandwidth, {record['backend']} backend, {record['pes']} PEs ({record.get('host', '?')})\n"
+             f"75% of the peak at {sizes.get('75', '?')} B")
+    return finish(fig, ax, title, os.path.join(out_dir, f"calibration-{record['backend']}-{record['pes']}pes.png"))
 
 
-def save_log_plot(fig, ax, x_label, y_label, title, path):
-    """Log-log axes with labels, grid and legend; writes the PNG and returns its path."""
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel(x_label)
-    ax.set_ylabel(y_label)
-    ax.set_title(title)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+def plot_map_group(key, records, out_dir):
+    pattern, physical, instances = key
+    mappers = []
+    for r in records:  # the order of the input, each mapper once (its last record)
+        if r["mapper"] in mappers:
+            mappers.remove(r["mapper"])
+        mappers.append(r["mapper"])
+    latest = {r["mapper"]: r for r in records}
+    dims = max(len(r["link_bytes_max_per_dimension"]) for r in records)
+    width = 0.8 / len(mappers)
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for i, name in enumerate(mappers):
+        r = latest[name]
+        xs = [d - 0.4 + width * (i + 0.5) for d in range(len(r["link_bytes_max_per_dimension"]))]
+        ax.bar(xs, r["link_bytes_max_per_dimension"], width, label=f"{name} (busiest link)")
+        ax.plot(xs, r["link_bytes_mean_per_dimension"], "k.", markersize=6)
+    ax.plot([], [], "k.", label="mean link")
+    ax.set_xticks(range(dims))
+    ax.set_xticklabels([f"dimension {d}" for d in range(dims)])
+    values = [v for r in latest.values() for v in r["link_bytes_max_per_dimension"]]
+    if min(values) > 0 and max(values) > 20 * min(values):
+        ax.set_yscale("log")  # block's busiest link is often 10x the others'
+    ax.set_ylabel("bytes over one link")
+    ax.grid(True, axis="y", alpha=0.3)
+    suffix = f", {instances} instances" if instances > 1 else ""
+    return finish(fig, ax, f"{pattern} on {physical}{suffix}: link loads",
+                  os.path.join(out_dir, f"map-{file_part(pattern)}-{file_part(physical)}-{instances}inst.png"))
 
 
 def label_of(record):
@@ -91,7 +138,7 @@ def label_of(record):
 
 
 def plot_group(key, records, x_field, out_dir):
-    kernel, item_bytes, backend, pes = key
+    kernel, item_bytes, backend, pes, network = key
     series = defaultdict(lambda: defaultdict(list))
     for r in records:
         series[label_of(r)][r[x_field]].append(r["items_per_second_per_pe"])
@@ -101,9 +148,11 @@ def plot_group(key, records, x_field, out_dir):
         xs = [x for x, _ in points]
         ax.plot(xs, [statistics.median(v) for _, v in points], marker="o", label=label)
         ax.fill_between(xs, [min(v) for _, v in points], [max(v) for _, v in points], alpha=0.2)
-    return save_log_plot(fig, ax, x_field.replace("_", " "), "items per second per PE",
-                         f"{kernel}, {item_bytes}-byte items, {backend} backend, {pes} PEs",
-                         os.path.join(out_dir, f"{kernel}-{item_bytes}B-{backend}-{pes}pes.png"))
+    log_axes(ax, x_field.replace("_", " "), "items per second per PE")
+    title = f"{kernel}, {item_bytes}-byte items, {backend} backend, {pes} PEs"
+    suffix = ("-" + "".join(c if c.isalnum() else "-" for c in network).strip("-")) if network else ""
+    return finish(fig, ax, title + (f"\n{network}" if network else ""),
+                  os.path.join(out_dir, f"{kernel}-{item_bytes}B-{backend}-{pes}pes{suffix}.png"))
 
 
 def main():
@@ -113,25 +162,31 @@ def main():
     parser.add_argument("--x", default="items_per_pe", help="field for the x axis (default: items_per_pe)")
     args = parser.parse_args()
 
-    records, calibrations = read_records(args.files)
-    if not records and not calibrations:
-        print("plot.py: no bench or calibration JSON records in the input", file=sys.stderr)
+    records = read_records(args.files)
+    if not records:
+        print("plot.py: no bench, calibration or map JSON records in the input", file=sys.stderr)
         return 1
     os.makedirs(args.out, exist_ok=True)
-    for record in calibrations:
-        print("wrote", plot_calibration(record, args.out))
-    if not records:
-        return 0
-    missing = [r for r in records if args.x not in r]
+    for r in records:
+        if r.get("kind") == "calibration":
+            print("wrote", plot_calibration(r, args.out))
+    bench = [r for r in records if "kernel" in r]
+    maps = [r for r in records if "mapper" in r]
+    missing = [r for r in bench if args.x not in r]
     if missing:
         print(f"plot.py: --x {args.x}: {len(missing)} records lack that field", file=sys.stderr)
         return 2
     os.makedirs(args.out, exist_ok=True)
     groups = defaultdict(list)
-    for r in records:
-        groups[(r["kernel"], r["item_bytes"], r["backend"], r["pes"])].append(r)
+    for r in bench:
+        groups[(r["kernel"], r["item_bytes"], r["backend"], r["pes"], r.get("network", ""))].append(r)
     for key in sorted(groups):
         print("wrote", plot_group(key, groups[key], args.x, args.out))
+    map_groups = defaultdict(list)
+    for r in maps:
+        map_groups[(r["pattern"], r["physical"], r.get("instances", 1))].append(r)
+    for key in sorted(map_groups):
+        print("wrote", plot_map_group(key, map_groups[key], args.out))
     return 0
 
 
