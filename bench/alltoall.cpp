@@ -72,7 +72,7 @@ measurement alltoall(context& ctx, const setup& s) {
                ctx.allreduce(corrupt, reduce_op::sum) == 0;
   m.items_per_pe = static_cast<double>(n * steps);
   m.stats = stream.stats();
-  m.buffer_bytes_bound = buffer_bound(ctx, stream.current_options(), Bytes);
+  m.buffer_bytes_bound = buffer_bound(ctx, stream.current_options(), stream.stats(), Bytes);
   add_step_fields(ctx, s, stream, step_seconds, m);
   return m;
 }

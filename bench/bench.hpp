@@ -251,6 +251,10 @@ void add_step_fields(context& ctx, const setup& s, const Stream& stream, const s
 void accumulate(streamer_stats& into, const streamer_stats& s);
 /// The thesis bound on this PE's aggregation buffers: G x item bytes x out-links of its router.
 std::uint64_t buffer_bound(const context& ctx, const streamer_options& so, std::size_t item_bytes);
+/// The same for a streamer that may have been tuned: the largest over every configuration in
+/// `stats.tuning` and the current one.
+std::uint64_t buffer_bound(const context& ctx, const streamer_options& so, const streamer_stats& stats,
+                           std::size_t item_bytes);
 /// True on every PE when it is true on all of them (collective).
 bool all_of(context& ctx, bool mine);
 

@@ -264,6 +264,20 @@ std::uint64_t buffer_bound(const context& ctx, const streamer_options& so, std::
   return std::uint64_t{links} * so.buffer_items * item_bytes;
 }
 
+std::uint64_t buffer_bound(const context& ctx, const streamer_options& so, const streamer_stats& stats,
+                           std::size_t item_bytes) {
+  // A tuned streamer held buffers of every configuration it tried: the bound is their largest.
+  std::uint64_t bound = buffer_bound(ctx, so, item_bytes);
+  for (const tuning_step& t : stats.tuning) {
+    streamer_options tried = so;
+    tried.grid = virtual_grid::parse(t.grid, ctx.machine());
+    tried.route = t.route;
+    tried.buffer_items = t.buffer_items;
+    bound = std::max(bound, buffer_bound(ctx, tried, item_bytes));
+  }
+  return bound;
+}
+
 bool all_of(context& ctx, bool mine) { return ctx.allreduce(mine ? 1 : 0, reduce_op::min) == 1; }
 
 }  // namespace transit::bench

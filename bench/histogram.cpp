@@ -47,7 +47,7 @@ measurement run_histogram(context& ctx, const setup& s) {
   m.items_per_pe = static_cast<double>(n * steps);
   m.verified = total == n * pes * steps;
   m.stats = stream.stats();
-  m.buffer_bytes_bound = buffer_bound(ctx, stream.current_options(), sizeof(std::uint64_t));
+  m.buffer_bytes_bound = buffer_bound(ctx, stream.current_options(), stream.stats(), sizeof(std::uint64_t));
   m.extra["table_slots"] = slots;
   add_step_fields(ctx, s, stream, step_seconds, m);
   return m;

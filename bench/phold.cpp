@@ -120,7 +120,7 @@ measurement run_phold(context& ctx, const setup& s) {
   m.verified = total == expected * steps && ctx.allreduce(handled_sum, reduce_op::sum) == expected_sum * steps;
   m.items_per_pe = static_cast<double>(total) / static_cast<double>(pes);
   m.stats = stream.stats();
-  m.buffer_bytes_bound = buffer_bound(ctx, stream.current_options(), sizeof(event));
+  m.buffer_bytes_bound = buffer_bound(ctx, stream.current_options(), stream.stats(), sizeof(event));
   m.extra["remote_fraction"] = remote_fraction;
   m.extra["lps_per_pe"] = lps;
   m.extra["events_per_lp"] = events_per_lp;
