@@ -1,6 +1,7 @@
 // transit info: what a launch gives (backend, PEs, nodes, physical topology), to check an install
 // and a launch line.
 #include <cstdio>
+#include <cstdlib>
 
 #include "cli.hpp"
 
@@ -30,14 +31,21 @@ void print_profile(const context& ctx) {
               p.buffer_bytes_75, p.peak_bytes_per_second / 1e9, items);
   std::printf("costs: alpha %.3g us/message, beta %.3g ns/byte, %.3g ns/item (intra-node)\n", p.intra.costs.alpha * 1e6,
               p.intra.costs.beta * 1e9, p.intra.costs.per_item * 1e9);
-  if (ctx.backend() == "mpi") {
-    try {
-      const auto t = profile_file::load(status.path).find_transport("mpi", this_host());
-      std::printf("single-copy mechanism: %s\n", t && !t->single_copy_choice.empty()
-                                                      ? t->single_copy_choice.c_str()
-                                                      : "not chosen yet (calibrate measures one mechanism per run)");
-    } catch (const profile_error&) {
-    }
+}
+
+/// The mpi backend: Open MPI's single-copy mechanism the profile chose, and the one in effect.
+void print_single_copy(const context& ctx) {
+  if (ctx.backend() != "mpi") return;
+  try {
+    const auto t = profile_file::load(default_profile_path()).find_transport("mpi", this_host());
+    // What this job runs with: the profile's choice unless the user or TRANSIT_SINGLE_COPY overrode it.
+    const char* set = std::getenv("OMPI_MCA_btl_vader_single_copy_mechanism");
+    std::printf("single-copy mechanism: %s (in effect: %s)\n",
+                t && !t->single_copy_choice.empty() ? t->single_copy_choice.c_str()
+                                                    : "not chosen yet (calibrate measures one mechanism per run)",
+                set != nullptr && *set != '\0' ? set : "default");
+  } catch (const profile_error&) {
+    // print_profile has named the damaged file.
   }
 }
 
@@ -50,6 +58,7 @@ int info(context& ctx) {
   for (int n = 0; n < m.num_nodes(); ++n) std::printf(" %d", m.pes_on_node(n));
   std::printf("\nphysical: %s\n", ctx.topology().physical().str().c_str());
   print_profile(ctx);
+  print_single_copy(ctx);
   return 0;
 }
 
