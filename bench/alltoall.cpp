@@ -6,6 +6,7 @@
 // it; senders and receivers each sum a hash of word 0, and the global sums and counts must agree,
 // which catches lost, duplicated and corrupted items.
 #include <algorithm>
+#include <chrono>
 #include <numeric>
 #include <vector>
 
@@ -38,38 +39,46 @@ measurement alltoall(context& ctx, const setup& s) {
     if (pe != rank || pes == 1) order.push_back(pe);
   std::size_t next = order.size();
   std::uint64_t sent_hash = 0;
-  progress_bar bar(ctx, "alltoall", n);
+  const auto steps = static_cast<std::uint64_t>(s.steps);
+  progress_bar bar(ctx, "alltoall", n * steps);
+  std::vector<double> step_seconds;
 
   measurement m;
   m.seconds = measure(ctx, [&] {
     T x{};
-    for (std::uint64_t i = 0; i < n; ++i) {
-      if (next == order.size()) {  // a new round: Fisher-Yates shuffle of the destinations
-        for (std::size_t j = order.size() - 1; j > 0; --j)
-          std::swap(order[j], order[rng::below(static_cast<std::uint32_t>(random.next()), j + 1)]);
-        next = 0;
+    for (std::uint64_t step = 0; step < steps; ++step) {
+      const auto start = std::chrono::steady_clock::now();
+      for (std::uint64_t i = 0; i < n; ++i) {
+        if (next == order.size()) {  // a new round: Fisher-Yates shuffle of the destinations
+          for (std::size_t j = order.size() - 1; j > 0; --j)
+            std::swap(order[j], order[rng::below(static_cast<std::uint32_t>(random.next()), j + 1)]);
+          next = 0;
+        }
+        const std::uint64_t id = (static_cast<std::uint64_t>(rank) << 40) | (step * n + i);
+        for (std::size_t w = 0; w <= last; ++w) x.words[w] = id + w;
+        sent_hash += rng::mix(id);
+        stream.insert(x, order[next++]);
+        if (poll_due(i)) stream.progress();
+        bar.update(step * n + i);
       }
-      const std::uint64_t id = (static_cast<std::uint64_t>(rank) << 40) | i;
-      for (std::size_t w = 0; w <= last; ++w) x.words[w] = id + w;
-      sent_hash += rng::mix(id);
-      stream.insert(x, order[next++]);
-      if (poll_due(i)) stream.progress();
-      bar.update(i);
+      stream.finish();
+      step_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
-    stream.finish();
   });
 
-  const auto total_sent = static_cast<std::uint64_t>(pes) * n;
+  const auto total_sent = static_cast<std::uint64_t>(pes) * n * steps;
   m.verified = ctx.allreduce(received, reduce_op::sum) == total_sent &&
                ctx.allreduce(received_hash, reduce_op::sum) == ctx.allreduce(sent_hash, reduce_op::sum) &&
                ctx.allreduce(corrupt, reduce_op::sum) == 0;
-  m.items_per_pe = static_cast<double>(n);
+  m.items_per_pe = static_cast<double>(n * steps);
   m.stats = stream.stats();
-  m.buffer_bytes_bound = buffer_bound(ctx, s.stream, Bytes);
+  m.buffer_bytes_bound = buffer_bound(ctx, stream.current_options(), stream.stats(), Bytes);
+  add_step_fields(ctx, s, stream, step_seconds, m);
   return m;
 }
 
 measurement run_alltoall(context& ctx, const setup& s) {
+  if (s.opt.route == scheme::mpi_raw) return alltoall_mpi_raw(ctx, s);
   // One instantiation per supported size; the command line admits exactly these (item_sizes).
   switch (s.item_bytes) {
     case 8: return alltoall<8>(ctx, s);
@@ -89,6 +98,16 @@ const bool registered = register_kernel({
     .summary = "each PE streams items to every PE in rounds of random order (thesis 4.6)",
     .item_sizes = {8, 16, 32, 64, 128, 256, 512, 1024},
     .run = run_alltoall,
+    .mpi_raw = true,
+    .steps = true,
+    .workload =
+        [](const context&, const setup& s) {
+          step_workload w;  // rounds of one item to every other PE
+          w.item_bytes = s.item_bytes;
+          w.items_per_pe = static_cast<double>(s.items_per_pe);
+          w.pattern = destinations::others;
+          return w;
+        },
 });
 
 }  // namespace

@@ -28,7 +28,7 @@ namespace transit::bench {
 /// JSON objects keep their fields in insertion order (kernel first), for people reading them.
 using json = nlohmann::ordered_json;
 
-enum class scheme { none, grid, node_aware, node_aware_advanced };
+enum class scheme { none, grid, node_aware, node_aware_advanced, mpi_raw };
 std::string_view to_string(scheme s) noexcept;
 
 /// The options every kernel takes (bench/options.cpp adds them to each `bench KERNEL` command).
@@ -39,11 +39,13 @@ struct options {
   std::string grid = "node";        // --grid: virtual_grid::parse spec; ignored by --scheme none
   std::size_t item_bytes = 0;       // --item-bytes: one of the kernel's item_sizes
   std::uint64_t items_per_pe = 0;   // --items-per-pe
-  std::size_t buffer_items = 1024;  // --buffer-items (G)
+  std::size_t buffer_items = 1024;  // --buffer-items (G); 0 = automatic (calibrated profile)
   std::uint64_t flush_us = 0;       // --flush-us
   int repeat = 1;                   // --repeat
   bool json = false;                // --json
   std::uint64_t seed = 1;           // --seed: random streams (not randomaccess: HPCC fixes it)
+  int steps = 0;                    // --steps: steps per run, each of items_per_pe (0: 1, or 30 with --tune)
+  bool tune = false;                // --tune: streamer_options::tune
 };
 
 struct setup;
@@ -70,11 +72,20 @@ struct kernel_entry {
   /// A larger --buffer-items is reduced to this (randomaccess: its look-ahead limit); 0 = none.
   std::size_t max_buffer_items = 0;
   int min_pes = 1;  // checked once the job's size is known
+  /// Whether the kernel has a `--scheme mpi-raw` version (a plain MPI program, bench/mpi_raw.cpp).
+  bool mpi_raw = false;
+  /// Whether the kernel runs --steps steps with one streamer (and so takes --tune).
+  bool steps = false;
+  /// Optional: the kernel's traffic for the cost model (`transit model`), per step.
+  std::function<step_workload(const context&, const setup&)> workload{};
 };
 
 /// Adds a kernel; call from a namespace-scope initialiser. Returns true (so the call can
 /// initialise a constant). A second kernel of the same name is an internal error.
 bool register_kernel(kernel_entry kernel);
+/// Adds every kernel as a subcommand of `command` (bench, model) with the common options and its
+/// own, parsed into `opt`; `extra` adds options of the command's own to each kernel.
+void add_kernel_commands(CLI::App& command, options& opt, const std::function<void(CLI::App&)>& extra = {});
 /// Every registered kernel, sorted by name.
 const std::vector<kernel_entry>& kernels();
 /// The kernel called `name`, or nullptr.
@@ -83,10 +94,11 @@ const kernel_entry* find_kernel(std::string_view name);
 /// One PE's view of a run, as the kernel sees it.
 struct setup {
   const options& opt;
-  streamer_options stream;      // from --scheme, --grid, --buffer-items, --flush-us
+  streamer_options stream;      // from --scheme, --grid, --buffer-items, --flush-us, --tune
   std::string grid_name;        // "direct", "2x4", ...
-  std::uint64_t items_per_pe;   // --items-per-pe or the kernel's default
+  std::uint64_t items_per_pe;   // --items-per-pe or the kernel's default (per step)
   std::size_t item_bytes;       // --item-bytes or the kernel's natural size
+  int steps = 1;                // --steps (30 with --tune unless given)
 };
 
 /// What a kernel returns; `seconds`, `items_per_pe` and `extra` must already agree on every PE.
@@ -96,6 +108,7 @@ struct measurement {
   bool verified = false;       // this PE's verdict
   streamer_stats stats;        // this PE's, summed over the kernel's streamers
   std::uint64_t buffer_bytes_bound = 0;  // this PE's thesis bound: G x item bytes x out-links
+  std::size_t buffer_items = 0; // what the streamer started with when --buffer-items 0 (automatic)
   json extra = json::object(); // kernel-specific fields, appended to the record
   /// A kernel that measures several variants in one run (exchange --method all): one record per
   /// entry, whose fields are appended after `extra`'s and replace common ones of the same name.
@@ -124,6 +137,21 @@ struct record {
 /// Collective: resolves the options for this job (throws std::invalid_argument for a grid that
 /// does not fit), runs the kernel once and reduces the result.
 record run_once(context& ctx, const options& opt, int run_index);
+/// Streamer options, grid and sizes for this job. Throws std::invalid_argument for a grid spec
+/// that does not parse or does not fit the PEs, for a node-aware scheme on a grid that is not
+/// nodes x PEs, for --scheme mpi-raw off the mpi backend, and for too few PEs for the kernel.
+setup resolve(const context& ctx, const options& opt);
+
+/// The record fields of a kernel run in --steps: every step's time (max over PEs) and, for a
+/// tuned streamer, the tuning history (API.md: `tuning`, `final_buffer_items`, `final_grid`) and
+/// the rate once settled. `step_seconds` holds this PE's times; `stream` the kernel's streamer.
+/// Collective.
+template <class Stream>
+void add_step_fields(context& ctx, const setup& s, const Stream& stream, const std::vector<double>& step_seconds,
+                     measurement& m);
+/// The non-template part of add_step_fields.
+void add_step_fields(context& ctx, const setup& s, const streamer_stats& stats, const streamer_options& current,
+                     const std::vector<double>& step_seconds, measurement& m);
 /// Collective: `transit bench` after option parsing. Returns the exit status.
 int bench_command(context& ctx, const options& opt);
 
@@ -208,10 +236,25 @@ inline std::uint64_t pe_seed(const options& opt, int rank, std::uint64_t salt) {
   return rng::mix(opt.seed * 0x100000001b3ULL + salt) ^ rng::mix(static_cast<std::uint64_t>(rank) + 1);
 }
 
+/// --scheme mpi-raw (bench/mpi_raw.cpp): the kernel as a plain MPI program, one MPI_Isend per
+/// item and none of transit's layers; mpi backend only (resolve() refuses it elsewhere).
+measurement histogram_mpi_raw(context& ctx, const setup& s, std::uint64_t table_slots);
+measurement alltoall_mpi_raw(context& ctx, const setup& s);
+
+template <class Stream>
+void add_step_fields(context& ctx, const setup& s, const Stream& stream, const std::vector<double>& step_seconds,
+                     measurement& m) {
+  add_step_fields(ctx, s, stream.stats(), stream.current_options(), step_seconds, m);
+}
+
 /// Adds counters of a second streamer (index-gather runs two).
 void accumulate(streamer_stats& into, const streamer_stats& s);
 /// The thesis bound on this PE's aggregation buffers: G x item bytes x out-links of its router.
 std::uint64_t buffer_bound(const context& ctx, const streamer_options& so, std::size_t item_bytes);
+/// The same for a streamer that may have been tuned: the largest over every configuration in
+/// `stats.tuning` and the current one.
+std::uint64_t buffer_bound(const context& ctx, const streamer_options& so, const streamer_stats& stats,
+                           std::size_t item_bytes);
 /// True on every PE when it is true on all of them (collective).
 bool all_of(context& ctx, bool mine);
 

@@ -74,6 +74,10 @@ std::string join(const std::vector<std::string>& names, std::string_view separat
   return out;
 }
 
+CLI::Option* add_flag_once(CLI::App& app, const std::string& name, bool& flag, const std::string& help) {
+  return app.add_flag(name, flag, help)->disable_flag_override()->multi_option_policy(CLI::MultiOptionPolicy::Throw);
+}
+
 void add_table_slots_option(CLI::App& sub, std::uint64_t& slots) {
   sub.add_option("--table-slots", slots, "table entries per PE (default 1000)")
       ->transform(integer_in<std::uint64_t>(1, std::uint64_t{1} << 32, "a positive integer up to 2^32"))

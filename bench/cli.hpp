@@ -66,6 +66,9 @@ CLI::Validator one_of(std::vector<std::string> names);
 /// "a, b, c" or "a, b or c" style list of names, for messages.
 std::string join(const std::vector<std::string>& names, std::string_view separator = ", ");
 
+/// A flag that takes no value and may be given once (--json, --tune, --measure).
+CLI::Option* add_flag_once(CLI::App& app, const std::string& name, bool& flag, const std::string& help);
+
 /// --table-slots S: entries per PE of a kernel's distributed table (histogram, index-gather).
 void add_table_slots_option(CLI::App& sub, std::uint64_t& slots);
 

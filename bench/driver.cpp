@@ -10,11 +10,6 @@
 
 namespace transit::bench {
 
-namespace {
-
-/// Streamer options and grid for this job. Throws std::invalid_argument for a grid spec that does
-/// not parse or does not fit the PEs, for a node-aware scheme on a grid that is not nodes x PEs,
-/// and for too few PEs for the kernel.
 setup resolve(const context& ctx, const options& opt) {
   const kernel_entry& kernel = *find_kernel(opt.kernel);
   if (ctx.size() < kernel.min_pes)
@@ -22,10 +17,14 @@ setup resolve(const context& ctx, const options& opt) {
                           detail::concat("at least ", kernel.min_pes, " PEs"));
   const std::uint64_t items =
       opt.items_per_pe != 0 ? opt.items_per_pe : kernel.default_items ? kernel.default_items() : std::uint64_t{1} << 20;
-  setup s{opt, {}, {}, items, opt.item_bytes};
+  setup s{opt, {}, {}, items, opt.item_bytes, opt.steps > 0 ? opt.steps : opt.tune ? 30 : 1};
   s.stream.buffer_items = opt.buffer_items;
   s.stream.flush_period = std::chrono::microseconds(opt.flush_us);
-  if (opt.route == scheme::none) {
+  s.stream.tune = opt.tune;
+  if (opt.route == scheme::mpi_raw && ctx.backend() != "mpi")
+    detail::throw_invalid("--scheme mpi-raw", detail::concat("the ", ctx.backend(), " backend"),
+                          "the mpi backend (a plain MPI program: run under mpirun)");
+  if (opt.route == scheme::none || opt.route == scheme::mpi_raw) {
     // No aggregation, same path: a message per item through the streamer and the same transport,
     // so the baseline pays exactly the per-message costs that aggregation amortises.
     s.stream.grid = virtual_grid::direct(ctx.size());
@@ -41,6 +40,8 @@ setup resolve(const context& ctx, const options& opt) {
   s.grid_name = s.stream.grid->ndims() == 1 ? "direct" : s.stream.grid->str();
   return s;
 }
+
+namespace {
 
 /// A kernel's extra field for people: numbers as printf's %g would show them.
 std::string text_of(const json& value) {
@@ -70,6 +71,14 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
+#ifndef TRANSIT_WITH_MPI
+// Without MPI, resolve() refuses --scheme mpi-raw before a kernel runs.
+measurement histogram_mpi_raw(context&, const setup&, std::uint64_t) {
+  throw std::logic_error("--scheme mpi-raw needs MPI");
+}
+measurement alltoall_mpi_raw(context&, const setup&) { throw std::logic_error("--scheme mpi-raw needs MPI"); }
+#endif
+
 record run_once(context& ctx, const options& opt, int run_index) {
   const setup s = resolve(ctx, opt);
   const measurement m = find_kernel(opt.kernel)->run(ctx, s);
@@ -81,7 +90,7 @@ record run_once(context& ctx, const options& opt, int run_index) {
   r.pes = ctx.size();
   r.nodes = ctx.machine().num_nodes();
   r.item_bytes = s.item_bytes;
-  r.buffer_items = s.stream.buffer_items;
+  r.buffer_items = m.buffer_items != 0 ? m.buffer_items : s.stream.buffer_items;
   r.flush_us = opt.flush_us;
   r.items_per_pe = m.items_per_pe;
   r.seconds = m.seconds;
@@ -196,6 +205,42 @@ void progress_bar::draw(std::uint64_t done) {
   shown_ = true;
 }
 
+void add_step_fields(context& ctx, const setup& s, const streamer_stats& stats, const streamer_options& current,
+                     const std::vector<double>& step_seconds, measurement& m) {
+  const bool tuned = s.stream.tune;
+  m.buffer_items = tuned && !stats.tuning.empty() ? stats.tuning.front().buffer_items : current.buffer_items;
+  if (s.opt.buffer_items == 0) m.extra["automatic_buffer"] = true;
+  if (s.steps <= 1 && !tuned) return;
+  std::vector<double> seconds;
+  for (const double t : step_seconds) seconds.push_back(ctx.allreduce(t, reduce_op::max));
+  m.extra["steps"] = s.steps;
+  m.extra["step_seconds"] = seconds;
+  if (!tuned) return;
+  json history = json::array();
+  for (const auto& t : stats.tuning)
+    history.push_back({{"step", t.step},
+                       {"grid", t.grid},
+                       {"routing", std::string(to_string(t.route))},
+                       {"buffer_items", t.buffer_items},
+                       {"seconds", t.seconds},
+                       {"items", t.items},
+                       {"explored", t.explored}});
+  m.extra["tuning"] = history;
+  m.extra["final_buffer_items"] = current.buffer_items;
+  m.extra["final_grid"] = current.grid->ndims() == 1 ? std::string("direct") : current.grid->str();
+  m.extra["final_routing"] = std::string(to_string(current.route));
+  // The tuner measures every step until it settles, then stops: the steps after its history ran
+  // the settled configuration (timed by the kernel here).
+  const std::size_t first_settled = stats.tuning.size();
+  m.extra["settled_step"] = first_settled < seconds.size() ? json(first_settled) : json(nullptr);
+  double settled_time = 0;
+  for (std::size_t i = first_settled; i < seconds.size(); ++i) settled_time += seconds[i];
+  const double settled_steps = static_cast<double>(seconds.size()) - static_cast<double>(first_settled);
+  const double items_per_step = m.items_per_pe / static_cast<double>(seconds.size());
+  m.extra["settled_items_per_second_per_pe"] =
+      settled_time > 0 ? json(settled_steps * items_per_step / settled_time) : json(nullptr);
+}
+
 void accumulate(streamer_stats& into, const streamer_stats& s) { into += s; }
 
 std::uint64_t buffer_bound(const context& ctx, const streamer_options& so, std::size_t item_bytes) {
@@ -203,6 +248,20 @@ std::uint64_t buffer_bound(const context& ctx, const streamer_options& so, std::
   // (aggregated too, so that insert has no branch on the destination).
   const auto links = make_router(so.route, *so.grid, ctx.machine())->out_links(ctx.rank()).size() + 1;
   return std::uint64_t{links} * so.buffer_items * item_bytes;
+}
+
+std::uint64_t buffer_bound(const context& ctx, const streamer_options& so, const streamer_stats& stats,
+                           std::size_t item_bytes) {
+  // A tuned streamer held buffers of every configuration it tried: the bound is their largest.
+  std::uint64_t bound = buffer_bound(ctx, so, item_bytes);
+  for (const tuning_step& t : stats.tuning) {
+    streamer_options tried = so;
+    tried.grid = virtual_grid::parse(t.grid, ctx.machine());
+    tried.route = t.route;
+    tried.buffer_items = t.buffer_items;
+    bound = std::max(bound, buffer_bound(ctx, tried, item_bytes));
+  }
+  return bound;
 }
 
 bool all_of(context& ctx, bool mine) { return ctx.allreduce(mine ? 1 : 0, reduce_op::min) == 1; }

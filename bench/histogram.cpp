@@ -4,7 +4,8 @@
 //
 // --api active: the same with active_messages, a call per increment: async(home PE, handler,
 // slot) with the 4-byte slot (the call's record is then 8 bytes, the handler id and the slot, as
-// many as the streamer's item), barrier() at the end.
+// many as the streamer's item), barrier() at the end of each step.
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -23,47 +24,57 @@ thread_local std::vector<std::uint64_t>* active_table = nullptr;
 
 measurement run_histogram(context& ctx, const setup& s) {
   const std::uint64_t slots = table_slots;
+  if (s.opt.route == scheme::mpi_raw) return histogram_mpi_raw(ctx, s, slots);
   const std::uint64_t n = s.items_per_pe;
   const auto pes = static_cast<std::uint64_t>(ctx.size());
   std::vector<std::uint64_t> table(slots, 0);
   rng random(pe_seed(s.opt, ctx.rank(), 0x4157));
-  progress_bar bar(ctx, "histogram", n);
-  measurement m;
+  const auto steps = static_cast<std::uint64_t>(s.steps);
+  progress_bar bar(ctx, "histogram", n * steps);
+  std::vector<double> step_seconds;
 
+  // steps x (n updates, then end): the same loop for both APIs.
+  auto run_steps = [&](auto&& send, auto&& progress, auto&& end_step) {
+    return measure(ctx, [&] {
+      for (std::uint64_t step = 0; step < steps; ++step) {
+        const auto start = std::chrono::steady_clock::now();
+        for (std::uint64_t i = 0; i < n; ++i) {
+          send(random_entry(random, pes, slots));
+          if (poll_due(i)) progress();
+          bar.update(step * n + i);
+        }
+        end_step();
+        step_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      }
+    });
+  };
+
+  measurement m;
   if (api == "active") {
     active_table = &table;
     active_messages am(ctx, s.stream);
-    m.seconds = measure(ctx, [&] {
-      for (std::uint64_t i = 0; i < n; ++i) {
-        const table_entry e = random_entry(random, pes, slots);
-        am.async(static_cast<int>(e.pe), [](active_messages&, std::uint32_t slot) { ++(*active_table)[slot]; }, e.slot);
-        if (poll_due(i)) am.progress();
-        bar.update(i);
-      }
-      am.barrier();
-    });
+    m.seconds = run_steps(
+        [&](const table_entry& e) {
+          am.async(static_cast<int>(e.pe), [](active_messages&, std::uint32_t slot) { ++(*active_table)[slot]; },
+                   e.slot);
+        },
+        [&] { am.progress(); }, [&] { am.barrier(); });
     m.stats = am.stats();
     m.buffer_bytes_bound = buffer_bound(ctx, s.stream, 2 * sizeof(std::uint32_t));
   } else {
     streamer<std::uint64_t> stream(ctx, s.stream, [&](const std::uint64_t& slot) { ++table[slot]; });
-    m.seconds = measure(ctx, [&] {
-      for (std::uint64_t i = 0; i < n; ++i) {
-        const table_entry e = random_entry(random, pes, slots);
-        stream.insert(e.slot, static_cast<int>(e.pe));
-        if (poll_due(i)) stream.progress();
-        bar.update(i);
-      }
-      stream.finish();
-    });
+    m.seconds = run_steps([&](const table_entry& e) { stream.insert(e.slot, static_cast<int>(e.pe)); },
+                          [&] { stream.progress(); }, [&] { stream.finish(); });
     m.stats = stream.stats();
-    m.buffer_bytes_bound = buffer_bound(ctx, s.stream, sizeof(std::uint64_t));
+    m.buffer_bytes_bound = buffer_bound(ctx, stream.current_options(), stream.stats(), sizeof(std::uint64_t));
+    add_step_fields(ctx, s, stream, step_seconds, m);
   }
 
   std::uint64_t sum = 0;
   for (const auto c : table) sum += c;
   const std::uint64_t total = ctx.allreduce(sum, reduce_op::sum);
-  m.items_per_pe = static_cast<double>(n);
-  m.verified = total == n * pes;
+  m.items_per_pe = static_cast<double>(n * steps);
+  m.verified = total == n * pes * steps;
   m.extra["api"] = api;
   m.extra["table_slots"] = slots;
   return m;
@@ -80,6 +91,16 @@ const bool registered = register_kernel({
           add_api_option(sub, api);
         },
     .default_items = [] { return std::uint64_t{1} << 22; },
+    .mpi_raw = true,
+    .steps = true,
+    .workload =
+        [](const context&, const setup& s) {
+          step_workload w;  // every update to a uniformly random PE, this one included
+          w.item_bytes = sizeof(std::uint64_t);
+          w.items_per_pe = static_cast<double>(s.items_per_pe);
+          w.pattern = destinations::uniform;
+          return w;
+        },
 });
 
 }  // namespace

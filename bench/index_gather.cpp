@@ -68,7 +68,8 @@ measurement run_index_gather(context& ctx, const setup& s) {
   m.verified = wrong == 0;
   m.stats = requests.stats();
   accumulate(m.stats, replies.stats());
-  m.buffer_bytes_bound = 2 * buffer_bound(ctx, s.stream, sizeof(request));
+  m.buffer_bytes_bound = 2 * buffer_bound(ctx, requests.current_options(), sizeof(request));
+  m.buffer_items = requests.current_options().buffer_items;
   m.extra["table_slots"] = slots;
   m.extra["errors"] = wrong;
   return m;

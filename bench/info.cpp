@@ -1,12 +1,53 @@
 // transit info: what a launch gives (backend, PEs, nodes, physical topology), to check an install
 // and a launch line.
 #include <cstdio>
+#include <cstdlib>
 
 #include "cli.hpp"
 
 namespace transit::bench {
 
 namespace {
+
+/// The calibrated profile this job's streamers use (buffer_items = 0, tune = true).
+void print_profile(const context& ctx) {
+  const profile_status status = profile_in_use(ctx);
+  if (!status.error.empty()) {
+    std::printf("profile: %s\n", status.error.c_str());
+    return;
+  }
+  if (!status.streamer) {
+    std::printf("profile: %s (%s); built-in defaults: buffer_items = 0 means 16 KiB messages "
+                "(2046 items of 8 bytes); run 'transit calibrate'\n",
+                status.path.c_str(), status.file_exists ? "no entry for this backend and host" : "none yet");
+    return;
+  }
+  const streamer_profile& p = *status.streamer;
+  std::printf("profile: %s, streamer entry %s / %d PEs per node / %s of %s%s\n", status.path.c_str(),
+              p.backend.c_str(), p.pes_per_node, p.host.c_str(), p.created.c_str(),
+              status.exact ? "" : " (the closest: none for this job's PEs per node)");
+  const std::size_t items = p.buffer_bytes_75 > 24 ? (p.buffer_bytes_75 - 16) / 8 : 1;
+  std::printf("buffer_items = 0: %zu-byte messages (75%% of the peak %.3g GB/s), %zu items of 8 bytes\n",
+              p.buffer_bytes_75, p.peak_bytes_per_second / 1e9, items);
+  std::printf("costs: alpha %.3g us/message, beta %.3g ns/byte, %.3g ns/item (intra-node)\n", p.intra.costs.alpha * 1e6,
+              p.intra.costs.beta * 1e9, p.intra.costs.per_item * 1e9);
+}
+
+/// The mpi backend: Open MPI's single-copy mechanism the profile chose, and the one in effect.
+void print_single_copy(const context& ctx) {
+  if (ctx.backend() != "mpi") return;
+  try {
+    const auto t = profile_file::load(default_profile_path()).find_transport("mpi", this_host());
+    // What this job runs with: the profile's choice unless the user or TRANSIT_SINGLE_COPY overrode it.
+    const char* set = std::getenv("OMPI_MCA_btl_vader_single_copy_mechanism");
+    std::printf("single-copy mechanism: %s (in effect: %s)\n",
+                t && !t->single_copy_choice.empty() ? t->single_copy_choice.c_str()
+                                                    : "not chosen yet (calibrate measures one mechanism per run)",
+                set != nullptr && *set != '\0' ? set : "default");
+  } catch (const profile_error&) {
+    // print_profile has named the damaged file.
+  }
+}
 
 int info(context& ctx) {
   ctx.barrier();
@@ -16,12 +57,14 @@ int info(context& ctx) {
               static_cast<int>(ctx.backend().size()), ctx.backend().data(), ctx.size(), m.num_nodes());
   for (int n = 0; n < m.num_nodes(); ++n) std::printf(" %d", m.pes_on_node(n));
   std::printf("\nphysical: %s\n", ctx.topology().physical().str().c_str());
+  print_profile(ctx);
+  print_single_copy(ctx);
   return 0;
 }
 
 const bool registered = register_command({
     .name = "info",
-    .summary = "print backend, PEs, nodes, PEs per node and the physical topology",
+    .summary = "print backend, PEs, nodes, PEs per node, the physical topology and the profile in use",
     .run = info,
 });
 

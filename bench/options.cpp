@@ -27,7 +27,8 @@ constexpr std::size_t max_buffer_items = std::size_t{1} << 24;
 const std::vector<std::pair<std::string, scheme>> schemes{{"none", scheme::none},
                                                           {"grid", scheme::grid},
                                                           {"node-aware", scheme::node_aware},
-                                                          {"node-aware-advanced", scheme::node_aware_advanced}};
+                                                          {"node-aware-advanced", scheme::node_aware_advanced},
+                                                          {"mpi-raw", scheme::mpi_raw}};
 
 std::string item_sizes_list(const kernel_entry& k) {
   std::vector<std::string> sizes;
@@ -55,8 +56,9 @@ CLI::Validator item_size_of(const kernel_entry& k) {
       "", "item_size");
 }
 
-/// `bench NAME`: the common options, then the kernel's own. `opt` outlives parsing.
-void add_kernel_command(CLI::App& bench, const kernel_entry& k, options& opt) {
+/// `bench NAME` (or `model NAME`): the common options, then the kernel's own. `opt` outlives parsing.
+void add_kernel_command(CLI::App& bench, const kernel_entry& k, options& opt,
+                        const std::function<void(CLI::App&)>& extra) {
   CLI::App* sub = bench.add_subcommand(k.name, k.summary)->group("Kernels");
   std::vector<std::string> scheme_names;
   for (const auto& [name, value] : schemes) scheme_names.push_back(name);
@@ -66,7 +68,8 @@ void add_kernel_command(CLI::App& bench, const kernel_entry& k, options& opt) {
            opt.route = std::find_if(schemes.begin(), schemes.end(), [&](const auto& s) { return s.first == name; })
                            ->second;
          },
-         "none (one message per item, no aggregation), grid (default), node-aware, node-aware-advanced")
+         "none (one message per item, no aggregation), grid (default), node-aware, node-aware-advanced, "
+         "mpi-raw (histogram and alltoall as a plain MPI program: one MPI_Isend per item; mpi backend)")
       ->check(one_of(scheme_names))
       ->type_name("NAME");
   sub->add_option("--grid", opt.grid, "virtual grid: direct, node (default), 4x4, 2x2x2, ...")
@@ -92,8 +95,9 @@ void add_kernel_command(CLI::App& bench, const kernel_entry& k, options& opt) {
                   "items each PE sends (default " + std::to_string(default_items) + ")")
       ->transform(integer_in<std::uint64_t>(1, k.max_items_per_pe, items_expected))
       ->type_name("N");
-  sub->add_option("--buffer-items", opt.buffer_items, "items per peer buffer, G (default 1024)")
-      ->transform(integer_in<std::size_t>(1, max_buffer_items, "an integer in [1, 16777216]"))
+  sub->add_option("--buffer-items", opt.buffer_items,
+                  "items per peer buffer, G (default 1024; 0: automatic, from the calibrated profile)")
+      ->transform(integer_in<std::size_t>(0, max_buffer_items, "an integer in [0, 16777216]"))
       ->type_name("G");
   sub->add_option("--flush-us", opt.flush_us, "flush partial buffers after U us without progress (default 0: never)")
       ->transform(integer_in<std::uint64_t>(0, 60'000'000, "microseconds in [0, 60000000]"))
@@ -101,14 +105,17 @@ void add_kernel_command(CLI::App& bench, const kernel_entry& k, options& opt) {
   sub->add_option("--repeat", opt.repeat, "run R times (text output adds a median line)")
       ->transform(integer_in<int>(1, 1000, "an integer in [1, 1000]"))
       ->type_name("R");
-  sub->add_flag("--json", opt.json, "one JSON object per run on stdout")
-      ->disable_flag_override()
-      ->multi_option_policy(CLI::MultiOptionPolicy::Throw);
+  add_flag_once(*sub, "--json", opt.json, "one JSON object per run on stdout");
   sub->add_option("--seed", opt.seed, "random streams (default 1)")
       ->transform(integer_in<std::uint64_t>(0, std::numeric_limits<std::uint64_t>::max(),
                                             "an integer in [0, 18446744073709551615]"))
       ->type_name("S");
+  sub->add_option("--steps", opt.steps, "steps per run, each of --items-per-pe items (default 1; 30 with --tune)")
+      ->transform(integer_in<int>(1, 100000, "an integer in [1, 100000]"))
+      ->type_name("S");
+  add_flag_once(*sub, "--tune", opt.tune, "tune buffer size and grid between steps (streamer_options::tune)");
   if (k.add_options) k.add_options(*sub);
+  if (extra) extra(*sub);
 
   // After parsing this command: defaults and the checks that involve two options.
   sub->final_callback([&k, &opt] {
@@ -120,19 +127,23 @@ void add_kernel_command(CLI::App& bench, const kernel_entry& k, options& opt) {
       usage_error("--buffer-items", std::to_string(opt.buffer_items),
                   "at most " + std::to_string(max_buffer_bytes / opt.item_bytes) + " items of " +
                       std::to_string(opt.item_bytes) + " bytes (1 GiB per peer buffer)");
+    if ((opt.tune || opt.steps > 1) && !k.steps)
+      usage_error(opt.tune ? "--tune" : "--steps", opt.tune ? "" : std::to_string(opt.steps),
+                  opt.tune ? "no --tune for " + k.name + " (kernels that run steps: histogram, alltoall, phold)"
+                           : "1 for " + k.name + " (kernels that run steps: histogram, alltoall, phold)");
+    if (opt.tune && (opt.route == scheme::none || opt.route == scheme::mpi_raw))
+      usage_error("--tune", "", "a scheme that aggregates (grid, node-aware, node-aware-advanced), not " +
+                                    std::string(to_string(opt.route)));
+    if (opt.route == scheme::mpi_raw && !k.mpi_raw)
+      usage_error("--scheme", "mpi-raw", "none, grid, node-aware or node-aware-advanced for " + k.name +
+                                             " (mpi-raw exists for histogram and alltoall)");
     if (k.check) k.check(opt);
   });
 }
 
 options command_line;  // set by parsing `transit bench`, read-only while the job runs
 
-void add_bench_options(CLI::App& bench) {
-  auto formatter = std::make_shared<CLI::Formatter>();  // the kernels' help pages share it
-  formatter->label("SUBCOMMAND", "KERNEL");
-  bench.formatter(formatter);
-  for (const auto& k : kernels()) add_kernel_command(bench, k, command_line);
-  bench.require_subcommand(1);
-}
+void add_bench_options(CLI::App& bench) { add_kernel_commands(bench, command_line); }
 
 const bool registered = register_command({
     .name = "bench",
@@ -142,6 +153,14 @@ const bool registered = register_command({
 });
 
 }  // namespace
+
+void add_kernel_commands(CLI::App& command, options& opt, const std::function<void(CLI::App&)>& extra) {
+  auto formatter = std::make_shared<CLI::Formatter>();  // the kernels' help pages share it
+  formatter->label("SUBCOMMAND", "KERNEL");
+  command.formatter(formatter);
+  for (const auto& k : kernels()) add_kernel_command(command, k, opt, extra);
+  command.require_subcommand(1);
+}
 
 bool register_kernel(kernel_entry kernel) {
   auto& kernels = registry();

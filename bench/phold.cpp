@@ -13,6 +13,7 @@
 // --api active: the same with active_messages: an event is a call, whose handler calls the
 // successor's handler; barrier() detects the end.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -122,16 +123,26 @@ measurement run_phold(context& ctx, const setup& s) {
   expected = ctx.allreduce(expected, reduce_op::sum);
   expected_sum = ctx.allreduce(expected_sum, reduce_op::sum);
 
-  progress_bar bar(ctx, "phold", expected / pes);
+  const auto steps = static_cast<std::uint64_t>(s.steps);
+  progress_bar bar(ctx, "phold", expected / pes * steps);
   logical_processes here{sim, rank, bar, std::vector<std::uint64_t>(lps, 0)};
+  std::vector<double> step_seconds;
+  // Each step replays the same simulation: seed the initial events, then wait for the end.
+  auto run_steps = [&](auto&& seed, auto&& end_step) {
+    return measure(ctx, [&] {
+      for (std::uint64_t step = 0; step < steps; ++step) {
+        const auto start = std::chrono::steady_clock::now();
+        for (const event& e : initial) seed(e);
+        end_step();
+        step_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      }
+    });
+  };
   measurement m;
   if (api == "active") {
     active_lps = &here;
     active_messages am(ctx, s.stream);
-    m.seconds = measure(ctx, [&] {
-      for (const event& e : initial) am.async(ctx.rank(), on_event, e);
-      am.barrier();
-    });
+    m.seconds = run_steps([&](const event& e) { am.async(ctx.rank(), on_event, e); }, [&] { am.barrier(); });
     m.stats = am.stats();
     m.buffer_bytes_bound = buffer_bound(ctx, s.stream, sizeof(std::uint32_t) + sizeof(event));
   } else {
@@ -142,16 +153,14 @@ measurement run_phold(context& ctx, const setup& s) {
       if (here.handle(e, next, pe)) self->insert(next, static_cast<int>(pe));
     });
     self = &stream;
-    m.seconds = measure(ctx, [&] {
-      for (const event& e : initial) stream.insert(e, ctx.rank());
-      stream.quiesce();
-    });
+    m.seconds = run_steps([&](const event& e) { stream.insert(e, ctx.rank()); }, [&] { stream.quiesce(); });
     m.stats = stream.stats();
-    m.buffer_bytes_bound = buffer_bound(ctx, s.stream, sizeof(event));
+    m.buffer_bytes_bound = buffer_bound(ctx, stream.current_options(), stream.stats(), sizeof(event));
+    add_step_fields(ctx, s, stream, step_seconds, m);
   }
 
   const std::uint64_t total = ctx.allreduce(here.handled, reduce_op::sum);
-  m.verified = total == expected && ctx.allreduce(here.handled_sum, reduce_op::sum) == expected_sum;
+  m.verified = total == expected * steps && ctx.allreduce(here.handled_sum, reduce_op::sum) == expected_sum * steps;
   m.items_per_pe = static_cast<double>(total) / static_cast<double>(pes);
   m.extra["api"] = api;
   m.extra["remote_fraction"] = remote_fraction;
@@ -178,6 +187,16 @@ const bool registered = register_kernel({
               ->transform(integer_in<std::uint64_t>(1, 1 << 20, "an integer in [1, 1048576]"))
               ->type_name("E");
           add_api_option(sub, api);
+        },
+    .steps = true,
+    .workload =
+        [](const context&, const setup& s) {
+          step_workload w;  // an event stays on its PE or goes to a uniformly random other one
+          w.item_bytes = sizeof(event);
+          w.items_per_pe = static_cast<double>(s.items_per_pe);
+          w.pattern = destinations::self_others;
+          w.self_fraction = 1 - remote_fraction;
+          return w;
         },
 });
 

@@ -116,7 +116,8 @@ measurement run_randomaccess(context& ctx, const setup& s) {
   m.items_per_pe = static_cast<double>(updates);
   m.verified = errors == 0;
   m.stats = stream.stats();
-  m.buffer_bytes_bound = buffer_bound(ctx, so, sizeof(std::uint64_t));
+  m.buffer_bytes_bound = buffer_bound(ctx, stream.current_options(), sizeof(std::uint64_t));
+  m.buffer_items = stream.current_options().buffer_items;
   m.extra["table_log2"] = n;
   m.extra["gups"] = m.seconds > 0 ? static_cast<double>(updates * pes) / m.seconds / 1e9 : 0.0;
   m.extra["errors"] = errors;

@@ -37,7 +37,8 @@ measurement run_route_step(context& ctx, const setup& s) {
   m.items_per_pe = static_cast<double>(n);
   m.verified = ctx.allreduce(received, reduce_op::sum) == n;
   m.stats = stream.stats();
-  m.buffer_bytes_bound = buffer_bound(ctx, s.stream, sizeof(std::uint64_t));
+  m.buffer_bytes_bound = buffer_bound(ctx, stream.current_options(), sizeof(std::uint64_t));
+  m.buffer_items = stream.current_options().buffer_items;
   m.extra["ns_per_item_hop"] = m.seconds * 1e9 / static_cast<double>(n);
   m.extra["end_to_end_seconds"] = end_to_end;
   return m;

@@ -6,7 +6,10 @@
 # purpose: most routing and termination bugs show only at uneven counts. Every test has a timeout,
 # so a deadlock fails instead of hanging CI.
 set(TRANSIT_TEST_DEFAULT_TIMEOUT 120)
-set(TRANSIT_MPIEXEC_ENV
+# Tests never read the user's calibrated profile (~/.cache/transit): a file that does not exist,
+# unless a test names its own.
+set(TRANSIT_TEST_PROFILE TRANSIT_PROFILE=${PROJECT_BINARY_DIR}/tests/no-profile.json)
+set(TRANSIT_MPIEXEC_ENV ${TRANSIT_TEST_PROFILE}
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     # One machine, no network: shared memory only, and no busy-polling fight with oversubscription.
     OMPI_MCA_btl=self,vader OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_rmaps_base_oversubscribe=1
@@ -47,17 +50,15 @@ function(transit_register_runs)
   endif()
   if(NOT T_LOCAL_PES AND NOT T_MPI_RANKS)
     add_test(NAME ${test_name} COMMAND ${T_NAME} ${T_ARGS})
-    set_tests_properties(${test_name} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "serial")
-    if(T_ENV)
-      set_tests_properties(${test_name} PROPERTIES ENVIRONMENT "${T_ENV}")
-    endif()
+    set_tests_properties(${test_name} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "serial"
+                         ENVIRONMENT "${TRANSIT_TEST_PROFILE};${T_ENV}")
   endif()
   foreach(pes IN LISTS T_LOCAL_PES)
     add_test(NAME ${test_name}.local.${pes}
              COMMAND ${T_NAME} --transit-backend=local --transit-pes=${pes} ${T_ARGS})
     # Tests run up to 16 PEs on purpose, above the local backend's cap on small machines.
     set_tests_properties(${test_name}.local.${pes} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "local"
-                         ENVIRONMENT "TRANSIT_PES_FORCE=1;${T_ENV}")
+                         ENVIRONMENT "TRANSIT_PES_FORCE=1;${TRANSIT_TEST_PROFILE};${T_ENV}")
   endforeach()
   if(TRANSIT_WITH_MPI AND NOT TRANSIT_SANITIZE STREQUAL "thread")
     foreach(ranks IN LISTS T_MPI_RANKS)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turns `transit bench --json` and `transit map --json` output into PNG plots.
+"""Turns `transit bench --json`, `transit calibrate --json` and `transit map --json` output into PNG plots.
 
 Usage: tools/plot.py [--out DIR] [--x FIELD] [FILE ...]    (no FILE: read standard input)
 
@@ -9,6 +9,10 @@ named KERNEL-<B>B-<backend>-<P>pes.png; records of an emulated network (bench/cl
 "network") get their own plots, named KERNEL-<B>B-<backend>-<P>pes-<network>.png and titled with
 it. Records with a "kind" (the network's measurements, reference figures) are not runs and are
 left out. Repeated runs of one configuration are drawn as their median, with the spread as a band.
+
+calibrate: the streaming bandwidth curve of thesis figure 2.5b, bandwidth against message size, a
+line per kind of link, with the 50%, 75% and 90% marks of the peak that buffer sizes come from;
+one plot per calibration, named calibration-<backend>-<P>pes.png.
 
 map: the link loads per dimension of the physical topology, one group of bars per dimension and
 one bar per mapper (the busiest link; a dot marks the mean link); one plot per (pattern, physical
@@ -45,6 +49,8 @@ def read_records(paths):
                 records.append(record)
             elif "mapper" in record and "link_bytes_max_per_dimension" in record:
                 records.append(record)
+            elif record.get("kind") == "calibration" and "links" in record:
+                records.append(record)
     return records
 
 
@@ -60,6 +66,37 @@ def finish(fig, ax, title, path):
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
+
+
+def log_axes(ax, x_label, y_label):
+    """Log-log axes (base 2 along x) with labels and a grid."""
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel(x_label)
+    ax.set_ylabel(y_label)
+    ax.grid(True, which="both", alpha=0.3)
+
+
+def plot_calibration(record, out_dir):
+    """Thesis figure 2.5b: streaming bandwidth against message size, one line per kind of link."""
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for name, link in sorted(record["links"].items()):
+        if not link.get("measured") or not link.get("curve"):
+            continue
+        xs = [p["message_bytes"] for p in link["curve"]]
+        ys = [p["bytes_per_second"] / 1e6 for p in link["curve"]]
+        ax.plot(xs, ys, marker="o", label=f"{name}-node (PEs {link['from_pe']} and {link['to_pe']})")
+    peak = record.get("peak_bytes_per_second", 0) / 1e6
+    sizes = record.get("buffer_bytes", {})
+    for share, style in (("50", ":"), ("75", "--"), ("90", ":")):
+        if peak > 0:
+            ax.axhline(peak * int(share) / 100, color="gray", linestyle=style, linewidth=0.8)
+        if sizes.get(share):
+            ax.axvline(sizes[share], color="gray", linestyle=style, linewidth=0.8)
+    log_axes(ax, "message payload (bytes)", "MB/s, each way")
+    title = (f"streaming bandwidth, {record['backend']} backend, {record['pes']} PEs ({record.get('host', '?')})\n"
+             f"75% of the peak at {sizes.get('75', '?')} B")
+    return finish(fig, ax, title, os.path.join(out_dir, f"calibration-{record['backend']}-{record['pes']}pes.png"))
 
 
 def plot_map_group(key, records, out_dir):
@@ -111,11 +148,7 @@ def plot_group(key, records, x_field, out_dir):
         xs = [x for x, _ in points]
         ax.plot(xs, [statistics.median(v) for _, v in points], marker="o", label=label)
         ax.fill_between(xs, [min(v) for _, v in points], [max(v) for _, v in points], alpha=0.2)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel(x_field.replace("_", " "))
-    ax.set_ylabel("items per second per PE")
-    ax.grid(True, which="both", alpha=0.3)
+    log_axes(ax, x_field.replace("_", " "), "items per second per PE")
     title = f"{kernel}, {item_bytes}-byte items, {backend} backend, {pes} PEs"
     suffix = ("-" + "".join(c if c.isalnum() else "-" for c in network).strip("-")) if network else ""
     return finish(fig, ax, title + (f"\n{network}" if network else ""),
@@ -131,8 +164,12 @@ def main():
 
     records = read_records(args.files)
     if not records:
-        print("plot.py: no bench or map JSON records in the input", file=sys.stderr)
+        print("plot.py: no bench, calibration or map JSON records in the input", file=sys.stderr)
         return 1
+    os.makedirs(args.out, exist_ok=True)
+    for r in records:
+        if r.get("kind") == "calibration":
+            print("wrote", plot_calibration(r, args.out))
     bench = [r for r in records if "kernel" in r]
     maps = [r for r in records if "mapper" in r]
     missing = [r for r in bench if args.x not in r]

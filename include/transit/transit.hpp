@@ -19,3 +19,6 @@
 #include "transit/one_sided/request.hpp"
 #include "transit/one_sided/global_array.hpp"
 #include "transit/one_sided/global_mutexes.hpp"
+#include "transit/tuning/calibrate.hpp"
+#include "transit/tuning/model.hpp"
+#include "transit/tuning/profile.hpp"

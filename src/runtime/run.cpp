@@ -19,6 +19,7 @@
 #include "../transport/local_transport.hpp"
 #include "transit/core/error.hpp"
 #include "transit/runtime/detail/context_access.hpp"
+#include "transit/runtime/detail/transport_settings.hpp"
 #ifdef TRANSIT_WITH_MPI
 #include "../transport/mpi_transport.hpp"
 #endif
@@ -154,8 +155,25 @@ std::shared_ptr<const machine> mpi_machine(MPI_Comm comm, const run_options& o) 
 // Aggregated messages are 8 to 64 KiB. Open MPI's shared-memory transport sends only up to
 // 4 KiB eagerly; larger messages take a rendezvous that advances only inside MPI calls of both
 // ranks. Raising the eager limit to its maximum fragment size measured +17% on histogram and +28%
-// on randomaccess (2 ranks, BENCHMARKS.md). A value the user set wins; other MPIs ignore it.
-void tune_open_mpi_before_init() { setenv("OMPI_MCA_btl_vader_eager_limit", "32768", 0); }
+// on randomaccess (2 ranks, BENCHMARKS.md). The single-copy mechanism (CMA was 3-4x slower for
+// 8-64 KiB messages on a KVM guest) is what calibration measured faster on this host, as the
+// profile records it; TRANSIT_SINGLE_COPY=default|none overrides the profile. A value the user
+// set for Open MPI itself wins; other MPIs ignore these variables.
+void tune_open_mpi_before_init() {
+  setenv("OMPI_MCA_btl_vader_eager_limit", "32768", 0);
+  if (const char* user = std::getenv("OMPI_MCA_btl_vader_single_copy_mechanism"); user != nullptr && *user != '\0')
+    return;
+  std::string mechanism;
+  if (const char* forced = std::getenv("TRANSIT_SINGLE_COPY"); forced != nullptr && *forced != '\0') {
+    mechanism = forced;
+    if (mechanism != "default" && mechanism != "none")
+      detail::throw_invalid("TRANSIT_SINGLE_COPY", mechanism,
+                            "'default' (Open MPI's single-copy mechanism) or 'none' (copy in and out)");
+  } else {
+    mechanism = detail::single_copy_from_profile();
+  }
+  if (mechanism == "none") setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 1);
+}
 
 int run_mpi(const run_options& options, const std::function<void(context&)>& body) {
   int initialized = 0;

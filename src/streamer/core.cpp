@@ -18,6 +18,9 @@ namespace {
 // forward until half have gone: memory stays bounded, and the PE never waits without receiving.
 constexpr std::size_t max_pending_sends = 64;
 
+// Items sent between two polls of the transport from insert (see after_send).
+constexpr std::uint64_t poll_items = 64;
+
 // Phases travel in one byte of the header.
 constexpr int max_phases = 255;
 
@@ -30,8 +33,8 @@ virtual_grid grid_for(const context& ctx, const streamer_options& options) {
 }
 
 void check_capacity(const streamer_options& options) {
-  if (options.buffer_items == 0) throw_invalid("streamer_options.buffer_items", 0, "at least 1");
-  // Item counts travel in 32 bits; message size is otherwise unbounded (the transport splits).
+  // 0 is automatic (from the calibrated profile). Item counts travel in 32 bits; message size is
+  // otherwise unbounded (the transport splits).
   if (options.buffer_items > UINT32_MAX)
     throw_invalid("streamer_options.buffer_items", options.buffer_items, concat("at most ", UINT32_MAX));
 }
@@ -76,69 +79,99 @@ streamer_core::streamer_core(context& ctx, const streamer_options& options, std:
   // streamer: a PE that failed alone must not leave the others waiting in a collective.
   std::exception_ptr local_error;
   std::string self;
+  tuning_seed seed;
+  const bool automatic = options.buffer_items == 0 || options.tune;
+  tune_ = options.tune;
   try {
     check_capacity(options);
     router_ = make_router(options.route, grid_for(ctx, options), ctx.machine());
     if (router_->num_phases() > max_phases)
       throw_invalid("number of routing phases", router_->num_phases(), concat("at most ", max_phases));
+    if (automatic) seed = local_tuning_seed(ctx, item_bytes);  // reads the profile: may throw
     self = describe_self();
   } catch (const std::exception& e) {
     local_error = std::current_exception();
     self = concat("streamer #", channel_, " of ", type_name_, " that failed locally (", e.what(), ")");
   }
   try {
-    check_same_streamer_everywhere(self);
+    check_same_streamer_everywhere(self, seed);
     if (local_error) std::rethrow_exception(local_error);
-    const int phases = router_->num_phases();
-    link own;  // items for this PE: aggregated like the others, delivered when full or flushed
-    own.pe = rank_;
-    links_.push_back(std::move(own));
-    for (const hop& h : router_->out_links(rank_)) {
-      out_index_.emplace(std::int64_t{h.pe} * phases + h.phase, static_cast<int>(links_.size()));
-      link l;
-      l.pe = h.pe;
-      l.phase = h.phase;
-      l.carries_destinations = !router_->ends_route(h.phase);
-      l.inter_node = ctx.machine().node_of(h.pe) != ctx.machine().node_of(rank_);
-      links_.push_back(std::move(l));
-    }
-    route_.resize(size_);
-    for (int dest = 0; dest < size_; ++dest) {
-      if (dest == rank_) {
-        route_[dest] = self_link;
-        continue;
-      }
-      const hop h = router_->next_hop(rank_, dest, -1);
-      route_[dest] = link_index(h.pe, h.phase);
-      TRANSIT_ASSERT(route_[dest] > 0, "router returned a hop that is not among its out_links");
-    }
+    if (options.buffer_items == 0)
+      capacity_ = static_cast<std::uint32_t>(std::min<std::size_t>(automatic_buffer_items(seed, item_bytes), UINT32_MAX));
+    build_routes();
     discover_in_links();
+    if (tune_) tuner_ = make_step_tuner(ctx_, seed, configuration(), item_bytes_);
   } catch (...) {
     mail().close_channel(channel_);
     throw;
   }
   diagnostic_id_ = context_access::add_diagnostic(ctx_, [this] { return describe(); });
+  step_started_ = std::chrono::steady_clock::now();
 }
 
 std::string streamer_core::describe_self() const {
   const auto& grid = router_->grid();
   return concat("streamer #", channel_, " of ", type_name_, " (", item_bytes_, " bytes), grid ", grid.str(),
-                ", routing ", to_string(router_->kind()));
+                ", routing ", to_string(router_->kind()), tune_ ? ", tuned" : "");
+}
+
+void streamer_core::build_routes() {
+  const int phases = router_->num_phases();
+  links_.clear();
+  out_index_.clear();
+  link own;  // items for this PE: aggregated like the others, delivered when full or flushed
+  own.pe = rank_;
+  links_.push_back(std::move(own));
+  for (const hop& h : router_->out_links(rank_)) {
+    out_index_.emplace(std::int64_t{h.pe} * phases + h.phase, static_cast<int>(links_.size()));
+    link l;
+    l.pe = h.pe;
+    l.phase = h.phase;
+    l.carries_destinations = !router_->ends_route(h.phase);
+    l.inter_node = ctx_.machine().node_of(h.pe) != ctx_.machine().node_of(rank_);
+    links_.push_back(std::move(l));
+  }
+  route_.assign(size_, self_link);
+  for (int dest = 0; dest < size_; ++dest) {
+    if (dest == rank_) continue;
+    const hop h = router_->next_hop(rank_, dest, -1);
+    route_[dest] = link_index(h.pe, h.phase);
+    TRANSIT_ASSERT(route_[dest] > 0, "router returned a hop that is not among its out_links");
+  }
+}
+
+step_configuration streamer_core::configuration() const {
+  return step_configuration{router_->grid(), router_->kind(), capacity_};
+}
+
+streamer_options streamer_core::current_options() const {
+  streamer_options o;
+  o.grid = router_->grid();
+  o.route = router_->kind();
+  o.buffer_items = capacity_;
+  o.flush_period = flush_period_;
+  o.max_buffered_items = max_buffered_;
+  o.tune = tune_;
+  return o;
 }
 
 // One allreduce of (signature, ~signature) under max gives the largest and the smallest signature:
 // equal means every PE built the same streamer. Only on a mismatch do two more allreduces find
 // one PE on each side and carry both descriptions to everyone, so every PE can name both.
-void streamer_core::check_same_streamer_everywhere(const std::string& self) {
+void streamer_core::check_same_streamer_everywhere(const std::string& self, tuning_seed& seed) {
   std::uint64_t signature = fnv1a(self);
   if (router_) {  // the PE placement too: two grids of one shape may place PEs differently
     const auto& grid = router_->grid();
     for (int pe = 0; pe < grid.num_pes(); ++pe)
       signature = (signature ^ static_cast<std::uint64_t>(grid.slot_of(pe))) * 0x100000001b3ULL;
   }
-  std::uint64_t extremes[2] = {signature, ~signature};
-  group_->start_allreduce(extremes, 2, scalar_type::u64, reduce_op::max);
+  // Under max, PE 0's seed (others give 0) reaches every PE: the tuning layer's inputs then agree
+  // even where hosts hold different profiles.
+  std::uint64_t extremes[2 + tuning_seed::size] = {signature, ~signature};
+  if (rank_ == 0) std::memcpy(extremes + 2, seed.values, sizeof seed.values);
+  group_->start_allreduce(extremes, 2 + tuning_seed::size, scalar_type::u64, reduce_op::max);
   context_access::finish_collective(ctx_, *group_, "streamer construction (same streamer on every PE)");
+  std::memcpy(seed.values, extremes + 2, sizeof seed.values);
   const std::uint64_t largest = extremes[0], smallest = ~extremes[1];
   if (largest == smallest) return;
 
@@ -175,42 +208,51 @@ void streamer_core::check_same_streamer_everywhere(const std::string& self) {
 // Every PE knows the links it sends on (O(P) from the route table). Who sends to it follows from
 // one allreduce of per-PE link counts and one announcement per link: O(P) per PE, where asking
 // the router (router::in_links) costs O(P^2) on large node grids (7 s per PE at 16384 PEs).
+// Announcements carry the step they are for: 0 at construction, the new step after a
+// reconfiguration (tuning). In the second case some may already have been set aside, as messages
+// of the next step that arrived while this PE ended the last one.
 void streamer_core::discover_in_links() {
   std::vector<std::uint64_t> counts(size_, 0);
   for (std::size_t i = 1; i < links_.size(); ++i) ++counts[links_[i].pe];
   group_->start_allreduce(counts.data(), size_, scalar_type::u64, reduce_op::sum);
-  context_access::finish_collective(ctx_, *group_, "streamer construction (link counts)");
+  context_access::finish_collective(ctx_, *group_, "streamer links (link counts)");
   for (std::size_t i = 1; i < links_.size(); ++i) {
     message_buffer b = net().allocate(sizeof(wire_header));
-    const wire_header h{0, static_cast<std::uint8_t>(links_[i].phase), link_announcement, 0, 0};
+    const wire_header h{0, static_cast<std::uint8_t>(links_[i].phase), link_announcement, step_tag(step_), 0};
     std::memcpy(b.payload(), &h, sizeof h);
     b.set_size(sizeof h);
     net().send(links_[i].pe, channel_, std::move(b));
   }
   const std::uint64_t expected = counts[rank_];
   const int phases = router_->num_phases();
+  in_links_.clear();
+  in_index_.clear();
   std::vector<message> arrived;
+  arrived.swap(deferred_);  // announcements set aside before this PE got here come first
+  const auto sort_out = [&] {
+    for (auto& m : arrived) {
+      wire_header h{};
+      if (m.data.size() >= sizeof h) std::memcpy(&h, m.data.payload(), sizeof h);
+      if (!is_control(m) && (h.flags & link_announcement) && h.step == step_tag(step_)) {
+        if (m.data.size() != sizeof h || h.phase >= phases) throw_corrupt(m.source, "a malformed link announcement");
+        in_links_.push_back(in_link{m.source, h.phase});
+        net().recycle(std::move(m.data));
+      } else {
+        deferred_.push_back(std::move(m));  // data from a peer that got to this step first
+      }
+    }
+    arrived.clear();
+  };
+  sort_out();
   context_access::wait_until(
       ctx_,
       [&] {
-        arrived.clear();
         if (!mail().take(channel_, arrived))
           return in_links_.size() == expected ? step_result::done : step_result::idle;
-        for (auto& m : arrived) {
-          wire_header h{};
-          if (m.data.size() >= sizeof h) std::memcpy(&h, m.data.payload(), sizeof h);
-          if (!is_control(m) && (h.flags & link_announcement)) {
-            if (m.data.size() != sizeof h || h.phase >= phases)
-              throw_corrupt(m.source, "a malformed link announcement");
-            in_links_.push_back(in_link{m.source, h.phase});
-            net().recycle(std::move(m.data));
-          } else {
-            deferred_.push_back(std::move(m));  // data from a peer that finished constructing first
-          }
-        }
+        sort_out();
         return in_links_.size() == expected ? step_result::done : step_result::progressed;
       },
-      "streamer construction (link announcements)");
+      "streamer links (link announcements)");
   std::sort(in_links_.begin(), in_links_.end(),
             [](const in_link& a, const in_link& b) { return std::tie(a.phase, a.pe) < std::tie(b.phase, b.pe); });
   for (std::size_t i = 0; i < in_links_.size(); ++i)
@@ -381,12 +423,22 @@ wire_header streamer_core::checked_header(const message& m) const {
   if (h.step != step_tag(step_) && h.step != step_tag(step_ + 1))
     throw_corrupt(m.source, concat("step ", h.step, " while this PE is in step ", step_tag(step_)));
   const bool control = is_control(m);
-  if ((h.flags & link_announcement) != 0) throw_corrupt(m.source, "a link announcement after construction");
+  const bool next_step = h.step != step_tag(step_);
   if (control != ((h.flags & peer_left) != 0)) throw_corrupt(m.source, "control flag and channel disagree");
+  if ((h.flags & link_announcement) != 0) {
+    // Only a peer that changed its links for the next step announces them now (tuning); those
+    // announcements wait for this PE's own change (discover_in_links).
+    if (!next_step || !tune_ || control) throw_corrupt(m.source, "a link announcement after construction");
+    if (size != sizeof h || h.items != 0) throw_corrupt(m.source, "a malformed link announcement");
+    return h;
+  }
   if (control) {
     if (size != sizeof h || h.items != 0) throw_corrupt(m.source, "a malformed control message");
     return h;
   }
+  // A next-step message is checked against the links of that step when it begins (they may
+  // change in between: tuning).
+  if (next_step) return h;
   if (h.phase >= router_->num_phases() ||
       in_index_.find(std::int64_t{m.source} * router_->num_phases() + h.phase) == in_index_.end())
     throw_corrupt(m.source, concat("phase ", static_cast<int>(h.phase), ", which is not a link from that PE"));
@@ -514,6 +566,13 @@ bool streamer_core::progress_impl() {
 
 void streamer_core::after_send() {
   if (in_callback_) return;
+  // A poll costs a failed probe of the network and a scan of the pending sends: per message of
+  // one item that was half of --scheme none's time. So a PE polls once at least poll_items items
+  // left in the sends since its last poll (after every send of a buffer that large), or sooner
+  // when its sends back up.
+  items_since_poll_ += capacity_;
+  if (items_since_poll_ < poll_items && net().pending_sends() <= max_pending_sends) return;
+  items_since_poll_ = 0;
   receive();
   deliver_local();
   if (net().pending_sends() <= max_pending_sends) return;
@@ -583,7 +642,41 @@ void streamer_core::end_step() {
   waited_peer_ = quiesced_peer_ = -1;
   state_ = step_state::open;
   for (auto& il : in_links_) il.final_received = false;
+  if (tuner_ && !tuner_->settled()) retune();
   activity_at_step_start_ = activity();
+}
+
+void streamer_core::retune() {
+  const auto now = std::chrono::steady_clock::now();
+  std::uint64_t sums[3] = {
+      static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(now - step_started_).count()),
+      stats_.items_inserted - items_at_step_start_, stats_.messages_sent - messages_at_step_start_};
+  group_->start_allreduce(sums, 3, scalar_type::u64, reduce_op::sum);
+  context_access::finish_collective(ctx_, *group_, "streamer tuning (the step's outcome)");
+  const step_outcome outcome{step_ - 1, sums[0], sums[1], sums[2], size_};
+  const step_configuration current = configuration();
+  stats_.tuning.push_back(tuning_step{outcome.step, current.grid.ndims() == 1 ? "direct" : current.grid.str(),
+                                      current.route, current.buffer_items,
+                                      static_cast<double>(sums[0]) / size_ * 1e-9, sums[1], exploring_});
+  const step_configuration next = tuner_->next(outcome, current);
+  exploring_ = tuner_->explored();
+  reconfigure(next);
+  step_started_ = std::chrono::steady_clock::now();
+  items_at_step_start_ = stats_.items_inserted;
+  messages_at_step_start_ = stats_.messages_sent;
+}
+
+void streamer_core::reconfigure(const step_configuration& next) {
+  // Between steps every buffer is empty and every message of the ended step has been handled.
+  TRANSIT_ASSERT(buffered_items() == 0 && local_messages_.empty() && batch_.empty() && local_.empty(),
+                 "reconfiguring a streamer that still holds items");
+  TRANSIT_ASSERT(next.buffer_items >= 1 && next.buffer_items <= UINT32_MAX, "tuner chose a bad buffer size");
+  capacity_ = static_cast<std::uint32_t>(next.buffer_items);
+  if (next.grid == router_->grid() && next.route == router_->kind()) return;
+  router_ = make_router(next.route, next.grid, ctx_.machine());
+  build_routes();
+  discover_in_links();
+  routes_changed();
 }
 
 void streamer_core::done_impl() {

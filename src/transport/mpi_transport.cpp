@@ -232,23 +232,23 @@ void mpi_transport::complete_sends() {
                            MPI_STATUSES_IGNORE),
               "MPI_Testsome");
     if (count != MPI_UNDEFINED && count > 0) {
-      // Remove completed entries (their requests are now MPI_REQUEST_NULL) by compaction.
-      std::size_t kept = 0;
-      for (std::size_t i = 0; i < requests_.size(); ++i) {
-        if (requests_[i] == MPI_REQUEST_NULL) {
-          if (in_flight_[i].synchronous) --unacked_[in_flight_[i].dest];
-          pool_.give(std::move(in_flight_[i].data));
-          in_flight_[i].piece_of.reset();  // the last piece to complete frees the large buffer
-        } else {
-          if (kept != i) {
-            requests_[kept] = requests_[i];
-            in_flight_[kept] = std::move(in_flight_[i]);
-          }
-          ++kept;
+      // Remove the completed entries (their requests are now MPI_REQUEST_NULL) from the highest
+      // index down, each replaced by the last entry: O(completed), where compacting the whole
+      // list cost O(pending) per poll. The order of the list carries no meaning.
+      std::sort(completed_.begin(), completed_.begin() + count);
+      for (int k = count; k-- > 0;) {
+        const auto i = static_cast<std::size_t>(completed_[k]);
+        in_flight& done = in_flight_[i];
+        if (done.synchronous) --unacked_[done.dest];
+        pool_.give(std::move(done.data));
+        done.piece_of.reset();  // the last piece to complete frees the large buffer
+        if (const std::size_t last = requests_.size() - 1; i != last) {
+          requests_[i] = requests_[last];
+          in_flight_[i] = std::move(in_flight_[last]);
         }
+        requests_.pop_back();
+        in_flight_.pop_back();
       }
-      requests_.resize(kept);
-      in_flight_.resize(kept);
     }
   }
   if (backlogged_ == 0) return;

@@ -34,7 +34,8 @@ class object_streamer {
   void finish() { stream_.finish(); }
   void quiesce() { stream_.quiesce(); }
   bool progress() { return stream_.progress(); }
-  streamer_stats stats() const noexcept { return stream_.stats(); }
+  streamer_stats stats() const { return stream_.stats(); }
+  streamer_options current_options() const { return stream_.current_options(); }
 
  private:
   std::function<int(const Index&)> home_pe_;

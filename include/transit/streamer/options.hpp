@@ -3,6 +3,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "transit/grid/router.hpp"
 #include "transit/grid/virtual_grid.hpp"
@@ -14,13 +16,31 @@ struct streamer_options {
   /// Virtual grid the items are routed over; default: virtual_grid::node_pe(machine).
   std::optional<virtual_grid> grid;
   routing route = routing::grid;
-  /// Capacity of one peer buffer, in items (thesis: g). At least 1.
+  /// Capacity of one peer buffer, in items (thesis: g). 0 = automatic: the smallest buffer that
+  /// reaches 75% of the peak streaming bandwidth in the calibrated profile of this backend, PEs
+  /// per node and host (`transit calibrate`), or a built-in 16 KiB of items without one.
   std::size_t buffer_items = 1024;
   /// Send partial buffers when this long passed without an item inserted or received; 0 = never.
   std::chrono::microseconds flush_period{0};
   /// Per-PE bound on items held in aggregation buffers; when an item would exceed it, the fullest
   /// buffer is sent first. 0 = no bound.
   std::size_t max_buffered_items = 0;
+  /// Tune buffer size and grid online: at the end of each step (wait or quiesce) all PEs agree on
+  /// the configuration of the next (buffer sizes within 50-90% of the peak streaming bandwidth,
+  /// grids ranked by the cost model), keep the best measured and settle within 25 steps. `grid`,
+  /// `route` and `buffer_items` are where it starts. See docs/tuning.md.
+  bool tune = false;
+};
+
+/// One step of a streamer with tune = true, as stats().tuning records it.
+struct tuning_step {
+  std::uint32_t step = 0;          ///< the step's number (0 = the first step of the streamer)
+  std::string grid;                ///< the grid the step ran on ("4x4", "direct")
+  routing route = routing::grid;
+  std::size_t buffer_items = 0;
+  double seconds = 0;              ///< the step's wall time, averaged over PEs
+  std::uint64_t items = 0;         ///< items inserted in the step, summed over PEs
+  bool explored = false;           ///< this configuration was being tried (not yet the settled one)
 };
 
 /// Counters of one PE's streamer since construction.
@@ -39,6 +59,9 @@ struct streamer_stats {
   std::uint64_t flushes_timer = 0;     ///< partial buffers sent by the flush_period timer
   std::uint64_t flushes_final = 0;     ///< partial buffers sent by done/wait/quiesce
   std::uint64_t flushes_bound = 0;     ///< buffers sent early to honour max_buffered_items
+  /// With tune = true: every step measured while tuning, in order (the same on every PE). Empty
+  /// otherwise; it stops growing once tuning has settled.
+  std::vector<tuning_step> tuning;
 };
 
 /// Adds the counters of another streamer (of the same PE). Peaks add up too: the streamers may

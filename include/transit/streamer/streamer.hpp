@@ -50,8 +50,9 @@ class streamer final : private detail::streamer_core {
 
   /// Collective: every PE constructs its streamers in the same order with equal options.
   /// `deliver` is any callable taking `const T&` (std::function included); a lambda is inlined
-  /// into the per-message delivery loop. Throws std::invalid_argument for buffer_items 0, a grid
-  /// built for another PE count, or a router that cannot serve the grid.
+  /// into the per-message delivery loop. Throws std::invalid_argument for buffer_items above
+  /// 2^32 - 1, a grid built for another PE count, or a router that cannot serve the grid, and
+  /// transit::profile_error when buffer_items = 0 or tune = true meet an unreadable profile.
   template <class Deliver>
     requires std::invocable<Deliver&, const T&>
   streamer(context& ctx, streamer_options options, Deliver deliver)
@@ -126,8 +127,12 @@ class streamer final : private detail::streamer_core {
   /// Local, non-blocking: delivers what has arrived, forwards what passes through, and sends
   /// partial buffers when the flush period has elapsed. Returns whether anything happened.
   bool progress() { return progress_impl(); }
-  /// Local: this PE's counters.
-  streamer_stats stats() const noexcept { return detail::streamer_core::stats(); }
+  /// Local: this PE's counters (and, with tune = true, the tuning history).
+  streamer_stats stats() const { return detail::streamer_core::stats(); }
+  /// Local: the options in use now: grid, routing and buffer size as chosen (buffer_items = 0
+  /// resolved, and after tuning, the configuration of the coming step), the rest as given. The
+  /// same on every PE.
+  streamer_options current_options() const { return detail::streamer_core::current_options(); }
   /// The router items travel by (grid, phases, links). Local.
   using detail::streamer_core::route_plan;
 
@@ -189,6 +194,8 @@ class streamer final : private detail::streamer_core {
     }
     return it->second;
   }
+
+  void routes_changed() override { broadcast_cache_.clear(); }
 
   void process_items(const std::byte* payload, const detail::wire_header& h, std::uint32_t& cursor) override {
     const T* items = reinterpret_cast<const T*>(payload + sizeof(detail::wire_header));

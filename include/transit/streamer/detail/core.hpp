@@ -35,7 +35,22 @@
 //
 // Every message carries its step number (mod 2^16). A PE can be at most one step ahead of another
 // (each step ends collectively), so a message from the next step is set aside until this PE gets
-// there: steps never mix, even though peers leave a step at slightly different times.
+// there: steps never mix, even though peers leave a step at slightly different times. A message
+// of the next step is checked against the links of that step when the step begins, not on
+// arrival: the links may change in between (tuning, below).
+//
+// Tuning (tune = true, docs/tuning.md). At the end of a step, after its closing barrier or last
+// quiescence wave, every PE joins one allreduce of the step's outcome (time, items, messages) and
+// asks the tuner (streamer/detail/tuning_hook.hpp, implemented by the tuning layer) for the next
+// configuration; the tuner is deterministic, so every PE gets the same one. A new buffer size
+// needs nothing more: every buffer is empty between steps. A new grid or routing rebuilds the
+// route table and links and learns the new incoming links as construction does, by an allreduce
+// of link counts and one announcement per link, tagged with the new step; link counts start again
+// at 0 on both ends of every link. A faster peer may already be in the new step, sending on its
+// new links, while this PE still ends the old one: those messages (announcements included) are
+// set aside as next-step messages, the announcements are taken out by the discovery, and the data
+// is checked against the new links once this PE has them. Nothing of the old step can be in
+// flight then (the step ended everywhere), so no item is lost or delivered twice.
 //
 // Life cycle. Construction is collective and checks that every PE built the same streamer (its
 // sequence number on the context, item type and size, grid and routing): a mismatch throws
@@ -63,6 +78,7 @@
 #include "transit/core/error.hpp"
 #include "transit/grid/router.hpp"
 #include "transit/runtime/detail/context_access.hpp"
+#include "transit/streamer/detail/tuning_hook.hpp"
 #include "transit/streamer/options.hpp"
 
 namespace transit::detail {
@@ -120,8 +136,11 @@ class streamer_core {
   streamer_core(const streamer_core&) = delete;
   streamer_core& operator=(const streamer_core&) = delete;
 
-  streamer_stats stats() const noexcept { return stats_; }
+  streamer_stats stats() const { return stats_; }
   const router& route_plan() const noexcept { return *router_; }
+  /// What this streamer runs with now: the grid, routing and buffer size in use (after automatic
+  /// sizing and tuning), and the options it was given otherwise.
+  streamer_options current_options() const;
 
  protected:
   /// Collective. `item_bytes` is sizeof(T); the item array starts right after the header.
@@ -186,6 +205,8 @@ class streamer_core {
   /// streamer<T>). Advances `cursor` past each item before its callback runs, so that after an
   /// exception it names the first item not yet handled.
   virtual void process_items(const std::byte* payload, const wire_header& h, std::uint32_t& cursor) = 0;
+  /// The router changed between steps (tuning): drop what was derived from the old one.
+  virtual void routes_changed() {}
 
   // ---- operations behind the public API ----
   bool progress_impl();
@@ -197,7 +218,7 @@ class streamer_core {
   const int rank_;
   const int size_;
   const std::size_t item_bytes_;
-  const std::uint32_t capacity_;
+  std::uint32_t capacity_;  // items per buffer; may change between steps (tuning)
   const std::uint64_t max_buffered_;
   std::vector<link> links_;          // links_[self_link] is this PE's own; the rest sorted by phase
   std::vector<std::int32_t> route_;  // destination PE -> link index
@@ -235,8 +256,17 @@ class streamer_core {
   std::size_t buffer_bytes(const link& l) const noexcept;
   std::uint64_t buffered_items() const noexcept;
   std::string describe_self() const;
-  void check_same_streamer_everywhere(const std::string& self);
+  /// Also copies PE 0's `seed` to every PE (in the same allreduce).
+  void check_same_streamer_everywhere(const std::string& self, tuning_seed& seed);
+  /// Links and route table from router_ (no communication).
+  void build_routes();
+  /// Collective: learns the incoming links (for this step's tag) by announcement.
   void discover_in_links();
+  step_configuration configuration() const;
+  /// Collective, at the end of a step of a tuned streamer: agrees on the step's outcome, asks the
+  /// tuner and changes the configuration for the next step.
+  void retune();
+  void reconfigure(const step_configuration& next);
   wire_header checked_header(const message& m) const;
   void check_items(const message& m, const wire_header& h) const;
   /// Receives and delivers (or forwards) arrived messages; `pump`: poll the transport first (a
@@ -274,6 +304,7 @@ class streamer_core {
   std::vector<message> local_messages_;              // full buffers of the self link, to deliver
   delivery_queue local_;                             // local messages being delivered
   std::uint64_t buffered_ = 0;                       // items in buffers, counted only with a bound
+  std::uint64_t items_since_poll_ = 0;               // items sent since insert last polled (after_send)
   std::uint32_t step_ = 0;
   int next_final_phase_ = 0;
   std::uint64_t buffers_allocated_ = 0;
@@ -295,6 +326,13 @@ class streamer_core {
   int waited_peer_ = -1;    // a peer that sent a final marker (it ends this step with wait), or -1
   int quiesced_peer_ = -1;  // a peer that flushed from quiesce() in this step, or -1
   int diagnostic_id_ = -1;
+  // Tuning (tune = true): the tuner, and where the running step started.
+  bool tune_ = false;
+  std::unique_ptr<step_tuner> tuner_;
+  bool exploring_ = true;  // the running step tries a configuration (stats().tuning[].explored)
+  std::chrono::steady_clock::time_point step_started_;
+  std::uint64_t items_at_step_start_ = 0;
+  std::uint64_t messages_at_step_start_ = 0;
 };
 
 /// Several streamers progressed and quiesced together (active_messages' streamers): one transport

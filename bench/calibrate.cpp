@@ -1,0 +1,272 @@
+// transit calibrate [streamer|protocols|all]: measures this job's links (tuning/calibrate.hpp) and
+// writes the profile file that buffer_items = 0, tune = true and `transit model` read. The
+// profile has a section per kind of calibration; `protocols` (issue 12, protocol selection for
+// multi-region transfers) is not built yet and says so.
+//
+// On the mpi backend calibration also chooses Open MPI's shared-memory single-copy mechanism: a
+// run measures the mechanism in effect and records its bandwidth for 8 to 64 KiB messages; the
+// mechanism cannot change once MPI has started, so a run on a host where one of "default" and
+// "none" is not yet measured measures that one (TRANSIT_SINGLE_COPY, set here before the job
+// starts), and once both are, the faster is the profile's choice, which the mpi backend applies.
+#include <cstdio>
+#include <cstdlib>
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "bench.hpp"
+#include "cli.hpp"
+#include "transit/core/error.hpp"
+
+namespace transit::bench {
+
+namespace {
+
+const std::vector<std::string> mechanisms{"default", "none"};
+
+struct calibrate_settings {
+  std::string what = "all";
+  std::string profile;  // --profile
+  bool json = false;
+  std::size_t max_bytes = std::size_t{4} << 20;
+  double seconds_per_point = 0.05;
+  std::string single_copy;  // the mechanism this run measures (mpi)
+} settings;
+
+/// Before the job: --profile for every layer, and the single-copy mechanism to measure.
+void before_launch() {
+  if (!settings.profile.empty()) setenv("TRANSIT_PROFILE", settings.profile.c_str(), 1);
+  if (const char* user = std::getenv("OMPI_MCA_btl_vader_single_copy_mechanism"); user != nullptr && *user != '\0') {
+    settings.single_copy = user;
+    return;
+  }
+  if (const char* forced = std::getenv("TRANSIT_SINGLE_COPY"); forced != nullptr && *forced != '\0') {
+    settings.single_copy = forced;
+    return;
+  }
+  std::string next = "default";
+  try {
+    const auto file = profile_file::load(default_profile_path());
+    if (const auto entry = file.find_transport("mpi", this_host())) {
+      next = entry->single_copy_choice.empty() ? next : entry->single_copy_choice;
+      for (const auto& m : mechanisms) {
+        if (!entry->single_copy_bandwidth.contains(m)) {
+          next = m;
+          break;
+        }
+      }
+    }
+  } catch (const profile_error&) {
+    // measured with the default; the damaged file is replaced (and named) when written
+  }
+  settings.single_copy = next;
+  setenv("TRANSIT_SINGLE_COPY", next.c_str(), 1);
+}
+
+std::string si(double value, const char* unit) {
+  char text[48];
+  if (value >= 1e9) std::snprintf(text, sizeof text, "%.2f G%s", value / 1e9, unit);
+  else if (value >= 1e6) std::snprintf(text, sizeof text, "%.2f M%s", value / 1e6, unit);
+  else if (value >= 1e3) std::snprintf(text, sizeof text, "%.2f k%s", value / 1e3, unit);
+  else std::snprintf(text, sizeof text, "%.2f %s", value, unit);
+  return text;
+}
+
+std::string bytes_text(std::size_t bytes) {
+  if (bytes >= (std::size_t{1} << 20) && bytes % (std::size_t{1} << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + " KiB";
+  return std::to_string(bytes) + " B";
+}
+
+/// Items of `item_bytes` in a message of `bytes` (the streamer's 16-byte header first), at least 1.
+std::size_t items_of(std::size_t bytes, std::size_t item_bytes) {
+  return bytes > 16 + item_bytes ? (bytes - 16) / item_bytes : 1;
+}
+
+/// Mean bandwidth of the curve's points from 8 to 64 KiB (the aggregated messages' sizes).
+double mid_bandwidth(const link_calibration& link) {
+  double sum = 0;
+  int n = 0;
+  for (const auto& p : link.curve) {
+    if (p.message_bytes < 8192 || p.message_bytes > 65536) continue;
+    sum += p.bytes_per_second;
+    ++n;
+  }
+  return n > 0 ? sum / n : 0;
+}
+
+void print_table(const streamer_profile& p, const std::string& path, const std::string& transport_note,
+                 double seconds) {
+  std::printf("transit calibrate streamer: %s backend, %d PEs, %d per node, host %s (%.1f s)\n", p.backend.c_str(),
+              p.pes, p.pes_per_node, p.host.c_str(), seconds);
+  std::printf("%-12s %-7s %14s %14s %14s %14s\n", "link", "PEs", "alpha/message", "beta/byte", "per item",
+              "peak");
+  for (const auto* link : {&p.intra, &p.inter}) {
+    const char* name = link == &p.intra ? "intra-node" : "inter-node";
+    if (!link->measured) {
+      std::printf("%-12s %-7s %s\n", name, "-", "not measured (the job has no such link)");
+      continue;
+    }
+    double peak = 0;
+    for (const auto& pt : link->curve) peak = std::max(peak, pt.bytes_per_second);
+    const std::string pes = std::to_string(link->from_pe) + "-" + std::to_string(link->to_pe);
+    char alpha[32], beta[32], item[32];
+    std::snprintf(alpha, sizeof alpha, "%.3g us", link->costs.alpha * 1e6);
+    std::snprintf(beta, sizeof beta, "%.3g ns", link->costs.beta * 1e9);
+    std::snprintf(item, sizeof item, "%.3g ns", link->costs.per_item * 1e9);
+    std::printf("%-12s %-7s %14s %14s %14s %14s\n", name, pes.c_str(), alpha, beta, item, si(peak, "B/s").c_str());
+  }
+  std::printf("\nstreaming bandwidth (thesis fig. 2.5b), both PEs of a pair sending:\n%-14s %14s %14s\n",
+              "message bytes", "intra-node", "inter-node");
+  const std::size_t points = std::max(p.intra.curve.size(), p.inter.curve.size());
+  for (std::size_t i = 0; i < points; ++i) {
+    const auto cell = [&](const link_calibration& l) {
+      return i < l.curve.size() ? si(l.curve[i].bytes_per_second, "B/s") : std::string("-");
+    };
+    const std::size_t bytes = i < p.intra.curve.size() ? p.intra.curve[i].message_bytes : p.inter.curve[i].message_bytes;
+    std::printf("%-14s %14s %14s\n", bytes_text(bytes).c_str(), cell(p.intra).c_str(), cell(p.inter).c_str());
+  }
+  std::printf("\nbuffer sizes (%s curve, peak %s): 50%% at %s, 75%% at %s, 90%% at %s\n",
+              p.inter.measured ? "inter-node" : "intra-node", si(p.peak_bytes_per_second, "B/s").c_str(),
+              bytes_text(p.buffer_bytes_50).c_str(), bytes_text(p.buffer_bytes_75).c_str(),
+              bytes_text(p.buffer_bytes_90).c_str());
+  std::printf("buffer_items = 0 now means %zu items of 8 bytes (%zu of 16, %zu of 64); tuning explores %s to %s\n",
+              items_of(p.buffer_bytes_75, 8), items_of(p.buffer_bytes_75, 16), items_of(p.buffer_bytes_75, 64),
+              bytes_text(p.buffer_bytes_50).c_str(), bytes_text(p.buffer_bytes_90).c_str());
+  if (!transport_note.empty()) std::printf("%s\n", transport_note.c_str());
+  std::printf("profile: %s (streamer entry %s / %d PEs per node / %s)\n", path.c_str(), p.backend.c_str(),
+              p.pes_per_node, p.host.c_str());
+  std::printf("plot: transit calibrate streamer --json ... | tools/plot.py --out plots\n");
+}
+
+/// Rank 0: records the entry (and the mpi transport measurement) and prints. Returns the status.
+int record(context& ctx, const streamer_profile& p, double seconds) {
+  const std::filesystem::path path = default_profile_path();
+  profile_file file = profile_file::empty(path);
+  try {
+    file = profile_file::load(path);
+  } catch (const profile_error& e) {
+    std::fprintf(stderr, "transit calibrate: replacing the damaged profile: %s\n", e.what());
+  }
+  std::string transport_note;
+  json transport = nullptr;
+  if (ctx.backend() == "mpi") {
+    transport_profile t;
+    if (auto known = file.find_transport("mpi", p.host)) t = *known;
+    t.backend = "mpi";
+    t.host = p.host;
+    t.pes_per_node = p.pes_per_node;
+    t.single_copy_bandwidth[p.single_copy] = mid_bandwidth(p.intra.measured ? p.intra : p.inter);
+    std::string missing;
+    for (const auto& m : mechanisms)
+      if (!t.single_copy_bandwidth.contains(m)) missing = m;
+    if (missing.empty()) {
+      t.single_copy_choice = t.single_copy_bandwidth["none"] > t.single_copy_bandwidth["default"] ? "none" : "default";
+      transport_note = detail::concat("single-copy mechanism: '", t.single_copy_choice, "' (8-64 KiB messages: none ",
+                                      si(t.single_copy_bandwidth["none"], "B/s"), ", default ",
+                                      si(t.single_copy_bandwidth["default"], "B/s"),
+                                      "); the mpi backend applies it before MPI_Init unless you set "
+                                      "OMPI_MCA_btl_vader_single_copy_mechanism");
+    } else {
+      transport_note = detail::concat("single-copy mechanism: measured '", p.single_copy, "' (8-64 KiB messages: ",
+                                      si(t.single_copy_bandwidth[p.single_copy], "B/s"), "); run 'transit calibrate' "
+                                      "again to measure '", missing, "', and the faster becomes the mpi backend's choice");
+    }
+    file.put(t);
+    transport = {{"single_copy", {{"bytes_per_second", t.single_copy_bandwidth}, {"choice", t.single_copy_choice}}}};
+  }
+  file.put(p);
+  try {
+    file.save();
+  } catch (const profile_error& e) {
+    std::fprintf(stderr, "transit: error: %s\n", e.what());
+    return 1;
+  }
+  if (settings.json) {
+    // The profile entry itself, and what this run adds to it.
+    json out = {{"kind", "calibration"}, {"section", "streamer"}};
+    const json entry = json::parse(to_json_text(p));
+    for (const auto& [key, value] : entry.items()) out[key] = value;
+    out["seconds"] = seconds;
+    out["buffer_items_8B"] = items_of(p.buffer_bytes_75, 8);
+    out["transport"] = transport;
+    out["profile"] = path.string();
+    std::printf("%s\n", out.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
+  } else {
+    print_table(p, path.string(), transport_note, seconds);
+  }
+  std::fflush(stdout);
+  return 0;
+}
+
+int calibrate(context& ctx) {
+  const bool protocols = settings.what == "protocols" || settings.what == "all";
+  const bool streamer = settings.what == "streamer" || settings.what == "all";
+  int status = 0;
+  if (streamer) {
+    calibration_options o;
+    o.max_message_bytes = settings.max_bytes;
+    o.seconds_per_point = settings.seconds_per_point;
+    const auto start = std::chrono::steady_clock::now();
+    streamer_profile p;
+    try {
+      p = calibrate_streamer(ctx, o);
+    } catch (const std::invalid_argument& e) {
+      if (ctx.rank() == 0) std::fprintf(stderr, "transit: error: %s\n", e.what());
+      return 2;
+    }
+    p.single_copy = ctx.backend() == "mpi" ? settings.single_copy : "";
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (ctx.rank() == 0) status = record(ctx, p, seconds);
+  }
+  if (protocols && ctx.rank() == 0) {
+    // The profile keeps a "protocols" section for it (src/tuning/profile_json.hpp).
+    std::fprintf(stderr,
+                 "transit calibrate protocols: not built yet (protocol selection for multi-region transfers, "
+                 "issue 12, adds it; the profile file keeps a 'protocols' section for it)\n");
+    if (!streamer) status = 1;
+  }
+  return ctx.allreduce(status, reduce_op::max);
+}
+
+void add_options(CLI::App& app) {
+  auto formatter = std::make_shared<CLI::Formatter>();  // its own: the label is not the top level's
+  formatter->label("SUBCOMMAND", "WHAT");
+  app.formatter(formatter);
+  for (const char* what : {"streamer", "protocols", "all"}) {
+    CLI::App* sub = app.add_subcommand(what, std::string(what) == "streamer"
+                                                 ? "per-message, per-byte and per-item costs, bandwidth curve"
+                                             : std::string(what) == "protocols"
+                                                 ? "protocol profiles for multi-region transfers (not built yet)"
+                                                 : "everything (the default)");
+    sub->fallthrough();
+    sub->final_callback([what] { settings.what = what; });
+  }
+  app.require_subcommand(0, 1);
+  app.add_option("--profile", settings.profile,
+                 "profile file (default: TRANSIT_PROFILE, else $XDG_CACHE_HOME/transit/profile.json)")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string { return text.empty() ? "got '', expected a file name" : ""; }, ""))
+      ->type_name("FILE");
+  add_flag_once(app, "--json", settings.json, "one JSON object on stdout (tools/plot.py draws its bandwidth curve)");
+  app.add_option("--max-bytes", settings.max_bytes, "largest message of the bandwidth curve (default 4194304)")
+      ->transform(integer_in<std::size_t>(16, std::size_t{1} << 30, "an integer in [16, 1073741824]"))
+      ->type_name("B");
+  app.add_option("--seconds-per-point", settings.seconds_per_point, "time per measured point (default 0.05)")
+      ->transform(real_in(1e-4, 10, "a number of seconds in [0.0001, 10]"))
+      ->type_name("S");
+  app.final_callback(before_launch);
+}
+
+const bool registered = register_command({
+    .name = "calibrate",
+    .summary = "measure message costs and streaming bandwidth; write the profile (calibrate --help)",
+    .add_options = add_options,
+    .run = calibrate,
+    .local_pes = 8,
+    .local_pes_per_node = 4,
+});
+
+}  // namespace
+
+}  // namespace transit::bench

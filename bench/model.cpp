@@ -1,0 +1,202 @@
+// transit model KERNEL [bench options] [--measure]: the cost model's prediction of a kernel's step
+// (tuning/model.hpp, from the calibrated profile or built-in costs) for every candidate grid, and
+// with --measure the kernel run on each beside it, with the rank correlation of the two orders.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+#include "bench.hpp"
+#include "cli.hpp"
+#include "transit/core/error.hpp"
+#include "transit/streamer/detail/tuning_hook.hpp"
+
+namespace transit::bench {
+
+namespace {
+
+options model_line;  // set by parsing `transit model`, read-only while the job runs
+bool measure_flag = false;
+
+scheme scheme_of(routing r) {
+  switch (r) {
+    case routing::grid: return scheme::grid;
+    case routing::node_aware: return scheme::node_aware;
+    case routing::node_aware_advanced: return scheme::node_aware_advanced;
+    case routing::lowest_dimension_first: break;  // one-sided's router: never a model candidate
+  }
+  throw std::logic_error(detail::concat("transit model: no bench scheme for routing ", to_string(r)));
+}
+
+struct row {
+  grid_candidate candidate;
+  step_prediction predicted;
+  double measured_seconds = std::nan("");
+  double measured_rate = std::nan("");
+  std::uint64_t measured_messages = 0;
+  bool verified = true;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n == 0 ? std::nan("") : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int model_command(context& ctx) {
+  const options& opt = model_line;
+  const kernel_entry& k = *find_kernel(opt.kernel);
+  if (!k.workload) {
+    if (ctx.rank() == 0) {
+      std::vector<std::string> names;
+      for (const auto& other : kernels())
+        if (other.workload) names.push_back(other.name);
+      std::fprintf(stderr, "transit: error: model: got '%s', expected a kernel with a model: %s\n", opt.kernel.c_str(),
+                   join(names).c_str());
+    }
+    return 2;
+  }
+  std::optional<setup> resolved;
+  try {
+    resolved.emplace(resolve(ctx, opt));
+  } catch (const std::invalid_argument& e) {
+    if (ctx.rank() == 0) std::fprintf(stderr, "transit: error: %s\n", e.what());
+    return 2;
+  }
+  const setup& s = *resolved;
+  if (opt.route == scheme::none || opt.route == scheme::mpi_raw) {
+    if (ctx.rank() == 0)
+      std::fprintf(stderr, "transit: error: --scheme: got '%s', expected an aggregating scheme for the model "
+                           "(it compares grids)\n", std::string(to_string(opt.route)).c_str());
+    return 2;
+  }
+  const step_workload workload = k.workload(ctx, s);
+  const profile_status status = profile_in_use(ctx);
+  const double sharing = pes_per_core(ctx);
+  const machine_costs costs = status.streamer ? costs_from(*status.streamer, sharing) : built_in_costs(ctx.backend(), sharing);
+  std::size_t buffer = opt.buffer_items;
+  if (buffer == 0) {
+    try {
+      buffer = detail::automatic_buffer_items(detail::local_tuning_seed(ctx, workload.item_bytes), workload.item_bytes);
+    } catch (const profile_error& e) {
+      if (ctx.rank() == 0) std::fprintf(stderr, "transit: error: %s\n", e.what());
+      return 1;
+    }
+  }
+
+  std::vector<row> rows;
+  for (const auto& c : candidate_grids(ctx.machine(), ctx.topology().physical()))
+    rows.push_back({c, predict_step(ctx.machine(), c.grid, c.route, buffer, workload, costs)});
+  if (measure_flag) {
+    for (auto& r : rows) {
+      options o = opt;
+      o.route = scheme_of(r.candidate.route);
+      o.grid = r.candidate.spec();
+      o.buffer_items = buffer;
+      std::vector<double> seconds, rates;
+      for (int i = 0; i < opt.repeat; ++i) {
+        const record rec = run_once(ctx, o, i);
+        seconds.push_back(rec.seconds);
+        rates.push_back(rec.rate);
+        r.measured_messages = rec.messages_sent;
+        r.verified &= rec.verified;
+      }
+      r.measured_seconds = median(seconds);
+      r.measured_rate = median(rates);
+    }
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const row& a, const row& b) { return a.predicted.seconds < b.predicted.seconds; });
+  std::vector<double> predicted, measured;
+  for (const auto& r : rows) {
+    predicted.push_back(r.predicted.seconds);
+    measured.push_back(r.measured_seconds);
+  }
+  const double correlation = measure_flag ? rank_correlation(predicted, measured) : std::nan("");
+  bool all_verified = true;
+  for (const auto& r : rows) all_verified &= r.verified;
+  if (ctx.rank() != 0) return all_verified ? 0 : 1;
+
+  const std::string costs_from_text =
+      status.streamer ? detail::concat("profile ", status.path.string(), status.exact ? "" : " (closest entry)")
+                      : "built-in costs (no calibrated profile for this job)";
+  if (!status.error.empty()) std::fprintf(stderr, "transit model: %s; using built-in costs\n", status.error.c_str());
+  if (opt.json) {
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const row& r = rows[i];
+      json out = {{"kind", "model"},
+                  {"kernel", opt.kernel},
+                  {"backend", std::string(ctx.backend())},
+                  {"pes", ctx.size()},
+                  {"nodes", ctx.machine().num_nodes()},
+                  {"grid", r.candidate.grid.ndims() == 1 ? std::string("direct") : r.candidate.grid.str()},
+                  {"routing", std::string(to_string(r.candidate.route))},
+                  {"buffer_items", buffer},
+                  {"item_bytes", workload.item_bytes},
+                  {"items_per_pe", workload.items_per_pe},
+                  {"predicted_seconds", r.predicted.seconds},
+                  {"predicted_messages", r.predicted.messages},
+                  {"predicted_inter_node_messages", r.predicted.inter_node_messages},
+                  {"predicted_item_hops", r.predicted.item_hops},
+                  {"predicted_bytes", r.predicted.bytes},
+                  {"average_hops", r.predicted.average_hops},
+                  {"links_per_pe", r.predicted.links_per_pe},
+                  {"predicted_rank", i + 1},
+                  {"costs", costs_from_text}};
+      if (measure_flag) {
+        out["measured_seconds"] = r.measured_seconds;
+        out["measured_items_per_second_per_pe"] = r.measured_rate;
+        out["measured_messages"] = r.measured_messages;
+        out["verified"] = r.verified;
+      }
+      std::printf("%s\n", out.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
+    }
+    if (measure_flag) {
+      json summary = {{"kind", "model_summary"}, {"kernel", opt.kernel}, {"pes", ctx.size()},
+                      {"candidates", rows.size()},  {"rank_correlation", correlation}};
+      std::printf("%s\n", summary.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
+    }
+  } else {
+    std::printf("transit model %s: %s backend, %d PEs, %d nodes, %.0f items of %zu bytes per PE, buffer %zu items\n"
+                "costs: %s\n",
+                opt.kernel.c_str(), std::string(ctx.backend()).c_str(), ctx.size(), ctx.machine().num_nodes(),
+                workload.items_per_pe, workload.item_bytes, buffer, costs_from_text.c_str());
+    std::printf("%-30s %6s %6s %12s %12s %12s", "grid", "links", "hops", "messages", "predicted s", "items/s/PE");
+    if (measure_flag) std::printf(" %12s %12s %12s", "measured s", "items/s/PE", "messages");
+    std::printf("\n");
+    for (const auto& r : rows) {
+      const double rate = r.predicted.seconds > 0 ? workload.items_per_pe / r.predicted.seconds : 0;
+      std::printf("%-30s %6zu %6.2f %12llu %12.6f %12.4g", r.candidate.name().c_str(), r.predicted.links_per_pe,
+                  r.predicted.average_hops, static_cast<unsigned long long>(r.predicted.messages), r.predicted.seconds,
+                  rate);
+      if (measure_flag)
+        std::printf(" %12.6f %12.4g %12llu%s", r.measured_seconds, r.measured_rate,
+                    static_cast<unsigned long long>(r.measured_messages), r.verified ? "" : "  NOT VERIFIED");
+      std::printf("\n");
+    }
+    if (measure_flag)
+      std::printf("rank correlation of predicted and measured times (Spearman): %.3f over %zu grids\n", correlation,
+                  rows.size());
+  }
+  std::fflush(stdout);
+  return all_verified ? 0 : 1;
+}
+
+void add_model_options(CLI::App& model) {
+  add_kernel_commands(model, model_line, [](CLI::App& sub) {
+    add_flag_once(sub, "--measure", measure_flag, "run the kernel on every candidate grid beside the prediction");
+  });
+}
+
+const bool registered = register_command({
+    .name = "model",
+    .summary = "predict a kernel's time on every candidate grid (--measure: and run it): transit model KERNEL",
+    .add_options = add_model_options,
+    .run = model_command,
+});
+
+}  // namespace
+
+}  // namespace transit::bench

@@ -1,0 +1,229 @@
+// --scheme mpi-raw: histogram and alltoall written as a plain MPI program would write them, with
+// none of transit's layers: one MPI_Isend per item on a communicator of the kernel's own, arrivals
+// matched with MPI_Improbe / MPI_Mrecv after every send (polling only every 256 sends let the
+// shared-memory queues fill and ran 10-30x slower), the end found by exchanging per-destination counts. It is
+// the yardstick for transit's per-message path (`--scheme none`: one transport message per item
+// through the streamer): both pay one MPI message per item, so their ratio is what transit's
+// layers cost per message. mpi backend only (driver.cpp refuses it elsewhere).
+#ifdef TRANSIT_WITH_MPI
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bench.hpp"
+
+namespace transit::bench {
+
+namespace {
+
+void check(int rc, const char* call) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(rc, text, &length);
+  throw std::runtime_error(std::string("--scheme mpi-raw: ") + call + " failed: " + std::string(text, length));
+}
+
+/// One MPI_Isend per item of `item_bytes`, at most `window` in flight in a ring of slots (a slot is
+/// reused once MPI_Test reports the oldest sends complete, in order: O(1) per send, where
+/// MPI_Testsome over the whole window would scan 1024 requests for every send once it is full and
+/// cost ~10 us per item, more than the message itself), arrivals
+/// matched with MPI_Improbe / MPI_Mrecv. finish() exchanges how many items each PE sent to each
+/// (MPI_Ialltoall) and receives until every count is met.
+class raw_messenger {
+ public:
+  static constexpr int window = 1024;
+
+  raw_messenger(std::size_t item_bytes) : item_bytes_(item_bytes) {
+    check(MPI_Comm_dup(MPI_COMM_WORLD, &comm_), "MPI_Comm_dup");
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+    requests_.assign(window, MPI_REQUEST_NULL);
+    payload_.assign(window * item_bytes, std::byte{0});
+    sent_to_.assign(size_, 0);
+    expected_from_.assign(size_, 0);
+    incoming_.assign(item_bytes, std::byte{0});
+  }
+  ~raw_messenger() { MPI_Comm_free(&comm_); }
+  raw_messenger(const raw_messenger&) = delete;
+  raw_messenger& operator=(const raw_messenger&) = delete;
+
+  /// Sends `item_bytes` bytes from `item` to `dest`; `on_receive(const std::byte*)` handles
+  /// arrivals while it waits for a free request.
+  template <class Receive>
+  void send(const void* item, int dest, Receive&& on_receive) {
+    while (in_flight_ == window) {
+      reclaim();
+      if (in_flight_ < window) break;
+      poll(on_receive);
+    }
+    const int slot = (oldest_ + in_flight_) % window;
+    ++in_flight_;
+    std::byte* at = payload_.data() + static_cast<std::size_t>(slot) * item_bytes_;
+    std::memcpy(at, item, item_bytes_);
+    check(MPI_Isend(at, static_cast<int>(item_bytes_), MPI_BYTE, dest, 0, comm_, &requests_[slot]), "MPI_Isend");
+    ++sent_to_[dest];
+    ++messages_;
+  }
+
+  /// Receives what has arrived. Returns whether anything did.
+  template <class Receive>
+  bool poll(Receive&& on_receive) {
+    bool any = false;
+    for (;;) {
+      int flag = 0;
+      MPI_Message handle;
+      check(MPI_Improbe(MPI_ANY_SOURCE, 0, comm_, &flag, &handle, MPI_STATUS_IGNORE), "MPI_Improbe");
+      if (!flag) return any;
+      check(MPI_Mrecv(incoming_.data(), static_cast<int>(item_bytes_), MPI_BYTE, &handle, MPI_STATUS_IGNORE),
+            "MPI_Mrecv");
+      ++received_;
+      on_receive(incoming_.data());
+      any = true;
+    }
+  }
+
+  /// Collective: returns once every item sent anywhere has been received and every send completed.
+  template <class Receive>
+  void finish(Receive&& on_receive) {
+    MPI_Request counts = MPI_REQUEST_NULL;
+    check(MPI_Ialltoall(sent_to_.data(), 1, MPI_UINT64_T, expected_from_.data(), 1, MPI_UINT64_T, comm_, &counts),
+          "MPI_Ialltoall");
+    for (int done = 0; !done;) {
+      poll(on_receive);
+      reclaim();
+      check(MPI_Test(&counts, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    }
+    const std::uint64_t expected = std::accumulate(expected_from_.begin(), expected_from_.end(), std::uint64_t{0});
+    while (received_ < expected) {
+      poll(on_receive);
+      reclaim();
+    }
+    check(MPI_Waitall(window, requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  }
+
+  std::uint64_t messages() const noexcept { return messages_; }
+
+ private:
+  /// Frees the slots of the oldest sends that have completed, in order.
+  void reclaim() {
+    while (in_flight_ > 0) {
+      int done = 0;
+      check(MPI_Test(&requests_[oldest_], &done, MPI_STATUS_IGNORE), "MPI_Test");
+      if (!done) return;
+      oldest_ = (oldest_ + 1) % window;
+      --in_flight_;
+    }
+  }
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 0;
+  std::size_t item_bytes_;
+  std::vector<MPI_Request> requests_;
+  std::vector<std::byte> payload_;  // window slots of item_bytes_
+  int oldest_ = 0, in_flight_ = 0;  // the ring of slots in flight: oldest_ .. oldest_ + in_flight_ - 1
+  std::vector<std::uint64_t> sent_to_, expected_from_;
+  std::vector<std::byte> incoming_;
+  std::uint64_t messages_ = 0, received_ = 0;
+};
+
+}  // namespace
+
+measurement histogram_mpi_raw(context& ctx, const setup& s, std::uint64_t slots) {
+  const std::uint64_t n = s.items_per_pe;
+  const auto pes = static_cast<std::uint64_t>(ctx.size());
+  const int rank = ctx.rank();
+  std::vector<std::uint64_t> table(slots, 0);
+  raw_messenger raw(sizeof(std::uint64_t));
+  const auto update = [&](const std::byte* bytes) {
+    std::uint64_t slot;
+    std::memcpy(&slot, bytes, sizeof slot);
+    ++table[slot];
+  };
+  rng random(pe_seed(s.opt, rank, 0x4157));  // the stream of the transit kernel (histogram.cpp)
+
+  measurement m;
+  m.seconds = measure(ctx, [&] {
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const table_entry e = random_entry(random, pes, slots);
+      const std::uint64_t slot = e.slot;
+      if (static_cast<int>(e.pe) == rank) {
+        ++table[slot];  // a plain program updates its own slots in place
+      } else {
+        raw.send(&slot, static_cast<int>(e.pe), update);
+      }
+      raw.poll(update);
+    }
+    raw.finish(update);
+  });
+
+  std::uint64_t sum = 0;
+  for (const auto c : table) sum += c;
+  m.items_per_pe = static_cast<double>(n);
+  m.verified = ctx.allreduce(sum, reduce_op::sum) == n * pes;
+  m.stats.items_inserted = n;
+  m.stats.messages_sent = raw.messages();
+  m.stats.bytes_sent = raw.messages() * sizeof(std::uint64_t);
+  m.extra["table_slots"] = slots;
+  return m;
+}
+
+measurement alltoall_mpi_raw(context& ctx, const setup& s) {
+  const std::size_t bytes = s.item_bytes, words = bytes / 8, last = words - 1;
+  const std::uint64_t n = s.items_per_pe;
+  const int pes = ctx.size(), rank = ctx.rank();
+  std::uint64_t received = 0, received_hash = 0, corrupt = 0, sent_hash = 0;
+  raw_messenger raw(bytes);
+  const auto take = [&](const std::byte* item) {
+    std::uint64_t first, final;
+    std::memcpy(&first, item, 8);
+    std::memcpy(&final, item + last * 8, 8);
+    ++received;
+    received_hash += rng::mix(first);
+    corrupt += final != first + last;
+  };
+  // The transit kernel's rounds (alltoall.cpp): one item to every other PE per round, in a random
+  // order drawn afresh for each round.
+  rng random(pe_seed(s.opt, rank, 0xa11));
+  std::vector<int> order;
+  for (int pe = 0; pe < pes; ++pe)
+    if (pe != rank || pes == 1) order.push_back(pe);
+  std::size_t next = order.size();
+  std::vector<std::uint64_t> x(words);
+
+  measurement m;
+  m.seconds = measure(ctx, [&] {
+    for (std::uint64_t i = 0; i < n; ++i) {
+      if (next == order.size()) {
+        for (std::size_t j = order.size() - 1; j > 0; --j)
+          std::swap(order[j], order[rng::below(static_cast<std::uint32_t>(random.next()), j + 1)]);
+        next = 0;
+      }
+      const std::uint64_t id = (static_cast<std::uint64_t>(rank) << 40) | i;
+      for (std::size_t w = 0; w <= last; ++w) x[w] = id + w;
+      sent_hash += rng::mix(id);
+      raw.send(x.data(), order[next++], take);
+      raw.poll(take);
+    }
+    raw.finish(take);
+  });
+
+  const auto total_sent = static_cast<std::uint64_t>(pes) * n;
+  m.verified = ctx.allreduce(received, reduce_op::sum) == total_sent &&
+               ctx.allreduce(received_hash, reduce_op::sum) == ctx.allreduce(sent_hash, reduce_op::sum) &&
+               ctx.allreduce(corrupt, reduce_op::sum) == 0;
+  m.items_per_pe = static_cast<double>(n);
+  m.stats.items_inserted = n;
+  m.stats.messages_sent = raw.messages();
+  m.stats.bytes_sent = raw.messages() * bytes;
+  return m;
+}
+
+}  // namespace transit::bench
+
+#endif  // TRANSIT_WITH_MPI

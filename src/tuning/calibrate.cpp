@@ -1,0 +1,279 @@
+// Calibration (docs/tuning.md). Two measurements per kind of link, each between one pair of PEs
+// streaming to each other (the traffic of an all-to-all step, so buffers flow both ways and each
+// PE pays a message's sending and receiving side) while the other PEs wait:
+//  - the bandwidth curve: transport messages of each size, every byte written at the source and
+//    read at the destination, through a mailbox channel of calibration's own;
+//  - streamer steps of 8-byte items at several buffer sizes g, on a direct grid: the time per item
+//    is per_item + (alpha + 16 beta) / g (thesis table 2.3), a line in 1/g whose slope gives alpha
+//    and whose intercept gives per_item; beta comes from the curve's large messages.
+// Every timing is the maximum over PEs of one allreduce, so every PE computes the same profile.
+#include "transit/tuning/calibrate.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <optional>
+#include <thread>
+
+#include "transit/core/error.hpp"
+#include "transit/runtime/detail/context_access.hpp"
+#include "transit/streamer/streamer.hpp"
+
+namespace transit {
+
+namespace {
+
+using detail::context_access;
+using clock_type = std::chrono::steady_clock;
+
+volatile std::uint64_t calibration_sink = 0;
+
+struct pair_of_pes {
+  int a = -1, b = -1;
+};
+
+std::optional<pair_of_pes> intra_pair(const machine& m) {
+  for (int n = 0; n < m.num_nodes(); ++n) {
+    const auto pes = m.node_pes(n);
+    if (pes.size() >= 2) return pair_of_pes{pes[0], pes[1]};
+  }
+  return std::nullopt;
+}
+
+std::optional<pair_of_pes> inter_pair(const machine& m) {
+  if (m.num_nodes() < 2) return std::nullopt;
+  return pair_of_pes{m.node_pes(0)[0], m.node_pes(1)[0]};
+}
+
+double seconds_since(clock_type::time_point start) {
+  return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+/// Streams `count` messages of `bytes` each way between a and b on `channel`; returns the time,
+/// agreed on every PE. The sender writes every byte, the receiver reads every byte.
+double stream_messages(context& ctx, std::uint32_t channel, pair_of_pes pair, std::size_t bytes, std::uint64_t count,
+                       const std::vector<std::byte>& pattern, std::uint64_t& checksum) {
+  auto& net = context_access::net(ctx);
+  auto& mail = context_access::mail(ctx);
+  const int me = ctx.rank();
+  const bool active = me == pair.a || me == pair.b;
+  const int peer = me == pair.a ? pair.b : pair.a;
+  ctx.barrier();
+  const auto start = clock_type::now();
+  double elapsed = 0;
+  if (active) {
+    std::uint64_t sent = 0, received = 0;
+    std::vector<detail::message> arrived;
+    context_access::wait_until(
+        ctx,
+        [&] {
+          bool progressed = false;
+          // Send a few, then receive what came: both directions advance together.
+          for (int i = 0; i < 8 && sent < count; ++i, ++sent) {
+            detail::message_buffer buffer = net.allocate(bytes);
+            std::memcpy(buffer.payload(), pattern.data(), bytes);
+            buffer.set_size(bytes);
+            net.send(peer, channel, std::move(buffer));
+            progressed = true;
+          }
+          arrived.clear();
+          if (mail.take(channel, arrived)) {
+            for (auto& m : arrived) {
+              const std::byte* p = m.data.payload();
+              std::uint64_t sum = 0;
+              for (std::size_t off = 0; off + 8 <= m.data.size(); off += 8) {
+                std::uint64_t word;
+                std::memcpy(&word, p + off, 8);
+                sum += word;
+              }
+              checksum += sum;
+              net.recycle(std::move(m.data));
+              ++received;
+            }
+            progressed = true;
+          }
+          if (sent == count && received == count && net.pending_sends() == 0) return detail::step_result::done;
+          return progressed ? detail::step_result::progressed : detail::step_result::idle;
+        },
+        "calibration (streaming messages)");
+    elapsed = seconds_since(start);
+  }
+  return ctx.allreduce(elapsed, reduce_op::max);
+}
+
+/// One streamer step of `items` 8-byte items each way between a and b, buffers of `g` items, on a
+/// direct grid. Returns the time, agreed on every PE.
+double stream_items(context& ctx, pair_of_pes pair, std::size_t g, std::uint64_t items, std::uint64_t& checksum) {
+  streamer_options options;
+  options.grid = virtual_grid::direct(ctx.size());
+  options.buffer_items = g;
+  std::uint64_t sum = 0;
+  streamer<std::uint64_t> s(ctx, options, [&](const std::uint64_t& v) { sum += v; });
+  const int me = ctx.rank();
+  const bool active = me == pair.a || me == pair.b;
+  const int peer = me == pair.a ? pair.b : pair.a;
+  ctx.barrier();
+  const auto start = clock_type::now();
+  if (active) {
+    for (std::uint64_t i = 0; i < items; ++i) {
+      s.insert(i, peer);
+      if ((i & 255) == 255) s.progress();  // as the bench kernels poll (bench.hpp, poll_due)
+    }
+  }
+  s.finish();
+  const double elapsed = active ? seconds_since(start) : 0;
+  checksum += sum;
+  return ctx.allreduce(elapsed, reduce_op::max);
+}
+
+constexpr int passes = 3;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+/// Least squares of y = intercept + slope * x.
+std::pair<double, double> fit_line(const std::vector<double>& x, const std::vector<double>& y) {
+  const double n = static_cast<double>(x.size());
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sx += x[i];
+    sy += y[i];
+    sxx += x[i] * x[i];
+    sxy += x[i] * y[i];
+  }
+  const double d = n * sxx - sx * sx;
+  if (x.size() < 2 || d == 0) return {x.empty() ? 0 : sy / n, 0};
+  const double slope = (n * sxy - sx * sy) / d;
+  return {(sy - slope * sx) / n, slope};
+}
+
+link_calibration measure_link(context& ctx, pair_of_pes pair, const calibration_options& o,
+                              const std::vector<std::byte>& pattern, std::uint64_t& checksum) {
+  link_calibration link;
+  link.measured = true;
+  link.from_pe = pair.a;
+  link.to_pe = pair.b;
+  auto& mail = context_access::mail(ctx);
+  const std::uint32_t channel = mail.open_channel();  // collective: every PE opens it in turn
+
+  // The curve: a probe sizes each point; then `passes` sweeps over all sizes, each taking a third
+  // of seconds_per_point, and each point the median of its passes, so that a burst of load on a
+  // shared machine moves one pass of a point, not the curve's peak.
+  std::vector<std::size_t> sizes;
+  for (std::size_t bytes = o.min_message_bytes; bytes <= o.max_message_bytes; bytes *= 2) {
+    sizes.push_back(bytes);
+    if (bytes > o.max_message_bytes / 2) break;  // no overflow past the largest size
+  }
+  const double share = o.seconds_per_point / passes;
+  std::vector<std::uint64_t> counts;
+  for (const std::size_t bytes : sizes) {
+    const std::uint64_t probe = std::clamp<std::uint64_t>((std::uint64_t{256} << 10) / bytes, 8, 256);
+    const double per = std::max(stream_messages(ctx, channel, pair, bytes, probe, pattern, checksum) /
+                                    static_cast<double>(probe),
+                                1e-9);
+    counts.push_back(static_cast<std::uint64_t>(std::clamp(share / per, 8.0, static_cast<double>(1 << 18))));
+  }
+  std::vector<std::vector<double>> per_message(sizes.size());
+  for (int pass = 0; pass < passes; ++pass) {
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      const double t = stream_messages(ctx, channel, pair, sizes[i], counts[i], pattern, checksum);
+      per_message[i].push_back(t / static_cast<double>(counts[i]));
+    }
+  }
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const double seconds_per_message = median(per_message[i]);
+    link.curve.push_back({sizes[i], seconds_per_message,
+                          seconds_per_message > 0 ? static_cast<double>(sizes[i]) / seconds_per_message : 0});
+  }
+  mail.close_channel(channel);
+
+  // beta: the slope of time per message against size over the larger half of the curve.
+  std::vector<double> x, y;
+  for (std::size_t i = link.curve.size() / 2; i < link.curve.size(); ++i) {
+    x.push_back(static_cast<double>(link.curve[i].message_bytes));
+    y.push_back(link.curve[i].seconds_per_message);
+  }
+  link.costs.beta = std::max(0.0, fit_line(x, y).second);
+
+  // alpha and per_item: streamer steps at several buffer sizes, time per item against 1/g (the
+  // median of `passes` runs each).
+  x.clear();
+  y.clear();
+  for (const std::size_t g : o.buffer_items) {
+    const std::uint64_t probe = std::clamp<std::uint64_t>(g * 8, 256, 1 << 16);
+    const double t0 = stream_items(ctx, pair, g, probe, checksum);
+    const double per = std::max(t0 / static_cast<double>(probe), 1e-9);
+    const auto items = static_cast<std::uint64_t>(
+        std::clamp(share / per, static_cast<double>(std::max<std::size_t>(g, 256)), 1e8));
+    std::vector<double> per_item;
+    for (int pass = 0; pass < passes; ++pass)
+      per_item.push_back(stream_items(ctx, pair, g, items, checksum) / static_cast<double>(items));
+    x.push_back(1.0 / static_cast<double>(g));
+    y.push_back(median(per_item));
+  }
+  const auto [intercept, slope] = fit_line(x, y);
+  link.costs.alpha = std::max(0.0, slope - 16 * link.costs.beta);
+  link.costs.per_item = std::max(0.0, intercept - 8 * link.costs.beta);
+  return link;
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+}  // namespace
+
+void derive_buffer_sizes(streamer_profile& profile) {
+  const link_calibration& link = profile.inter.measured ? profile.inter : profile.intra;
+  double peak = 0;
+  for (const auto& p : link.curve) peak = std::max(peak, p.bytes_per_second);
+  profile.peak_bytes_per_second = peak;
+  const auto smallest_reaching = [&](double fraction) -> std::size_t {
+    for (const auto& p : link.curve)
+      if (p.bytes_per_second >= fraction * peak) return p.message_bytes;
+    return link.curve.empty() ? 16384 : link.curve.back().message_bytes;
+  };
+  profile.buffer_bytes_50 = smallest_reaching(0.50);
+  profile.buffer_bytes_75 = smallest_reaching(0.75);
+  profile.buffer_bytes_90 = smallest_reaching(0.90);
+}
+
+streamer_profile calibrate_streamer(context& ctx, const calibration_options& o) {
+  if (ctx.size() < 2)
+    detail::throw_invalid("PEs for calibration", ctx.size(), "at least 2 (calibration measures links between PEs)");
+  if (o.min_message_bytes < 8 || o.max_message_bytes < o.min_message_bytes || o.max_message_bytes > (std::size_t{1} << 30))
+    detail::throw_invalid("calibration message sizes",
+                          detail::concat(o.min_message_bytes, " .. ", o.max_message_bytes),
+                          "8 <= smallest <= largest <= 1 GiB");
+  if (!(o.seconds_per_point > 0) || o.buffer_items.empty() ||
+      std::any_of(o.buffer_items.begin(), o.buffer_items.end(), [](std::size_t g) { return g == 0; }))
+    detail::throw_invalid("calibration options", "seconds_per_point or buffer_items",
+                          "a positive time per point and buffer sizes of at least 1");
+  const machine& m = ctx.machine();
+  streamer_profile profile;
+  profile.backend = std::string(ctx.backend());
+  profile.pes_per_node = m.max_pes_per_node();
+  profile.host = this_host();
+  profile.pes = ctx.size();
+  profile.hardware_threads = static_cast<int>(std::thread::hardware_concurrency());
+  profile.created = utc_now();
+  std::vector<std::byte> pattern(o.max_message_bytes);
+  for (std::size_t i = 0; i < pattern.size(); ++i) pattern[i] = static_cast<std::byte>(i * 131 + 7);
+  std::uint64_t checksum = 0;
+  if (const auto pair = intra_pair(m)) profile.intra = measure_link(ctx, *pair, o, pattern, checksum);
+  if (const auto pair = inter_pair(m)) profile.inter = measure_link(ctx, *pair, o, pattern, checksum);
+  calibration_sink = checksum;  // what was read is used: no reading loop is optimised away
+  derive_buffer_sizes(profile);
+  return profile;
+}
+
+}  // namespace transit

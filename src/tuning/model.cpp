@@ -1,0 +1,362 @@
+// The cost model (docs/tuning.md): routes are walked hop by hop with the router itself, so link
+// loads, message counts and hop counts are those the streamer produces; costs then follow the
+// thesis's per-message, per-byte and per-item terms.
+#include "transit/tuning/model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <unordered_map>
+
+#include "transit/core/error.hpp"
+#include "transit/runtime/context.hpp"
+
+namespace transit {
+
+namespace {
+
+constexpr std::size_t header_bytes = 16;  // the streamer's wire_header
+constexpr int exact_limit = 2048;         // beyond this many PEs, sources are sampled
+constexpr int sampled_sources = 256;
+
+/// Payload bytes of a message of `n` items of `m` bytes, with destinations when `carries`
+/// (the streamer's layout: header, items, pad to 4, int32 destinations).
+double message_bytes(double n, std::size_t m, bool carries) {
+  if (!carries || n == 0) return static_cast<double>(header_bytes) + n * static_cast<double>(m);
+  const double items_end = static_cast<double>(header_bytes) + n * static_cast<double>(m);
+  return std::ceil(items_end / 4) * 4 + 4 * n;
+}
+
+struct link_load {
+  int from = -1, to = -1, phase = -1;
+  bool carries = false, inter = false;
+  double items = 0;
+};
+
+/// Share of a source's items that go to each destination, for the non-matrix patterns.
+double share(const step_workload& w, int source, int dest, int pes, double histogram_total) {
+  switch (w.pattern) {
+    case destinations::uniform: return 1.0 / pes;
+    case destinations::others:
+      if (pes == 1) return 1.0;
+      return dest == source ? 0.0 : 1.0 / (pes - 1);
+    case destinations::self_others:
+      if (pes == 1) return 1.0;
+      return dest == source ? w.self_fraction : (1.0 - w.self_fraction) / (pes - 1);
+    case destinations::histogram: return histogram_total > 0 ? w.histogram[dest] / histogram_total : 0.0;
+    case destinations::matrix: break;
+  }
+  return 0.0;
+}
+
+void factorizations(int n, int max_parts, std::vector<int>& prefix, std::vector<std::vector<int>>& out) {
+  if (n == 1) {
+    if (!prefix.empty()) out.push_back(prefix);
+    return;
+  }
+  if (static_cast<int>(prefix.size()) == max_parts) return;
+  for (int f = 2; f <= n; ++f) {
+    if (n % f != 0) continue;
+    prefix.push_back(f);
+    factorizations(n / f, max_parts, prefix, out);
+    prefix.pop_back();
+  }
+}
+
+std::vector<double> ranks_of(const std::vector<double>& v) {
+  std::vector<std::size_t> order(v.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
+  std::vector<double> ranks(v.size());
+  for (std::size_t i = 0; i < order.size();) {
+    std::size_t j = i;
+    while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
+    const double mean = (static_cast<double>(i) + static_cast<double>(j)) / 2 + 1;
+    for (std::size_t k = i; k <= j; ++k) ranks[order[k]] = mean;
+    i = j + 1;
+  }
+  return ranks;
+}
+
+}  // namespace
+
+double pes_per_core(const context& ctx) {
+  const double threads = std::max(1u, std::thread::hardware_concurrency());
+  const bool one_host = ctx.backend() == "local" || ctx.options().pes_per_node > 0;
+  const int sharing = one_host ? ctx.size() : ctx.machine().pes_on_node(ctx.machine().node_of(ctx.rank()));
+  return std::max(1.0, sharing / threads);
+}
+
+machine_costs costs_from(const streamer_profile& profile, double sharing) {
+  machine_costs c;
+  c.intra = profile.intra.measured ? profile.intra.costs : profile.inter.costs;
+  c.inter = profile.inter.measured ? profile.inter.costs : c.intra;
+  c.pes_per_core = std::max(1.0, sharing);
+  return c;
+}
+
+machine_costs built_in_costs(std::string_view backend, double sharing) {
+  // BENCHMARKS.md ("Where the time goes"): about 1.7 us per message and 13 ns per item on 2 MPI
+  // ranks, 1.1 us and 10.6 ns on the local backend; shared memory copies at a few GB/s.
+  machine_costs c;
+  if (backend == "mpi") {
+    c.intra = {1.7e-6, 0.3e-9, 13e-9};
+  } else {
+    c.intra = {1.1e-6, 0.2e-9, 10.6e-9};
+  }
+  c.inter = c.intra;
+  c.pes_per_core = std::max(1.0, sharing);
+  return c;
+}
+
+step_prediction predict_step(const machine& m, const virtual_grid& grid, routing route, std::size_t buffer_items,
+                             const step_workload& w, const machine_costs& costs) {
+  const int pes = grid.num_pes();
+  if (buffer_items == 0) detail::throw_invalid("buffer_items for the model", 0, "at least 1");
+  if (w.pattern == destinations::histogram && static_cast<int>(w.histogram.size()) != pes)
+    detail::throw_invalid("destination histogram size", w.histogram.size(), detail::concat(pes, " weights, one per PE"));
+  if (w.pattern == destinations::matrix &&
+      w.matrix.size() != static_cast<std::size_t>(pes) * static_cast<std::size_t>(pes))
+    detail::throw_invalid("traffic matrix size", w.matrix.size(), detail::concat(pes, " x ", pes, " counts"));
+  const auto plan = make_router(route, grid, m);
+  const int phases = plan->num_phases();
+  const double g = static_cast<double>(buffer_items);
+  const std::size_t item_bytes = std::max<std::size_t>(1, w.item_bytes);
+
+  // Sources whose routes are walked: all of them, or an even sample on very large jobs (the
+  // counts are then scaled and approximate).
+  const bool exact = pes <= exact_limit || w.pattern == destinations::matrix;
+  std::vector<int> sources;
+  if (exact) {
+    sources.resize(pes);
+    std::iota(sources.begin(), sources.end(), 0);
+  } else {
+    for (int i = 0; i < sampled_sources; ++i)
+      sources.push_back(static_cast<int>(static_cast<long long>(i) * pes / sampled_sources));
+  }
+  const double scale = static_cast<double>(pes) / static_cast<double>(sources.size());
+  const double histogram_total =
+      w.pattern == destinations::histogram ? std::accumulate(w.histogram.begin(), w.histogram.end(), 0.0) : 0.0;
+
+  // Link loads, keyed by (from, to, phase); links of every PE that walks or is walked through.
+  std::vector<link_load> loads;
+  std::unordered_map<std::int64_t, std::size_t> index;
+  std::vector<char> enumerated(pes, 0);
+  const auto key = [&](int from, int to, int phase) {
+    return (static_cast<std::int64_t>(from) * pes + to) * phases + phase;
+  };
+  const auto enumerate_links = [&](int pe) {  // every out-link sends a final message, even idle ones
+    if (enumerated[pe]) return;
+    enumerated[pe] = 1;
+    for (const hop& h : plan->out_links(pe)) {
+      index.emplace(key(pe, h.pe, h.phase), loads.size());
+      loads.push_back({pe, h.pe, h.phase, !plan->ends_route(h.phase), m.node_of(pe) != m.node_of(h.pe), 0});
+    }
+  };
+  std::vector<double> self_items(pes, 0), inserted(pes, 0);
+  double leaving = 0;  // items that leave their source
+  for (const int s : sources) enumerate_links(s);
+  for (const int s : sources) {
+    for (int d = 0; d < pes; ++d) {
+      const double n = w.pattern == destinations::matrix
+                           ? static_cast<double>(w.matrix[static_cast<std::size_t>(s) * pes + d])
+                           : w.items_per_pe * share(w, s, d, pes, histogram_total);
+      if (n == 0) continue;
+      inserted[s] += n;
+      if (d == s) {
+        self_items[s] += n;
+        continue;
+      }
+      leaving += n;
+      int at = s, arrived = -1;
+      while (at != d) {
+        const hop next = plan->next_hop(at, d, arrived);
+        enumerate_links(at);
+        const auto it = index.find(key(at, next.pe, next.phase));
+        TRANSIT_ASSERT(it != index.end(), "a route left through a link that out_links does not list");
+        loads[it->second].items += n;
+        at = next.pe;
+        arrived = next.phase;
+      }
+    }
+  }
+
+  step_prediction p;
+  p.exact = exact;
+  // Per PE: half of each link's costs at its sender, half at its receiver (alpha and per_item
+  // are measured per message and item sent and received).
+  std::vector<double> message_time(pes, 0), byte_time(pes, 0), item_time(pes, 0);
+  std::vector<std::size_t> out_links(pes, 0);
+  double messages = 0, inter_messages = 0, bytes = 0, hops = 0;
+  std::vector<double> phase_items(phases, 0), phase_links(phases, 0);
+  for (const link_load& l : loads) {
+    const link_costs& c = l.inter ? costs.inter : costs.intra;
+    const double n = l.items;
+    double full = std::floor(n / g), rest = n - full * g;
+    if (n == std::floor(n) && n < 0x1p53) {  // whole items: integer arithmetic, exactly as the streamer
+      const auto whole = static_cast<std::uint64_t>(n);
+      full = static_cast<double>(whole / buffer_items);
+      rest = static_cast<double>(whole % buffer_items);
+    }
+    const double link_messages = full + 1;  // floor(n / g) full buffers and one final message
+    const double link_bytes = full * message_bytes(g, item_bytes, l.carries) +
+                              (rest > 0 ? message_bytes(rest, item_bytes, l.carries) : header_bytes);
+    const double weight = exact ? 1.0 : scale;
+    messages += link_messages * weight;
+    if (l.inter) inter_messages += link_messages * weight;
+    bytes += link_bytes * weight;
+    hops += n * weight;
+    const double msg = link_messages * c.alpha / 2, byt = link_bytes * c.beta / 2,
+                 itm = n * (c.per_item + static_cast<double>(item_bytes > 8 ? item_bytes - 8 : 0) * c.beta) / 2;
+    message_time[l.from] += msg;
+    message_time[l.to] += msg;
+    byte_time[l.from] += byt;
+    byte_time[l.to] += byt;
+    item_time[l.from] += itm;
+    item_time[l.to] += itm;
+    ++out_links[l.from];
+    phase_items[l.phase] += n;
+    phase_links[l.phase] += 1;
+  }
+  for (int pe = 0; pe < pes; ++pe) item_time[pe] += self_items[pe] * costs.intra.per_item;
+
+  // The busiest PE, and the mean over the PEs whose work was counted (all of them when exact).
+  int busiest = 0;
+  double total = 0;
+  int counted = 0;
+  for (int pe = 0; pe < pes; ++pe) {
+    const double t = message_time[pe] + byte_time[pe] + item_time[pe];
+    if (!exact && !enumerated[pe]) continue;
+    total += t;
+    ++counted;
+    if (t > message_time[busiest] + byte_time[busiest] + item_time[busiest]) busiest = pe;
+  }
+  const double busiest_time = message_time[busiest] + byte_time[busiest] + item_time[busiest];
+  const double mean_time = counted > 0 ? total / counted : 0;
+  const double pipeline = exact ? std::max(busiest_time, mean_time * costs.pes_per_core)
+                                : mean_time * std::max(1.0, costs.pes_per_core);
+  // Filling and flushing the pipeline (thesis 2.2.1: up to two stage times): along the phases a
+  // last buffer of at most g items (or of the items a link carries) waits for each hop.
+  const link_costs& slow = costs.inter.alpha > costs.intra.alpha ? costs.inter : costs.intra;
+  double flush = 0;
+  for (int ph = 0; ph < phases; ++ph) {
+    if (phase_links[ph] == 0) continue;
+    const double last = std::min(g, phase_items[ph] / phase_links[ph]);
+    flush += slow.alpha + last * (slow.per_item + static_cast<double>(item_bytes) * slow.beta);
+  }
+  flush *= costs.pes_per_core;
+
+  p.message_seconds = message_time[busiest];
+  p.byte_seconds = byte_time[busiest];
+  p.item_seconds = item_time[busiest];
+  p.flush_seconds = flush;
+  p.seconds = pipeline + flush;
+  p.messages = static_cast<std::uint64_t>(std::llround(messages));
+  p.inter_node_messages = static_cast<std::uint64_t>(std::llround(inter_messages));
+  p.bytes = static_cast<std::uint64_t>(std::llround(bytes));
+  p.item_hops = static_cast<std::uint64_t>(std::llround(hops));
+  const double left = leaving * (exact ? 1.0 : scale);
+  p.items_forwarded = static_cast<std::uint64_t>(std::llround(std::max(0.0, hops - left)));
+  p.average_hops = left > 0 ? hops / left : 0;
+  p.links_per_pe = *std::max_element(out_links.begin(), out_links.end());
+  return p;
+}
+
+std::string grid_candidate::spec() const {
+  if (grid.ndims() == 1) return "direct";
+  for (int pe = 0; pe < grid.num_pes(); ++pe)
+    if (grid.slot_of(pe) != pe) return "node";  // only node_pe places PEs otherwise than row-major
+  return grid.str();
+}
+
+std::string grid_candidate::name() const {
+  if (route == routing::grid) return spec();
+  return std::string(to_string(route)) + " " + grid.str();
+}
+
+std::vector<grid_candidate> candidate_grids(const machine& m, const physical_topology& physical) {
+  const int pes = m.num_pes();
+  std::vector<std::vector<int>> shapes;
+  if (pes == 1) {
+    shapes.push_back({1});
+  } else {
+    std::vector<int> prefix;
+    factorizations(pes, 4, prefix, shapes);
+    for (int d = 2; d <= 4; ++d) {
+      const auto balanced = virtual_grid::balanced(pes, d);
+      std::vector<int> dims(balanced.dims().begin(), balanced.dims().end());
+      std::erase(dims, 1);
+      if (!dims.empty()) shapes.push_back(dims);
+    }
+    try {
+      for (auto dims : minimal_routing_grids(physical)) {
+        std::erase(dims, 1);
+        if (!dims.empty() && dims.size() <= 4) shapes.push_back(dims);
+      }
+    } catch (const std::invalid_argument&) {
+      // a physical topology too large to enumerate: its grids are left out
+    }
+  }
+  std::vector<grid_candidate> out;
+  std::set<std::pair<std::vector<int>, int>> seen;  // (slot of every PE, routing)
+  const auto add = [&](const virtual_grid& g, routing r) {
+    std::vector<int> placement(g.dims().begin(), g.dims().end());
+    placement.push_back(-1);
+    for (int pe = 0; pe < pes; ++pe) placement.push_back(g.slot_of(pe));
+    if (!seen.emplace(placement, static_cast<int>(r)).second) return;
+    try {
+      make_router(r, g, m);
+    } catch (const std::invalid_argument&) {
+      return;  // node-aware routing on a grid whose rows are not nodes
+    }
+    out.push_back({g, r});
+  };
+  for (auto dims : shapes) {
+    if (dims.size() == 1) dims = {pes};  // a 1-D grid with empty slots routes as the direct one
+    std::optional<virtual_grid> g;
+    try {
+      g.emplace(dims, pes);
+    } catch (const std::invalid_argument&) {
+      continue;  // more slots than a grid may have
+    }
+    add(*g, routing::grid);
+    if (g->ndims() >= 2) {
+      add(*g, routing::node_aware);
+      add(*g, routing::node_aware_advanced);
+    }
+  }
+  if (m.num_nodes() > 1 && m.max_pes_per_node() > 1) {
+    const virtual_grid nodes = virtual_grid::node_pe(m);  // uneven nodes leave holes
+    for (const routing r : {routing::grid, routing::node_aware, routing::node_aware_advanced}) add(nodes, r);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const grid_candidate& a, const grid_candidate& b) {
+    const auto da = a.grid.dims(), db = b.grid.dims();
+    if (da.size() != db.size()) return da.size() < db.size();
+    const std::vector<int> va(da.begin(), da.end()), vb(db.begin(), db.end());
+    if (va != vb) return va < vb;
+    return static_cast<int>(a.route) < static_cast<int>(b.route);
+  });
+  return out;
+}
+
+double rank_correlation(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size() || a.size() < 2) return std::numeric_limits<double>::quiet_NaN();
+  const auto ra = ranks_of(a), rb = ranks_of(b);
+  const double n = static_cast<double>(a.size());
+  const double mean = (n + 1) / 2;
+  double cov = 0, va = 0, vb = 0;
+  for (std::size_t i = 0; i < ra.size(); ++i) {
+    cov += (ra[i] - mean) * (rb[i] - mean);
+    va += (ra[i] - mean) * (ra[i] - mean);
+    vb += (rb[i] - mean) * (rb[i] - mean);
+  }
+  if (va == 0 || vb == 0) return std::numeric_limits<double>::quiet_NaN();
+  return cov / std::sqrt(va * vb);
+}
+
+}  // namespace transit

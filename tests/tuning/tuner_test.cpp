@@ -1,0 +1,201 @@
+// Online tuning: a streamer with tune = true across 30 steps of a changing workload (item counts,
+// destination patterns, steps ended by wait and by quiesce with deliveries that insert, broadcasts)
+// delivers every item exactly once while it changes buffer size and grid between steps, settles
+// within 25 steps, and every PE reports the same history and final configuration. Also
+// buffer_items = 0 and current_options().
+#include <gtest/gtest.h>
+
+#include <array>
+#include <set>
+
+#include "own_profile.hpp"
+#include "test_support.hpp"
+#include "transit/tuning/profile.hpp"
+
+namespace {
+
+using namespace transit;
+
+struct tagged {
+  std::int32_t source;
+  std::int32_t step;
+  std::int64_t sequence;  // < 0: a broadcast; >= 1 << 40: inserted by a delivery
+};
+
+std::uint64_t mix(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+/// Destination of item q of `source` in `step`: the pattern changes from step to step.
+int destination(int source, int step, std::int64_t q, int pes) {
+  const std::uint64_t r = mix(static_cast<std::uint64_t>(source) * 1000003 + static_cast<std::uint64_t>(step) * 7919 +
+                              static_cast<std::uint64_t>(q));
+  switch (step % 3) {
+    case 0: return static_cast<int>(r % static_cast<std::uint64_t>(pes));       // uniform
+    case 1: return (source + 1) % pes;                                           // a ring
+    default: return static_cast<int>(r % std::max<std::uint64_t>(1, pes / 2));   // half the PEs
+  }
+}
+
+std::int64_t items_in(int step) { return 50 + 37 * (step % 7); }  // 50 .. 272 per PE
+
+std::uint64_t hash_text(const std::string& s, std::uint64_t h) {
+  for (const char c : s) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  return h;
+}
+
+/// True on every PE when `value` is the same on all of them.
+bool same_everywhere(context& ctx, std::uint64_t value) {
+  return ctx.allreduce(value, reduce_op::max) == ctx.allreduce(value, reduce_op::min);
+}
+
+TEST(tuning_tuner, thirty_steps_exactly_once_and_settled_alike) {
+  EXPECT_EQ(transit::testing::run_spmd(
+                [](context& ctx) {
+                  constexpr int steps = 30;
+                  const int pes = ctx.size(), me = ctx.rank();
+                  streamer_options o;
+                  o.tune = true;
+                  o.buffer_items = 16;
+                  // Per step: how often each (source, sequence) arrived here, checked at the step's end.
+                  std::vector<std::vector<int>> seen;
+                  std::int64_t broadcasts = 0, echoes = 0, strays = 0;
+                  int current_step = 0;
+                  streamer<tagged>* self = nullptr;
+                  streamer<tagged> s(ctx, o, [&](const tagged& t) {
+                    if (t.step != current_step) ++strays;
+                    if (t.sequence < 0) {
+                      ++broadcasts;
+                    } else if (t.sequence >= (std::int64_t{1} << 40)) {
+                      ++echoes;
+                    } else {
+                      auto& row = seen[static_cast<std::size_t>(t.source)];
+                      if (t.sequence < static_cast<std::int64_t>(row.size())) ++row[static_cast<std::size_t>(t.sequence)];
+                      else ++strays;
+                      // In quiesce steps, every item delivered to an odd PE inserts one more.
+                      if (t.step % 2 == 1 && me % 2 == 1)
+                        self->insert(tagged{me, t.step, (std::int64_t{1} << 40) + t.sequence}, (me + 1) % pes);
+                    }
+                  });
+                  self = &s;
+                  std::set<std::string> grids_tried;
+                  std::int64_t expected_echoes = 0;
+                  for (int step = 0; step < steps; ++step) {
+                    current_step = step;
+                    const std::int64_t n = items_in(step);
+                    seen.assign(static_cast<std::size_t>(pes), std::vector<int>(static_cast<std::size_t>(n), 0));
+                    grids_tried.insert(s.current_options().grid->str());
+                    const auto echoes_before = echoes;
+                    broadcasts = 0;
+                    for (std::int64_t q = 0; q < n; ++q) s.insert(tagged{me, step, q}, destination(me, step, q, pes));
+                    if (step % 5 == 2) s.broadcast(tagged{me, step, -1});
+                    if (step % 2 == 0) {
+                      s.finish();
+                    } else {
+                      s.quiesce();
+                    }
+                    // Exactly once: every item meant for this PE, once; nothing else.
+                    std::int64_t missing = 0, twice = 0, extra = 0;
+                    for (int src = 0; src < pes; ++src) {
+                      for (std::int64_t q = 0; q < n; ++q) {
+                        const int count = seen[static_cast<std::size_t>(src)][static_cast<std::size_t>(q)];
+                        const bool mine = destination(src, step, q, pes) == me;
+                        missing += mine && count == 0;
+                        twice += count > 1;
+                        extra += !mine && count > 0;
+                      }
+                    }
+                    EXPECT_EQ(missing, 0) << "step " << step;
+                    EXPECT_EQ(twice, 0) << "step " << step;
+                    EXPECT_EQ(extra, 0) << "step " << step;
+                    EXPECT_EQ(broadcasts, step % 5 == 2 ? pes : 0) << "step " << step;
+                    // Echoes: items delivered to odd PEs in quiesce steps, each inserted once more.
+                    if (step % 2 == 1) {
+                      std::int64_t to_odd = 0;
+                      for (int src = 0; src < pes; ++src)
+                        for (std::int64_t q = 0; q < n; ++q) to_odd += destination(src, step, q, pes) % 2 == 1;
+                      expected_echoes += to_odd;
+                    }
+                    (void)echoes_before;
+                  }
+                  EXPECT_EQ(strays, 0) << "items delivered in another step than their own";
+                  EXPECT_EQ(ctx.allreduce(echoes, reduce_op::sum), expected_echoes);
+
+                  const auto st = s.stats();
+                  const auto final_options = s.current_options();
+                  // Settled within 25 steps: the history stops once settled.
+                  EXPECT_LE(st.tuning.size(), 25u);
+                  EXPECT_GE(st.tuning.size(), 2u);
+                  // Every PE saw the same history and ended on the same configuration.
+                  std::uint64_t h = 0xcbf29ce484222325ULL;
+                  for (const auto& t : st.tuning)
+                    h = hash_text(t.grid + "/" + std::to_string(t.buffer_items) + "/" +
+                                      std::string(to_string(t.route)) + "/" + std::to_string(t.items),
+                                  h);
+                  EXPECT_TRUE(same_everywhere(ctx, h));
+                  const std::uint64_t f = hash_text(final_options.grid->str() + "/" +
+                                                        std::to_string(final_options.buffer_items) + "/" +
+                                                        std::string(to_string(final_options.route)),
+                                                    0xcbf29ce484222325ULL);
+                  EXPECT_TRUE(same_everywhere(ctx, f));
+                  EXPECT_TRUE(final_options.tune);
+                  // Tuning did change configuration (the reconfiguration path ran) on jobs with a
+                  // choice of grids.
+                  std::set<std::size_t> buffers;
+                  for (const auto& t : st.tuning) buffers.insert(t.buffer_items);
+                  EXPECT_GE(buffers.size(), 2u);
+                  if (pes >= 3) {
+                    EXPECT_GE(grids_tried.size(), 2u);
+                  }
+                },
+                {"--transit-pes-per-node=2"}),
+            0);
+}
+
+TEST(tuning_tuner, automatic_buffer_from_the_profile) {
+  // A profile file of this run's own, written before any PE starts.
+  transit::testing::use_own_profile_file();
+  const auto path = default_profile_path();
+  profile_file file = profile_file::empty(path);
+  streamer_profile p;
+  p.backend = "local";
+  p.pes_per_node = 1;
+  p.host = this_host();
+  p.pes = 1;
+  p.created = "2026-11-22T00:00:00Z";
+  p.intra.measured = true;
+  p.buffer_bytes_50 = 1024;
+  p.buffer_bytes_75 = 4096 + 16;
+  p.buffer_bytes_90 = 16384;
+  p.peak_bytes_per_second = 1e9;
+  for (const char* backend : {"local", "mpi"}) {  // jobs of any PEs per node use the closest entry
+    p.backend = backend;
+    file.put(p);
+  }
+  file.save();  // under MPI every rank writes the same bytes; the rename keeps each write whole
+  EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
+              streamer_options o;
+              o.buffer_items = 0;
+              streamer<std::uint64_t> a(ctx, o, [](const std::uint64_t&) {});
+              EXPECT_EQ(a.current_options().buffer_items, 512u);  // (4112 - 16) / 8
+              streamer<std::array<std::byte, 64>> b(ctx, o, [](const std::array<std::byte, 64>&) {});
+              EXPECT_EQ(b.current_options().buffer_items, 64u);  // (4112 - 16) / 64
+              // What was given stays as given.
+              o.buffer_items = 77;
+              o.flush_period = std::chrono::microseconds(5);
+              streamer<std::uint64_t> c(ctx, o, [](const std::uint64_t&) {});
+              EXPECT_EQ(c.current_options().buffer_items, 77u);
+              EXPECT_EQ(c.current_options().flush_period.count(), 5);
+              EXPECT_FALSE(c.current_options().tune);
+              EXPECT_EQ(*c.current_options().grid, virtual_grid::node_pe(ctx.machine()));
+              for (int i = 0; i < 100; ++i) a.insert(1, i % ctx.size());
+              a.finish();
+              b.finish();
+              c.finish();
+            }),
+            0);
+}
+
+}  // namespace
