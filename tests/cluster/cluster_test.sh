@@ -20,6 +20,14 @@ can_make_namespaces() {
     rm -f /tmp/transit-$name-probe.err
     return 1
   fi
+  # `ip netns exec` makes / a slave mount in a new mount namespace: impossible where / is not a
+  # mount point (a chroot, as in a fresh-machine check), though creating the namespace worked.
+  if ! ip netns exec "$probe" true 2>/tmp/transit-$name-probe.err; then
+    echo "SKIPPED: cannot enter network namespaces here (ip netns exec: $(head -1 /tmp/transit-$name-probe.err))"
+    ip netns delete "$probe"
+    rm -f /tmp/transit-$name-probe.err
+    return 1
+  fi
   ip netns delete "$probe"
   rm -f /tmp/transit-$name-probe.err
 }
