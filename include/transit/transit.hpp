@@ -13,3 +13,4 @@
 #include "transit/one_sided/request.hpp"
 #include "transit/one_sided/global_array.hpp"
 #include "transit/one_sided/global_mutexes.hpp"
+#include "transit/protocols/protocols.hpp"
