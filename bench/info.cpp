@@ -16,12 +16,13 @@ int info(context& ctx) {
               static_cast<int>(ctx.backend().size()), ctx.backend().data(), ctx.size(), m.num_nodes());
   for (int n = 0; n < m.num_nodes(); ++n) std::printf(" %d", m.pes_on_node(n));
   std::printf("\nphysical: %s\n", ctx.topology().physical().str().c_str());
+  std::printf("protocol profile: %s\n", protocol_profile_in_use(ctx).description.c_str());
   return 0;
 }
 
 const bool registered = register_command({
     .name = "info",
-    .summary = "print backend, PEs, nodes, PEs per node and the physical topology",
+    .summary = "print backend, PEs, nodes, PEs per node, the physical topology and the protocol profile",
     .run = info,
 });
 

@@ -40,15 +40,19 @@ struct vector_params {
 measurement run_vector(context& ctx, const setup&) {
   const bool same_node = vparams.target == "intra" || (vparams.target == "auto" && ctx.machine().num_nodes() < 2);
   int target = vector_partner(ctx, ctx.rank(), same_node);
-  if (target < 0) target = ctx.rank();  // one PE (or one per node): to itself
-  const std::size_t per_pe = vector_block_bytes(vparams.region_bytes, vparams.regions);
+  vector_slots slots = vector_slot(ctx, ctx.rank(), same_node);
+  if (target < 0) {  // one PE (or one per node): to itself
+    target = ctx.rank();
+    slots = {};
+  }
+  const std::size_t per_pe = vector_block_bytes(vparams.region_bytes, vparams.regions, slots.slots);
   global_array<std::uint8_t> a(ctx, per_pe * static_cast<std::size_t>(ctx.size()));
   measurement m;
   m.verified = true;
   json results = json::array();
   for (const auto p : protocols_of(vparams.protocol)) {
     const vector_timing t =
-        time_vector_point(ctx, a, vector_point{vparams.region_bytes, vparams.regions, vparams.iterations, p, target});
+        time_vector_point(ctx, a, vector_point{vparams.region_bytes, vparams.regions, vparams.iterations, p, target, slots.slot});
     m.verified = m.verified && t.verified;
     m.seconds = t.seconds;  // the last one: automatic under "all"
     const std::string chosen(to_string(p == transfer_protocol::automatic ? t.chosen : p));
@@ -109,8 +113,18 @@ struct halo_grid {
   std::size_t cells;
 
   halo_grid(const context& ctx, int edge) : side(static_cast<std::size_t>(edge) + 2), cells(side * side * side) {
-    const virtual_grid g = virtual_grid::balanced(ctx.size(), 3);
-    for (int d = 0; d < 3; ++d) dims[static_cast<std::size_t>(d)] = g.dims()[static_cast<std::size_t>(d)];
+    // P = dims[0] x dims[1] x dims[2] exactly: prime factors, largest first, to the smallest dimension.
+    dims = {1, 1, 1};
+    std::vector<int> factors;
+    for (int n = ctx.size(), f = 2; n > 1;) {
+      if (n % f == 0) {
+        factors.push_back(f);
+        n /= f;
+      } else {
+        ++f;
+      }
+    }
+    for (auto it = factors.rbegin(); it != factors.rend(); ++it) *std::min_element(dims.begin(), dims.end()) *= *it;
     int r = ctx.rank();
     for (int d = 2; d >= 0; --d) {
       me[static_cast<std::size_t>(d)] = r % dims[static_cast<std::size_t>(d)];

@@ -11,8 +11,21 @@
 
 namespace transit {
 
-std::size_t vector_block_bytes(std::size_t region_bytes, std::size_t regions) noexcept {
-  return 2 * region_bytes * regions;
+std::size_t vector_block_bytes(std::size_t region_bytes, std::size_t regions, int slots) noexcept {
+  return 2 * region_bytes * regions * static_cast<std::size_t>(std::max(slots, 1));
+}
+
+vector_slots vector_slot(const context& ctx, int pe, bool same_node) {
+  std::vector<int> aimed(static_cast<std::size_t>(ctx.size()), 0);
+  vector_slots s;
+  const int mine = vector_partner(ctx, pe, same_node);
+  for (int q = 0; q < ctx.size(); ++q) {
+    const int t = vector_partner(ctx, q, same_node);
+    if (t < 0) continue;
+    if (q < pe && t == mine) ++s.slot;
+    s.slots = std::max(s.slots, ++aimed[static_cast<std::size_t>(t)]);
+  }
+  return s;
 }
 
 int vector_partner(const context& ctx, int pe, bool same_node) {
@@ -30,14 +43,15 @@ int vector_partner(const context& ctx, int pe, bool same_node) {
 
 vector_timing time_vector_point(context& ctx, global_array<std::uint8_t>& a, const vector_point& point) {
   const std::size_t s = point.region_bytes, n = point.regions;
-  const std::size_t per_pe = vector_block_bytes(s, n);
+  const std::size_t per_pe = vector_block_bytes(s, n, point.slot + 1);
   std::vector<region> regions;
   std::vector<std::uint8_t> values(point.target >= 0 ? s * n : 0);
   if (point.target >= 0) {
     const detail::block_layout layout(a.size(), static_cast<std::size_t>(ctx.size()));
     TRANSIT_ASSERT(layout.base >= per_pe, "the array holds a point's regions in every block");
     const std::size_t begin = layout.begin_of(static_cast<std::size_t>(point.target));
-    for (std::size_t r = 0; r < n; ++r) regions.push_back(region{begin + 2 * s * r, s});
+    const std::size_t slot_begin = begin + static_cast<std::size_t>(point.slot) * 2 * s * n;
+    for (std::size_t r = 0; r < n; ++r) regions.push_back(region{slot_begin + 2 * s * r, s});
   }
   vector_timing t;
   if (point.target >= 0) t.chosen = a.chosen_protocol(s, n, point.target);
@@ -90,10 +104,12 @@ protocol_profile calibrate_protocols(context& ctx, const protocol_calibration_op
     std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
     p.created = text;
   }
+  int slots = 1;
+  for (const bool same_node : {true, false}) slots = std::max(slots, vector_slot(ctx, 0, same_node).slots);
   std::size_t largest = 0;
   for (std::size_t s = o.min_region_bytes; s <= o.max_region_bytes; s *= 2)
     for (std::size_t n = o.min_regions; n <= o.max_regions && s * n <= o.max_transfer_bytes; n *= 2)
-      largest = std::max(largest, vector_block_bytes(s, n));
+      largest = std::max(largest, vector_block_bytes(s, n, slots));
   global_array<std::uint8_t> a(ctx, largest * static_cast<std::size_t>(ctx.size()));
   for (const bool same_node : {true, false}) {
     protocol_table& table = same_node ? p.intra : p.inter;
@@ -102,11 +118,12 @@ protocol_profile calibrate_protocols(context& ctx, const protocol_calibration_op
     table.measured = partner0 >= 0;
     if (!table.measured) continue;
     const int target = o.loaded || ctx.rank() == 0 ? vector_partner(ctx, ctx.rank(), same_node) : -1;
+    const int slot = o.loaded ? vector_slot(ctx, ctx.rank(), same_node).slot : 0;
     for (std::size_t s = o.min_region_bytes; s <= o.max_region_bytes; s *= 2) {
       for (std::size_t n = o.min_regions; n <= o.max_regions && s * n <= o.max_transfer_bytes; n *= 2) {
         protocol_point point{s, n, 0, 0, 0};
         for (const auto protocol : {transfer_protocol::blocking, transfer_protocol::pipelined, transfer_protocol::packed}) {
-          const vector_timing t = time_vector_point(ctx, a, vector_point{s, n, o.iterations, protocol, target});
+          const vector_timing t = time_vector_point(ctx, a, vector_point{s, n, o.iterations, protocol, target, slot});
           (protocol == transfer_protocol::blocking ? point.blocking
            : protocol == transfer_protocol::pipelined ? point.pipelined
                                                       : point.packed) = t.seconds;

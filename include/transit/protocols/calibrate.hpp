@@ -20,6 +20,8 @@ struct vector_point {
   transfer_protocol protocol = transfer_protocol::automatic;
   /// Target of each PE (-1: this PE does not transfer, it only joins the collective steps).
   int target = -1;
+  /// Which of the target's slots this PE writes (PEs aiming at one target write apart).
+  int slot = 0;
 };
 
 struct vector_timing {
@@ -28,8 +30,9 @@ struct vector_timing {
   bool verified = false;         // this PE's target block holds what was written (checked by get_regions)
 };
 
-/// Bytes each PE's block needs for a point (a global_array<std::uint8_t> of that many per PE).
-std::size_t vector_block_bytes(std::size_t region_bytes, std::size_t regions) noexcept;
+/// Bytes each PE's block needs for a point with `slots` writers per target (a
+/// global_array<std::uint8_t> of that many per PE).
+std::size_t vector_block_bytes(std::size_t region_bytes, std::size_t regions, int slots) noexcept;
 
 /// Collective: times one point on `a` (at least vector_block_bytes per PE). Every PE passes the
 /// same region_bytes, regions, iterations and protocol.
@@ -38,6 +41,13 @@ vector_timing time_vector_point(context& ctx, global_array<std::uint8_t>& a, con
 /// The target of `pe` for a kind of link: `same_node` another PE of its node (the next one, in
 /// a ring), else the PE of the same local rank on the next node; -1 when there is none.
 int vector_partner(const context& ctx, int pe, bool same_node);
+/// `pe`'s slot at its partner (PEs below it with the same partner) and the most PEs sharing a
+/// partner, for vector_partner(ctx, pe, same_node).
+struct vector_slots {
+  int slot = 0;
+  int slots = 1;
+};
+vector_slots vector_slot(const context& ctx, int pe, bool same_node);
 
 struct protocol_calibration_options {
   std::size_t min_region_bytes = 8, max_region_bytes = 64 * 1024;  // powers of two
