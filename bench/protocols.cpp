@@ -35,7 +35,54 @@ struct vector_params {
   std::string protocol = "all";
   std::string target = "auto";  // intra, inter, auto: inter when there are two nodes
   int iterations = 20;
+  bool sweep = false;  // every (S, N) of the calibration grid up to the --max-* bounds
+  std::size_t max_region_bytes = 64 * 1024, max_regions = 1024, max_transfer_bytes = std::size_t{1} << 20;
 } vparams;
+
+/// --sweep: every point of the grid with every protocol; the record says, over the grid, the sum
+/// of times per protocol and how often automatic took the fastest fixed protocol (the bar).
+measurement run_vector_sweep(context& ctx, bool same_node, int target, vector_slots slots) {
+  std::size_t largest = 0;
+  for (std::size_t s = 8; s <= vparams.max_region_bytes; s *= 2)
+    for (std::size_t n = 1; n <= vparams.max_regions && s * n <= vparams.max_transfer_bytes; n *= 2)
+      largest = std::max(largest, vector_block_bytes(s, n, slots.slots));
+  global_array<std::uint8_t> a(ctx, largest * static_cast<std::size_t>(ctx.size()));
+  measurement m;
+  m.verified = true;
+  std::array<double, 4> sums{};
+  int points = 0, automatic_fastest = 0;
+  json results = json::array();
+  for (std::size_t s = 8; s <= vparams.max_region_bytes; s *= 2)
+    for (std::size_t n = 1; n <= vparams.max_regions && s * n <= vparams.max_transfer_bytes; n *= 2) {
+      std::array<double, 4> t{};
+      transfer_protocol chosen = transfer_protocol::automatic;
+      for (std::size_t i = 0; i < every_protocol.size(); ++i) {
+        const vector_timing v =
+            time_vector_point(ctx, a, vector_point{s, n, vparams.iterations, every_protocol[i], target, slots.slot});
+        m.verified = m.verified && v.verified;
+        t[i] = v.seconds;
+        sums[i] += v.seconds;
+        if (every_protocol[i] == transfer_protocol::automatic) chosen = v.chosen;
+      }
+      const protocol_point measured{s, n, t[0], t[1], t[2]};
+      ++points;
+      automatic_fastest += chosen == measured.fastest() ? 1 : 0;
+      results.push_back({{"region_bytes", s}, {"regions", n}, {"blocking", t[0]}, {"pipelined", t[1]},
+                         {"packed", t[2]}, {"automatic", t[3]}, {"chosen", to_string(chosen)},
+                         {"fastest", to_string(measured.fastest())}});
+    }
+  m.seconds = sums[3];
+  m.items_per_pe = points;
+  m.extra["protocol"] = "sweep";
+  m.extra["target"] = same_node ? "intra" : "inter";
+  m.extra["iterations"] = vparams.iterations;
+  m.extra["points"] = points;
+  m.extra["sum_seconds"] = {{"blocking", sums[0]}, {"pipelined", sums[1]}, {"packed", sums[2]}, {"automatic", sums[3]}};
+  m.extra["automatic_picked_fastest"] = points > 0 ? static_cast<double>(automatic_fastest) / points : 0.0;
+  m.extra["profile"] = protocol_profile_in_use(ctx).description;
+  m.extra["results"] = results;
+  return m;
+}
 
 measurement run_vector(context& ctx, const setup&) {
   const bool same_node = vparams.target == "intra" || (vparams.target == "auto" && ctx.machine().num_nodes() < 2);
@@ -45,6 +92,7 @@ measurement run_vector(context& ctx, const setup&) {
     target = ctx.rank();
     slots = {};
   }
+  if (vparams.sweep) return run_vector_sweep(ctx, same_node, target, slots);
   const std::size_t per_pe = vector_block_bytes(vparams.region_bytes, vparams.regions, slots.slots);
   global_array<std::uint8_t> a(ctx, per_pe * static_cast<std::size_t>(ctx.size()));
   measurement m;
@@ -92,6 +140,18 @@ const bool vector_registered = register_kernel({
           sub.add_option("--iterations", vparams.iterations, "timed transfers, median taken (default 20)")
               ->transform(integer_in<int>(1, 1'000'000, "an integer in [1, 1000000]"))
               ->type_name("N");
+          sub.add_flag("--sweep", vparams.sweep,
+                       "every S = 8..--max-region-bytes, N = 1..--max-regions (powers of two) with every protocol");
+          sub.add_option("--max-region-bytes", vparams.max_region_bytes, "--sweep: largest S (default 65536)")
+              ->transform(integer_in<std::size_t>(8, std::size_t{1} << 24, "an integer in [8, 16777216]"))
+              ->type_name("S");
+          sub.add_option("--max-regions", vparams.max_regions, "--sweep: largest N (default 1024)")
+              ->transform(integer_in<std::size_t>(1, std::size_t{1} << 16, "an integer in [1, 65536]"))
+              ->type_name("N");
+          sub.add_option("--max-transfer-bytes", vparams.max_transfer_bytes,
+                         "--sweep: leave out points with S x N above (default 1048576)")
+              ->transform(integer_in<std::size_t>(8, std::size_t{1} << 30, "an integer in [8, 1073741824]"))
+              ->type_name("B");
         },
     .default_items = [] { return std::uint64_t{1}; },
 });
