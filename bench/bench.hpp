@@ -97,6 +97,11 @@ struct measurement {
   streamer_stats stats;        // this PE's, summed over the kernel's streamers
   std::uint64_t buffer_bytes_bound = 0;  // this PE's thesis bound: G x item bytes x out-links
   json extra = json::object(); // kernel-specific fields, appended to the record
+  /// A kernel that measures several variants in one run (exchange --method all): one record per
+  /// entry, whose fields are appended after `extra`'s and replace common ones of the same name.
+  std::vector<json> variants{};
+  /// Text output for people instead of the records' lines (e.g. a table of the variants).
+  std::string table{};
 };
 
 /// One run reduced over all PEs (identical on every PE).
@@ -107,10 +112,13 @@ struct record {
   std::uint64_t flush_us = 0;
   double items_per_pe = 0, seconds = 0, rate = 0;
   std::uint64_t messages_sent = 0, bytes_sent = 0, items_forwarded = 0;
+  std::uint64_t inter_node_messages = 0;  // sent between PEs on different nodes, over all PEs
   std::uint64_t buffer_bytes_peak = 0, buffer_bytes_bound = 0;
   bool verified = false;
   int run = 0;
   json extra = json::object();
+  std::vector<json> variants{};  // see measurement::variants
+  std::string table{};
 };
 
 /// Collective: resolves the options for this job (throws std::invalid_argument for a grid that

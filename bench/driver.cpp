@@ -87,6 +87,7 @@ record run_once(context& ctx, const options& opt, int run_index) {
   r.seconds = m.seconds;
   r.rate = m.seconds > 0 ? m.items_per_pe / m.seconds : 0;
   r.messages_sent = ctx.allreduce(m.stats.messages_sent, reduce_op::sum);
+  r.inter_node_messages = ctx.allreduce(m.stats.inter_node_messages, reduce_op::sum);
   r.bytes_sent = ctx.allreduce(m.stats.bytes_sent, reduce_op::sum);
   r.items_forwarded = ctx.allreduce(m.stats.items_forwarded, reduce_op::sum);
   r.buffer_bytes_peak = ctx.allreduce(m.stats.buffer_bytes_peak, reduce_op::max);
@@ -94,6 +95,8 @@ record run_once(context& ctx, const options& opt, int run_index) {
   r.verified = all_of(ctx, m.verified);
   r.run = run_index;
   r.extra = m.extra;
+  r.variants = m.variants;
+  r.table = m.table;
   return r;
 }
 
@@ -113,7 +116,17 @@ int bench_command(context& ctx, const options& opt) {
     rates.push_back(r.rate);
     all_verified &= r.verified;
     if (ctx.rank() != 0) continue;
-    std::printf("%s\n", (opt.json ? to_json(r) : to_text(r)).c_str());
+    if (!opt.json && !r.table.empty()) {
+      std::printf("%s", r.table.c_str());
+    } else if (r.variants.empty()) {
+      std::printf("%s\n", (opt.json ? to_json(r) : to_text(r)).c_str());
+    } else {
+      for (const json& variant : r.variants) {
+        record one = r;
+        for (const auto& [key, value] : variant.items()) one.extra[key] = value;
+        std::printf("%s\n", (opt.json ? to_json(one) : to_text(one)).c_str());
+      }
+    }
     std::fflush(stdout);
     if (!r.verified) std::fprintf(stderr, "transit bench: %s run %d FAILED verification\n", opt.kernel.c_str(), run);
   }
@@ -137,6 +150,7 @@ std::string to_json(const record& r) {
               {"seconds", r.seconds},
               {"items_per_second_per_pe", r.rate},
               {"messages_sent", r.messages_sent},
+              {"inter_node_messages", r.inter_node_messages},
               {"bytes_sent", r.bytes_sent},
               {"items_forwarded", r.items_forwarded},
               {"buffer_bytes_peak", r.buffer_bytes_peak},
@@ -156,6 +170,7 @@ std::string to_text(const record& r) {
                 r.item_bytes, r.items_per_pe, r.seconds, human(r.rate).c_str(), r.messages_sent,
                 r.buffer_bytes_peak, r.verified ? "verified" : "NOT VERIFIED");
   std::string out = line;
+  if (r.nodes > 1) out += "  " + std::to_string(r.inter_node_messages) + " msgs between " + std::to_string(r.nodes) + " nodes";
   for (const auto& [key, value] : r.extra.items()) out += "  " + key + " " + text_of(value);
   return out;
 }
@@ -186,6 +201,7 @@ void accumulate(streamer_stats& into, const streamer_stats& s) {
   into.items_delivered += s.items_delivered;
   into.items_forwarded += s.items_forwarded;
   into.messages_sent += s.messages_sent;
+  into.inter_node_messages += s.inter_node_messages;
   into.messages_received += s.messages_received;
   into.bytes_sent += s.bytes_sent;
   into.buffers_peak += s.buffers_peak;

@@ -1,13 +1,21 @@
 #!/usr/bin/env python3
-"""Turns `transit bench --json` output into PNG plots, as thesis figures 4.2 to 4.5 do: the rate
-(items per second per PE) against the number of items per PE, one line per scheme and grid.
+"""Turns `transit bench --json` and `transit map --json` output into PNG plots.
 
 Usage: tools/plot.py [--out DIR] [--x FIELD] [FILE ...]    (no FILE: read standard input)
        tools/plot.py --protocols [--out DIR] FILE          (a profile file, or calibrate-protocols --json)
 
-One plot per (kernel, item size, backend, PE count), named KERNEL-<B>B-<backend>-<P>pes.png.
-Repeated runs of one configuration are drawn as their median, with the spread as a band. Lines
-that are not JSON objects (text output, notes) are skipped, so whole logs can be piped in.
+bench: as thesis figures 4.2 to 4.5 do, the rate (items per second per PE) against the number of
+items per PE, one line per scheme and grid. One plot per (kernel, item size, backend, PE count),
+named KERNEL-<B>B-<backend>-<P>pes.png; records of an emulated network (bench/cluster.sh adds
+"network") get their own plots, named KERNEL-<B>B-<backend>-<P>pes-<network>.png and titled with
+it. Records with a "kind" (the network's measurements, reference figures) are not runs and are
+left out. Repeated runs of one configuration are drawn as their median, with the spread as a band.
+
+map: the link loads per dimension of the physical topology, one group of bars per dimension and
+one bar per mapper (the busiest link; a dot marks the mean link); one plot per (pattern, physical
+topology, instances), named map-<pattern>-<physical>-<K>inst.png.
+
+Lines that are not JSON objects (text output, notes) are skipped, so whole logs can be piped in.
 """
 import argparse
 import json
@@ -34,9 +42,54 @@ def read_records(paths):
                 record = json.loads(line)
             except json.JSONDecodeError:
                 continue
-            if "kernel" in record and "items_per_second_per_pe" in record:
+            if "kernel" in record and "items_per_second_per_pe" in record and "kind" not in record:
+                records.append(record)
+            elif "mapper" in record and "link_bytes_max_per_dimension" in record:
                 records.append(record)
     return records
+
+
+def file_part(text):
+    return "".join(c if c.isalnum() or c in "-." else "_" for c in str(text))
+
+
+def finish(fig, ax, title, path):
+    """Titles the plot, adds the legend and writes it to `path`."""
+    ax.set_title(title, fontsize="medium")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def plot_map_group(key, records, out_dir):
+    pattern, physical, instances = key
+    mappers = []
+    for r in records:  # the order of the input, each mapper once (its last record)
+        if r["mapper"] in mappers:
+            mappers.remove(r["mapper"])
+        mappers.append(r["mapper"])
+    latest = {r["mapper"]: r for r in records}
+    dims = max(len(r["link_bytes_max_per_dimension"]) for r in records)
+    width = 0.8 / len(mappers)
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for i, name in enumerate(mappers):
+        r = latest[name]
+        xs = [d - 0.4 + width * (i + 0.5) for d in range(len(r["link_bytes_max_per_dimension"]))]
+        ax.bar(xs, r["link_bytes_max_per_dimension"], width, label=f"{name} (busiest link)")
+        ax.plot(xs, r["link_bytes_mean_per_dimension"], "k.", markersize=6)
+    ax.plot([], [], "k.", label="mean link")
+    ax.set_xticks(range(dims))
+    ax.set_xticklabels([f"dimension {d}" for d in range(dims)])
+    values = [v for r in latest.values() for v in r["link_bytes_max_per_dimension"]]
+    if min(values) > 0 and max(values) > 20 * min(values):
+        ax.set_yscale("log")  # block's busiest link is often 10x the others'
+    ax.set_ylabel("bytes over one link")
+    ax.grid(True, axis="y", alpha=0.3)
+    suffix = f", {instances} instances" if instances > 1 else ""
+    return finish(fig, ax, f"{pattern} on {physical}{suffix}: link loads",
+                  os.path.join(out_dir, f"map-{file_part(pattern)}-{file_part(physical)}-{instances}inst.png"))
 
 
 def label_of(record):
@@ -49,7 +102,7 @@ def label_of(record):
 
 
 def plot_group(key, records, x_field, out_dir):
-    kernel, item_bytes, backend, pes = key
+    kernel, item_bytes, backend, pes, network = key
     series = defaultdict(lambda: defaultdict(list))
     for r in records:
         series[label_of(r)][r[x_field]].append(r["items_per_second_per_pe"])
@@ -63,14 +116,11 @@ def plot_group(key, records, x_field, out_dir):
     ax.set_yscale("log")
     ax.set_xlabel(x_field.replace("_", " "))
     ax.set_ylabel("items per second per PE")
-    ax.set_title(f"{kernel}, {item_bytes}-byte items, {backend} backend, {pes} PEs")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize="small")
-    fig.tight_layout()
-    path = os.path.join(out_dir, f"{kernel}-{item_bytes}B-{backend}-{pes}pes.png")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    title = f"{kernel}, {item_bytes}-byte items, {backend} backend, {pes} PEs"
+    suffix = ("-" + "".join(c if c.isalnum() else "-" for c in network).strip("-")) if network else ""
+    return finish(fig, ax, title + (f"\n{network}" if network else ""),
+                  os.path.join(out_dir, f"{kernel}-{item_bytes}B-{backend}-{pes}pes{suffix}.png"))
 
 
 PROTOCOL_COLOURS = {"blocking": "#d62728", "pipelined": "#1f77b4", "packed": "#2ca02c"}
@@ -139,18 +189,25 @@ def main():
 
     records = read_records(args.files)
     if not records:
-        print("plot.py: no bench JSON records in the input", file=sys.stderr)
+        print("plot.py: no bench or map JSON records in the input", file=sys.stderr)
         return 1
-    missing = [r for r in records if args.x not in r]
+    bench = [r for r in records if "kernel" in r]
+    maps = [r for r in records if "mapper" in r]
+    missing = [r for r in bench if args.x not in r]
     if missing:
         print(f"plot.py: --x {args.x}: {len(missing)} records lack that field", file=sys.stderr)
         return 2
     os.makedirs(args.out, exist_ok=True)
     groups = defaultdict(list)
-    for r in records:
-        groups[(r["kernel"], r["item_bytes"], r["backend"], r["pes"])].append(r)
+    for r in bench:
+        groups[(r["kernel"], r["item_bytes"], r["backend"], r["pes"], r.get("network", ""))].append(r)
     for key in sorted(groups):
         print("wrote", plot_group(key, groups[key], args.x, args.out))
+    map_groups = defaultdict(list)
+    for r in maps:
+        map_groups[(r["pattern"], r["physical"], r.get("instances", 1))].append(r)
+    for key in sorted(map_groups):
+        print("wrote", plot_map_group(key, map_groups[key], args.out))
     return 0
 
 

@@ -242,6 +242,12 @@ int topology_manager::hops(int a, int b) const {
 int topology_manager::nearest(int pe, std::span<const int> candidates) const {
   if (candidates.empty())
     detail::throw_invalid("candidate PEs for nearest", "an empty list", "at least one PE");
+  return pick_closest(pe, candidates);
+}
+
+int topology_manager::pick_closest(int pe, std::span<const int> candidates) const {
+  if (candidates.empty())
+    detail::throw_invalid("candidate PEs for pick_closest", "an empty list", "at least one PE");
   int best = candidates[0];
   int best_hops = hops(pe, best);
   for (const int c : candidates.subspan(1)) {
@@ -264,6 +270,44 @@ std::vector<int> topology_manager::sort_by_hops(int pe, std::span<const int> pes
   out.reserve(keyed.size());
   for (const auto& entry : keyed) out.push_back(entry.second);
   return out;
+}
+
+int topology_manager::longest_dimension() const noexcept {
+  const auto dims = physical_.dims();
+  return static_cast<int>(std::max_element(dims.begin(), dims.end()) - dims.begin());  // first of equals
+}
+
+std::vector<int> topology_manager::sub_partition(int parts, int index) const {
+  const int split = longest_dimension();
+  const int length = physical_.dims()[static_cast<std::size_t>(split)];
+  if (parts < 1 || length % parts != 0)
+    detail::throw_invalid("number of sub-partitions", parts,
+                          detail::concat("a divisor of ", length, ", the longest dimension (",
+                                         split, ") of '", physical_.str(), "'"));
+  if (index < 0 || index >= parts)
+    detail::throw_invalid("sub-partition index", index, detail::concat("0..", parts - 1));
+
+  // Walk the sub-box row-major (node coordinates, then the slot), the split dimension restricted
+  // to [index * length / parts, (index + 1) * length / parts).
+  const int nd = physical_.ndims();
+  std::vector<int> lo(static_cast<std::size_t>(nd + 1), 0), hi(static_cast<std::size_t>(nd + 1));
+  for (int d = 0; d < nd; ++d) hi[static_cast<std::size_t>(d)] = physical_.dims()[static_cast<std::size_t>(d)];
+  hi[static_cast<std::size_t>(nd)] = physical_.pes_per_node();
+  lo[static_cast<std::size_t>(split)] = index * (length / parts);
+  hi[static_cast<std::size_t>(split)] = (index + 1) * (length / parts);
+
+  std::vector<int> pes;
+  std::vector<int> c = lo;
+  for (;;) {
+    if (const int pe = pe_at(c); pe >= 0) pes.push_back(pe);
+    int d = nd;  // odometer: the slot varies fastest
+    for (; d >= 0; --d) {
+      auto& digit = c[static_cast<std::size_t>(d)];
+      if (++digit < hi[static_cast<std::size_t>(d)]) break;
+      digit = lo[static_cast<std::size_t>(d)];
+    }
+    if (d < 0) return pes;
+  }
 }
 
 // ---- minimal_routing_grids ------------------------------------------------------------------

@@ -3,7 +3,11 @@
 // regenerates every source's stream from the seed, so it knows exactly which items it must get.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -67,5 +71,97 @@ class delivery_log {
   std::int64_t per_pe_;
   std::vector<int> seen_;
 };
+
+// Sweeps of exactly-once checks over grids, buffer sizes and memory bounds, shared by the streamer
+// tests and the emulated-cluster tests (tests/cluster).
+struct grid_case {
+  std::string name;
+  std::function<std::optional<virtual_grid>(const context&)> make;
+};
+
+// Grids for the grid router: whatever the PE count, these are full or partially populated.
+inline std::vector<grid_case> grid_router_cases() {
+  return {
+      {"default", [](const context&) { return std::nullopt; }},
+      {"direct", [](const context& c) { return virtual_grid::direct(c.size()); }},
+      {"2d", [](const context& c) { return virtual_grid::balanced(c.size(), 2); }},
+      {"3d", [](const context& c) { return virtual_grid::balanced(c.size(), 3); }},
+      {"4d", [](const context& c) { return virtual_grid::balanced(c.size(), 4); }},
+      {"skewed-partial",
+       [](const context& c) {
+         return virtual_grid({2, (c.size() + 2) / 2 + 1}, c.size());  // always has empty slots
+       }},
+      {"node-pe", [](const context& c) { return virtual_grid::node_pe(c.machine()); }},
+  };
+}
+
+// Node-aware grids: rows are nodes (emulated with --transit-pes-per-node, or the hosts of an
+// emulated cluster, tests/cluster).
+inline std::vector<grid_case> node_aware_cases() {
+  return {
+      {"node-pe", [](const context& c) { return virtual_grid::node_pe(c.machine()); }},
+      {"3d-nodes",
+       [](const context& c) {
+         const auto& m = c.machine();
+         const int nodes = m.num_nodes();
+         const int a = std::max(1, static_cast<int>(std::sqrt(static_cast<double>(nodes))));
+         return virtual_grid({a, (nodes + a - 1) / a, m.max_pes_per_node()}, c.size());
+       }},
+  };
+}
+
+inline void run_case(context& ctx, const streamer_options& options, std::uint64_t seed, std::int64_t per_pe,
+              const std::string& where) {
+  delivery_log log(ctx.rank(), ctx.size(), per_pe);
+  streamer<probe> s(ctx, options, [&](const probe& p) { log.record(p); });
+  for (int step = 0; step < 2; ++step) {  // two steps on one streamer
+    log.reset();
+    const std::uint64_t step_seed = seed + 1000 * step;
+    for (std::int64_t q = 0; q < per_pe; ++q) {
+      const int dest = probe_destination(step_seed, ctx.rank(), q, ctx.size());
+      s.insert(probe{ctx.rank(), dest, q}, dest);
+    }
+    s.finish();
+    log.check(step_seed, where + " step " + std::to_string(step));
+  }
+  const auto st = s.stats();
+  EXPECT_EQ(st.items_inserted, static_cast<std::uint64_t>(2 * per_pe));
+  if (options.max_buffered_items > 0) {
+    EXPECT_LE(st.items_buffered_peak, options.max_buffered_items) << where;
+  }
+  // Aggregation memory stays within one buffer per link (peers plus this PE's own).
+  const std::uint64_t links = s.route_plan().out_links(ctx.rank()).size() + 1;
+  const std::uint64_t per_buffer = 16 + options.buffer_items * (sizeof(probe) + sizeof(std::int32_t)) + 4;
+  EXPECT_LE(st.buffer_bytes_peak, links * per_buffer) << where;
+  // Messages to other nodes are counted as such: exactly the sends on links to another node.
+  EXPECT_LE(st.inter_node_messages, st.messages_sent) << where;
+  if (ctx.machine().num_nodes() == 1) {
+    EXPECT_EQ(st.inter_node_messages, 0u) << where;
+  }
+  const auto delivered = ctx.allreduce<std::uint64_t>(st.items_delivered, reduce_op::sum);
+  EXPECT_EQ(delivered, static_cast<std::uint64_t>(2 * per_pe * ctx.size())) << where;
+}
+
+inline void sweep(routing route, const std::vector<grid_case>& grids, context& ctx) {
+  const std::size_t buffers[] = {1, 7, 1024};
+  int variant = 0;
+  for (const auto& g : grids) {
+    for (const std::size_t buffer : buffers) {
+      for (const std::size_t bound : {std::size_t{0}, std::size_t{16}}) {
+        streamer_options o;
+        o.grid = g.make(ctx);
+        o.route = route;
+        o.buffer_items = buffer;
+        o.max_buffered_items = bound;
+        const std::uint64_t seed = 17 + static_cast<std::uint64_t>(variant++);
+        const std::string where = std::string(to_string(route)) + " grid " + g.name + " (" +
+                                  (o.grid ? o.grid->str() : std::string("node_pe")) + ") buffer " +
+                                  std::to_string(buffer) + " bound " + std::to_string(bound) + " seed " +
+                                  std::to_string(seed);
+        run_case(ctx, o, seed, 300, where);
+      }
+    }
+  }
+}
 
 }  // namespace transit::testing

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""expect_json.py [--records N] COMMAND...: runs a `transit bench ... --json` command and passes
-when it exits with status 0, every line of its standard output is a JSON object (parsed by
+"""expect_json.py [--records N] [--map] COMMAND...: runs a `transit bench ... --json` command and
+passes when it exits with status 0, every line of its standard output is a JSON object (parsed by
 Python's json module, which refuses NaN/Infinity only when told to: so are we), each has the
-fields API.md requires with the right types, and each says verified: true. --records N also
-requires exactly N lines. Standard error is shown but not judged (notes, progress).
+fields API.md requires with the right types (inter_node_messages never above messages_sent, and 0
+on a single node), and each says verified: true. --records N also requires exactly N lines.
+--map checks `transit map --json` instead: API.md's map fields, at most ceil(objects / pes)
+objects on a PE, and with instances, shared_links 0 (the instances share no link). Standard error
+is shown but not judged (notes, progress).
 """
 import json
 import subprocess
@@ -13,7 +16,37 @@ REQUIRED = {
     "kernel": str, "backend": str, "pes": int, "scheme": str, "grid": str, "item_bytes": int,
     "items_per_pe": (int, float), "buffer_items": int, "seconds": (int, float),
     "items_per_second_per_pe": (int, float), "messages_sent": int, "bytes_sent": int, "verified": bool,
+    "nodes": int, "inter_node_messages": int,
 }
+REQUIRED_MAP = {
+    "mapper": str, "pattern": str, "objects": int, "physical": str, "pes": int, "instances": int,
+    "hop_bytes": int, "average_hops": (int, float), "dilation": int, "max_link_bytes": int,
+    "max_objects_per_pe": int, "seconds": (int, float),
+}
+
+
+def bench_verdicts(record):
+    """What a bench record must say beyond its fields' types."""
+    failures = []
+    inter, sent, nodes = record.get("inter_node_messages"), record.get("messages_sent"), record.get("nodes")
+    if isinstance(inter, int) and isinstance(sent, int) and inter > sent:
+        failures.append(f"inter_node_messages {inter} > messages_sent {sent}")
+    if nodes == 1 and inter not in (0, None):
+        failures.append(f"inter_node_messages {inter} on a single node")
+    if record.get("verified") is not True:
+        failures.append(f"verified is {record.get('verified')!r}")
+    return failures
+
+
+def map_verdicts(record):
+    """What a map record must say beyond its fields' types (which must be right first)."""
+    failures = []
+    cap = -(-record["objects"] // record["pes"])
+    if record["max_objects_per_pe"] > cap:
+        failures.append(f"max_objects_per_pe {record['max_objects_per_pe']} above ceil(objects/pes) = {cap}")
+    if record["instances"] > 1 and record.get("shared_links") != 0:
+        failures.append(f"shared_links is {record.get('shared_links')!r}, expected 0")
+    return failures
 
 
 def refuse_constant(name):
@@ -25,6 +58,9 @@ def main():
     records = None
     if args[:1] == ["--records"]:
         records, args = int(args[1]), args[2:]
+    required, verdicts = REQUIRED, bench_verdicts
+    if args[:1] == ["--map"]:
+        required, verdicts, args = REQUIRED_MAP, map_verdicts, args[1:]
     run = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     sys.stdout.write(run.stdout)
     sys.stderr.write(run.stderr)
@@ -45,18 +81,21 @@ def main():
         if not isinstance(record, dict):
             failures.append(f"line {number} is not a JSON object")
             continue
-        for field, kind in REQUIRED.items():
+        typed = True
+        for field, kind in required.items():
             if field not in record:
                 failures.append(f"line {number}: no field {field}")
+                typed = False
             elif isinstance(record[field], bool) != (kind is bool) or not isinstance(record[field], kind):
                 failures.append(f"line {number}: {field} = {record[field]!r} is not of type {kind}")
-        if record.get("verified") is not True:
-            failures.append(f"line {number}: verified is {record.get('verified')!r}")
+                typed = False
+        if typed or verdicts is bench_verdicts:
+            failures.extend(f"line {number}: {f}" for f in verdicts(record))
     for failure in failures:
         print(f"expect_json: {failure}")
     if failures:
         sys.exit(1)
-    print(f"expect_json: {len(lines)} verified JSON records")
+    print(f"expect_json: {len(lines)} {'map' if verdicts is map_verdicts else 'verified'} JSON records")
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ transit::bench::record sample() {
   r.rate = 2000;
   r.messages_sent = std::numeric_limits<std::uint64_t>::max();  // must not turn into a double
   r.bytes_sent = 123;
+  r.inter_node_messages = 45;
   r.verified = true;
   return r;
 }
@@ -44,6 +45,8 @@ TEST(json_record, a_record_longer_than_a_kibibyte_stays_whole) {
   EXPECT_EQ(parsed["note"].get<std::string>().size(), 2000u);
   EXPECT_EQ(parsed.begin().key(), "kernel");  // fields in API.md's order, the kernel's after
   EXPECT_EQ(parsed["messages_sent"].get<std::uint64_t>(), std::numeric_limits<std::uint64_t>::max());
+  EXPECT_EQ(parsed["nodes"].get<int>(), 1);
+  EXPECT_EQ(parsed["inter_node_messages"].get<std::uint64_t>(), 45u);
   EXPECT_TRUE(parsed["verified"].get<bool>());
 }
 

@@ -10,27 +10,15 @@
 #include <vector>
 
 #include "invalid_message.hpp"
+#include "transit/topology/patterns.hpp"
 
 namespace transit {
 namespace {
 
 using testing::invalid_message;
 
-// Periodic stencil over a grid of objects (row-major): each object exchanges `bytes` with its next
-// neighbour along every dimension, so every object has 2 x ndims neighbours.
 std::vector<comm_edge> stencil(const std::vector<int>& dims, std::uint64_t bytes) {
-  const int n = std::accumulate(dims.begin(), dims.end(), 1, std::multiplies<>());
-  std::vector<comm_edge> edges;
-  for (int object = 0; object < n; ++object) {
-    int stride = 1;
-    for (std::size_t d = dims.size(); d-- > 0;) {
-      const int c = (object / stride) % dims[d];
-      const int next = object + (((c + 1) % dims[d]) - c) * stride;
-      edges.push_back({object, next, bytes});
-      stride *= dims[d];
-    }
-  }
-  return edges;
+  return stencil_pattern(dims, bytes).edges;
 }
 
 // Objects spread round-robin over PEs, then shuffled: balanced, topology-oblivious.

@@ -196,6 +196,57 @@ TEST(TopologyManager, NearestPicksFewestHopsAndTheFirstOnTies) {
   EXPECT_EQ(topo.nearest(5, std::vector<int>{9}), 9);
 }
 
+TEST(TopologyManager, PickClosestPicksFewestHopsTheFirstOfEqualsAndRejectsNoCandidates) {
+  const topology_manager topo(physical_topology::parse("torus:8:2"), 16);  // PE p on node p / 2
+  EXPECT_EQ(topo.pick_closest(0, std::vector<int>{8, 6, 1, 14}), 1);   // same node
+  EXPECT_EQ(topo.pick_closest(0, std::vector<int>{8, 4, 14, 2}), 14);  // node 7 wraps to 1 hop
+  EXPECT_EQ(topo.pick_closest(0, std::vector<int>{3, 2, 15}), 3);      // all 1 hop: the first
+  EXPECT_EQ(topo.pick_closest(0, std::vector<int>{15, 2, 3}), 15);
+  EXPECT_EQ(invalid_message([&] { topo.pick_closest(0, {}); }),
+            "candidate PEs for pick_closest: got 'an empty list', expected at least one PE");
+}
+
+TEST(TopologyManager, SubPartitionSplitsTheLongestDimensionFirstOfEquals) {
+  // 8x4x8 nodes of 4 PEs: dimensions 0 and 2 are longest, so dimension 0 is split into 4 slabs of
+  // 2 x 4 x 8 nodes = 256 PEs, listed row-major within the slab (node coordinates, then slot).
+  const topology_manager topo(physical_topology::parse("torus:8x4x8:4"), 1024);
+  EXPECT_EQ(topo.longest_dimension(), 0);
+  std::vector<int> all;
+  for (int index = 0; index < 4; ++index) {
+    const std::vector<int> pes = topo.sub_partition(4, index);
+    ASSERT_EQ(pes.size(), 256u);
+    for (int q = 0; q < 256; ++q) {
+      const std::vector<int> expected{2 * index + q / 128, (q / 32) % 4, (q / 4) % 8, q % 4};
+      ASSERT_EQ(topo.coords(pes[static_cast<std::size_t>(q)]), expected) << index << " " << q;
+    }
+    all.insert(all.end(), pes.begin(), pes.end());
+  }
+  std::sort(all.begin(), all.end());  // the four slabs cover every PE once
+  for (int pe = 0; pe < 1024; ++pe) ASSERT_EQ(all[static_cast<std::size_t>(pe)], pe);
+  EXPECT_EQ(topo.sub_partition(1, 0).size(), 1024u);
+
+  // The longest dimension may be any: here dimension 1.
+  const topology_manager tall(physical_topology::parse("torus:4x8x2:1"), 64);
+  EXPECT_EQ(tall.longest_dimension(), 1);
+  EXPECT_EQ(tall.sub_partition(2, 1).front(), tall.pe_at(std::vector<int>{0, 4, 0, 0}));
+  EXPECT_EQ(tall.sub_partition(2, 1)[2], tall.pe_at(std::vector<int>{0, 5, 0, 0}));
+
+  // A job smaller than the machine: the sub-partitions list only the PEs that exist.
+  const topology_manager part(physical_topology::parse("mesh:4x2:2"), 13);  // slots 13..15 empty
+  EXPECT_EQ(part.sub_partition(2, 0), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(part.sub_partition(2, 1), (std::vector<int>{8, 9, 10, 11, 12}));
+}
+
+TEST(TopologyManager, SubPartitionRejectsPartsThatDoNotDivideAndBadIndices) {
+  const topology_manager topo(physical_topology::parse("torus:8x4x8:4"), 1024);
+  EXPECT_EQ(invalid_message([&] { topo.sub_partition(3, 0); }),
+            "number of sub-partitions: got '3', expected a divisor of 8, the longest dimension (0) of "
+            "'torus:8x4x8:4'");
+  EXPECT_EQ(invalid_message([&] { topo.sub_partition(0, 0); }).substr(0, 33), "number of sub-partitions: got '0'");
+  EXPECT_EQ(invalid_message([&] { topo.sub_partition(4, 4); }), "sub-partition index: got '4', expected 0..3");
+  EXPECT_EQ(invalid_message([&] { topo.sub_partition(4, -1); }), "sub-partition index: got '-1', expected 0..3");
+}
+
 TEST(TopologyManager, SortByHopsIsStable) {
   const topology_manager topo(physical_topology::parse("torus:8:2"), 16);
   const std::vector<int> pes{8, 3, 15, 1, 6, 2, 14, 9, 0};

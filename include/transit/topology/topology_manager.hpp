@@ -100,6 +100,19 @@ class topology_manager {
   int nearest(int pe, std::span<const int> candidates) const;
   /// `pes` sorted by hops from `pe`; stable, so equally distant PEs keep their order.
   std::vector<int> sort_by_hops(int pe, std::span<const int> pes) const;
+  /// The candidate fewest hops from `pe`, the first of equals (the Topology Manager's
+  /// pickClosestRank; the same answer as nearest). Throws std::invalid_argument when candidates is
+  /// empty.
+  int pick_closest(int pe, std::span<const int> candidates) const;
+
+  /// The machine split along its longest node dimension (the first of equals) into `parts` equal
+  /// sub-partitions (Bhatele's multiple instances): the PEs of this job in sub-partition `index`,
+  /// in row-major order of their coordinates within it (node coordinates, then slot). Local.
+  /// Throws std::invalid_argument when `parts` < 1 or does not divide that dimension, or `index`
+  /// is outside [0, parts).
+  std::vector<int> sub_partition(int parts, int index) const;
+  /// The node dimension sub_partition splits: the longest, the first of equals.
+  int longest_dimension() const noexcept;
 
  private:
   void place(std::vector<int> slot_of_pe);

@@ -1,0 +1,68 @@
+// direct: one message per destination, and nonblocking consensus so that no PE needs to know who
+// sends to it (protocol: include/transit/exchange/detail/engine.hpp).
+#include <algorithm>
+
+#include "methods.hpp"
+
+namespace transit::detail {
+
+namespace {
+
+class direct_method final : public exchange_method_impl {
+ public:
+  explicit direct_method(exchange_port& port) : port_(port) {}
+  bool uses_transport() const noexcept override { return true; }
+
+  std::uint64_t run(exchange_run& r) override {
+    for (const auto& record : r.out.records) {
+      message_buffer m = port_.make_message(exchange_message_kind::data, 0, record.bytes);
+      r.out.copy(record, 0, record.bytes, m.payload() + sizeof(exchange_wire_header));
+      port_.send(record.dest, std::move(m));
+    }
+    const std::size_t expected_acks = r.out.records.size();
+    std::size_t acks = 0;
+    bool joined = false;
+    std::uint64_t largest = r.volume;  // the allreduce that ends the consensus also finds the volume
+    collective_group& group = port_.group();
+    short_wait wait(port_);
+    context_access::wait_until(
+        port_.ctx(),
+        [&] {
+          bool progressed = port_.receive();
+          // Every record is acknowledged, also after this PE joined: a peer's consensus waits on it.
+          std::size_t taken = port_.take(exchange_message_kind::data, 0, [&](message& m, const exchange_wire_header&) {
+            const std::byte* body = m.data.payload() + sizeof(exchange_wire_header);
+            r.in.push_back(incoming_record{m.source, body, m.data.size() - sizeof(exchange_wire_header)});
+            port_.hold(std::move(m.data));
+            port_.send(m.source, port_.make_message(exchange_message_kind::ack, 0, 0));
+          });
+          const std::size_t acked = port_.take(exchange_message_kind::ack, 0, [&](message& m, const exchange_wire_header&) {
+            context_access::net(port_.ctx()).recycle(std::move(m.data));
+          });
+          acks += acked;
+          taken += acked;
+          progressed = progressed || taken > 0;
+          if (!joined && acks == expected_acks) {
+            group.start_allreduce(&largest, 1, scalar_type::u64, reduce_op::max);
+            joined = true;
+            progressed = true;
+          }
+          if (joined && group.test()) return step_result::done;
+          return progressed ? step_result::progressed : wait.idle();
+        },
+        "sparse_exchange direct (acknowledgements and consensus)");
+    finish_sends(port_);  // the records are acknowledged; this completes their requests and the acks
+    return largest;
+  }
+
+ private:
+  exchange_port& port_;
+};
+
+}  // namespace
+
+std::unique_ptr<exchange_method_impl> make_direct(exchange_port& port) {
+  return std::make_unique<direct_method>(port);
+}
+
+}  // namespace transit::detail

@@ -1,0 +1,342 @@
+// exchange_engine: picks the method of each run (automatic: by measured time) and hands the run to
+// it; exchange_port: the channel, parking and counters the transport-based methods share.
+#include "transit/exchange/detail/engine.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "methods.hpp"
+#include "transit/core/error.hpp"
+
+namespace transit {
+
+namespace {
+constexpr exchange_method all_methods[] = {exchange_method::automatic,      exchange_method::direct,
+                                           exchange_method::crystal_router, exchange_method::grid,
+                                           exchange_method::mpi_alltoallv,  exchange_method::mpi_neighbor};
+}  // namespace
+
+std::string_view to_string(exchange_method m) noexcept {
+  switch (m) {
+    case exchange_method::automatic: return "automatic";
+    case exchange_method::direct: return "direct";
+    case exchange_method::crystal_router: return "crystal_router";
+    case exchange_method::grid: return "grid";
+    case exchange_method::mpi_alltoallv: return "mpi_alltoallv";
+    case exchange_method::mpi_neighbor: return "mpi_neighbor";
+  }
+  return "unknown";
+}
+
+exchange_method parse_exchange_method(std::string_view name) {
+  for (const exchange_method m : all_methods) {
+    if (name == to_string(m)) return m;
+  }
+  detail::throw_invalid("exchange method", name,
+                        "one of automatic, direct, crystal_router, grid, mpi_alltoallv, mpi_neighbor");
+}
+
+namespace detail {
+
+/// Where a run falls in automatic's schedule (below).
+struct trial_position {
+  std::size_t candidate = 0;
+  bool timed = false;
+  bool batch_start = false;
+  std::size_t slot = 0;  // round * candidates + candidate
+};
+
+namespace {
+
+// automatic's schedule for one choice: one untimed run per candidate (one-off set-up such as a
+// neighbourhood graph), then `timed_rounds` rounds in which every candidate runs a batch of
+// `batch_runs` consecutive runs. A batch starts with a barrier, so that one PE's late arrival is not
+// charged to the method; its runs follow each other as an application's do (a PE may run ahead into
+// the next run), and only the time inside run() counts. Rounds interleave the candidates, so drift
+// on a shared machine hits all alike, and the median over rounds resists one noisy batch.
+constexpr std::size_t timed_rounds = 3;
+constexpr std::size_t batch_runs = 3;
+
+trial_position position_of(std::size_t trial, std::size_t candidates) {
+  if (trial < candidates) return {trial, false, false, 0};
+  const std::size_t t = trial - candidates;
+  const std::size_t round = t / (candidates * batch_runs), within = t % (candidates * batch_runs);
+  const std::size_t candidate = within / batch_runs;
+  return {candidate, true, within % batch_runs == 0, round * candidates + candidate};
+}
+
+std::size_t runs_per_choice(std::size_t candidates) { return candidates * (1 + timed_rounds * batch_runs); }
+
+// automatic re-chooses when a run's volume differs from the one it chose at by more than this.
+constexpr std::uint64_t volume_change = 4;
+
+bool is_mpi_only(exchange_method m) {
+  return m == exchange_method::mpi_alltoallv || m == exchange_method::mpi_neighbor;
+}
+
+exchange_method requested_method(const context& ctx, const exchange_options& options) {
+  exchange_method m = options.method;
+  if (m == exchange_method::automatic) {
+    if (const char* env = std::getenv("TRANSIT_EXCHANGE_METHOD"); env != nullptr && *env != '\0') {
+      try {
+        m = parse_exchange_method(env);
+      } catch (const std::invalid_argument&) {
+        throw_invalid("TRANSIT_EXCHANGE_METHOD", env,
+                      "one of automatic, direct, crystal_router, grid, mpi_alltoallv, mpi_neighbor");
+      }
+    }
+  }
+  if (is_mpi_only(m) && ctx.backend() != "mpi")
+    throw_invalid("exchange method", to_string(m),
+                  concat("a method of the ", ctx.backend(),
+                         " backend (automatic, direct, crystal_router or grid): mpi_alltoallv and "
+                         "mpi_neighbor need the mpi backend"));
+#ifndef TRANSIT_WITH_MPI
+  if (is_mpi_only(m))
+    throw_invalid("exchange method", to_string(m), "a method of a transit built without MPI");
+#endif
+  return m;
+}
+
+virtual_grid grid_for(const context& ctx, const exchange_options& options) {
+  if (!options.grid) return virtual_grid::balanced(ctx.size(), 2);
+  if (options.grid->num_pes() != ctx.size())
+    throw_invalid("exchange_options.grid", concat(options.grid->str(), " for ", options.grid->num_pes(), " PEs"),
+                  concat("a grid for the job's ", ctx.size(), " PEs"));
+  return *options.grid;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+void outgoing_plan::copy(const outgoing_record& r, std::uint64_t offset, std::uint64_t n, std::byte* out) const {
+  for (std::size_t i = r.first_span; n > 0 && i < r.first_span + r.span_count; ++i) {
+    const byte_span& s = spans[i];
+    if (offset >= s.bytes) {
+      offset -= s.bytes;
+      continue;
+    }
+    const std::uint64_t take = std::min(n, s.bytes - offset);
+    std::memcpy(out, s.data + offset, static_cast<std::size_t>(take));
+    out += take;
+    n -= take;
+    offset = 0;
+  }
+  TRANSIT_ASSERT(n == 0, "copy beyond the end of an outgoing record");
+}
+
+// ---- exchange_port ----
+
+exchange_port::exchange_port(context& ctx, exchange_stats& stats)
+    : ctx_(ctx),
+      stats_(stats),
+      rank_(ctx.rank()),
+      size_(ctx.size()),
+      channel_(context_access::mail(ctx).open_channel()),
+      group_(context_access::net(ctx).make_group()) {}
+
+exchange_port::~exchange_port() {
+  release();
+  // After a finished run nothing is in flight on the channel (every method's end waits for all its
+  // messages). Messages here mean a peer already ran the exchange again: the calls were not
+  // collective, and what it sent is lost. Say so and end the job rather than let that peer hang.
+  const std::size_t lost = inbox_.size() + parked_.size() + context_access::mail(ctx_).close_channel(channel_);
+  if (lost == 0 || std::uncaught_exceptions() > 0) return;  // a failing job reports its own failure
+  context_access::end_job(ctx_, concat("sparse_exchange #", channel_, " destroyed after run ", run_, " with ", lost,
+                                       " messages of a later run undelivered: a peer called run() again; "
+                                       "destroy an exchange on every PE after the same number of runs"));
+}
+
+message_buffer exchange_port::make_message(exchange_message_kind kind, std::uint16_t step, std::uint64_t body_bytes) {
+  message_buffer m = context_access::net(ctx_).allocate(static_cast<std::size_t>(sizeof(exchange_wire_header) + body_bytes));
+  const exchange_wire_header h{run_, static_cast<std::uint16_t>(kind), step, 0, 0};
+  std::memcpy(m.payload(), &h, sizeof h);
+  m.set_size(static_cast<std::size_t>(sizeof h + body_bytes));
+  return m;
+}
+
+void exchange_port::send(int dest, message_buffer&& m) {
+  ++stats_.messages_sent;
+  stats_.bytes_sent += m.size();
+  context_access::net(ctx_).send(dest, channel_, std::move(m));
+}
+
+bool exchange_port::receive() {
+  arrivals_.clear();
+  if (!context_access::mail(ctx_).take(channel_, arrivals_)) return false;
+  bool any = false;
+  for (auto& m : arrivals_) {
+    exchange_wire_header h;
+    TRANSIT_ASSERT(m.data.size() >= sizeof h, "exchange message shorter than its header");
+    std::memcpy(&h, m.data.payload(), sizeof h);
+    if (h.run == run_) {
+      inbox_.push_back(std::move(m));
+      any = true;
+    } else {
+      TRANSIT_ASSERT(h.run == run_ + 1, "exchange message from a run other than this one or the next");
+      parked_.push_back(std::move(m));
+    }
+  }
+  return any;
+}
+
+void exchange_port::begin_run(std::uint32_t run) {
+  run_ = run;
+  TRANSIT_ASSERT(inbox_.empty(), "exchange messages left over from the previous run");
+  std::size_t kept = 0;
+  for (auto& m : parked_) {
+    exchange_wire_header h;
+    std::memcpy(&h, m.data.payload(), sizeof h);
+    if (h.run == run_) {
+      inbox_.push_back(std::move(m));
+    } else {
+      parked_[kept++] = std::move(m);
+    }
+  }
+  parked_.resize(kept);
+}
+
+void exchange_port::release() {
+  for (auto& b : held_) context_access::net(ctx_).recycle(std::move(b));
+  held_.clear();
+}
+
+std::string exchange_port::describe() const {
+  return concat("run ", run_, ": ", inbox_.size(), " messages unread, ", parked_.size(), " of the next run parked");
+}
+
+// ---- exchange_engine ----
+
+exchange_engine::exchange_engine(context& ctx, const exchange_options& options, std::size_t item_bytes)
+    : ctx_(ctx),
+      grid_(grid_for(ctx, options)),
+      item_bytes_(item_bytes),
+      requested_(requested_method(ctx, options)),
+      port_(ctx, stats_) {
+  if (requested_ == exchange_method::automatic) {
+    candidates_ = {exchange_method::direct, exchange_method::crystal_router, exchange_method::grid};
+    if (ctx.backend() == "mpi") {
+#ifdef TRANSIT_WITH_MPI
+      candidates_.push_back(exchange_method::mpi_alltoallv);
+      candidates_.push_back(exchange_method::mpi_neighbor);
+#endif
+    }
+    last_ = exchange_method::automatic;
+  } else {
+    settled_ = true;
+    last_ = requested_;
+  }
+  impls_.resize(std::size(all_methods));
+  diagnostic_id_ = context_access::add_diagnostic(ctx_, [this] {
+    return concat("sparse_exchange of ", item_bytes_, "-byte items, ", to_string(last_), ", ", port_.describe());
+  });
+}
+
+exchange_engine::~exchange_engine() {
+  context_access::remove_diagnostic(ctx_, diagnostic_id_);
+  impls_.clear();  // MPI communicators are freed collectively, in construction order on every PE
+}
+
+exchange_method_impl& exchange_engine::impl(exchange_method m) {
+  auto& slot = impls_[static_cast<std::size_t>(m)];
+  if (!slot) {
+    switch (m) {
+      case exchange_method::direct: slot = make_direct(port_); break;
+      case exchange_method::crystal_router: slot = make_crystal_router(port_); break;
+      case exchange_method::grid: slot = make_grid_method(port_, grid_); break;
+#ifdef TRANSIT_WITH_MPI
+      case exchange_method::mpi_alltoallv: slot = make_mpi_alltoallv(port_); break;
+      case exchange_method::mpi_neighbor: slot = make_mpi_neighbor(port_); break;
+#else
+      case exchange_method::mpi_alltoallv:
+      case exchange_method::mpi_neighbor: TRANSIT_ASSERT(false, "MPI methods in a build without MPI"); break;
+#endif
+      case exchange_method::automatic: TRANSIT_ASSERT(false, "automatic is not a method of its own");
+    }
+  }
+  return *slot;
+}
+
+exchange_method exchange_engine::next_method() const {
+  if (settled_) return requested_ == exchange_method::automatic ? last_ : requested_;
+  return candidates_[position_of(trial_, candidates_.size()).candidate];
+}
+
+void exchange_engine::run(const outgoing_plan& out, std::vector<incoming_record>& in) {
+  ++stats_.runs;
+  port_.begin_run(static_cast<std::uint32_t>(stats_.runs));
+  const exchange_method m = next_method();
+  exchange_method_impl& method = impl(m);
+  // See exchange_method_impl::uses_transport. Equal on every PE: all ran the same method last.
+  if (!method.uses_transport() && last_used_transport_) {
+    port_.group().start_barrier();
+    context_access::finish_collective(ctx_, port_.group(), "sparse_exchange (transport drained before MPI)");
+  }
+  const trial_position trial = settled_ ? trial_position{} : position_of(trial_, candidates_.size());
+  if (trial.batch_start) {
+    port_.group().start_barrier();
+    context_access::finish_collective(ctx_, port_.group(), "sparse_exchange (automatic timing)");
+  }
+  std::uint64_t volume = 0;
+  for (const auto& r : out.records) volume += r.bytes;
+  exchange_run r{out, in, volume};
+  const auto start = std::chrono::steady_clock::now();
+  const std::uint64_t largest_volume = method.run(r);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::sort(in.begin(), in.end(), [](const incoming_record& a, const incoming_record& b) { return a.source < b.source; });
+  TRANSIT_ASSERT(port_.inbox().empty(), "exchange messages of this run were left unread");
+  last_ = m;
+  last_used_transport_ = method.uses_transport();
+  if (requested_ == exchange_method::automatic) after_automatic_run(largest_volume, trial, seconds);
+}
+
+void exchange_engine::after_automatic_run(std::uint64_t volume, const trial_position& trial, double seconds) {
+  if (settled_) {
+    // The volume is the same on every PE, so every PE re-chooses at the same run.
+    if (volume > volume_change * settled_volume_ || volume * volume_change < settled_volume_) {
+      settled_ = false;
+      trial_ = 0;
+    }
+    return;
+  }
+  ++stats_.trial_runs;
+  if (trial_ == 0) trial_seconds_.assign(timed_rounds * candidates_.size(), 0.0);
+  if (trial.timed) trial_seconds_[trial.slot] += seconds;
+  if (++trial_ < runs_per_choice(candidates_.size())) return;
+  settled_volume_ = volume;
+  choose();
+}
+
+// gslib's set-up does the same: a method's time is that of its slowest PE.
+void exchange_engine::choose() {
+  port_.group().start_allreduce(trial_seconds_.data(), static_cast<int>(trial_seconds_.size()), scalar_type::f64,
+                                reduce_op::max);
+  context_access::finish_collective(ctx_, port_.group(), "sparse_exchange (automatic choice)");
+  stats_.candidates.clear();
+  std::size_t best = 0;
+  const std::size_t n = candidates_.size();
+  for (std::size_t c = 0; c < n; ++c) {
+    std::vector<double> per_run;
+    for (std::size_t round = 0; round < timed_rounds; ++round)
+      per_run.push_back(trial_seconds_[round * n + c] / static_cast<double>(batch_runs));
+    stats_.candidates.push_back(exchange_candidate{candidates_[c], median_of(std::move(per_run))});
+    if (stats_.candidates[c].seconds < stats_.candidates[best].seconds) best = c;
+  }
+  last_ = candidates_[best];
+  ++stats_.choices;
+  settled_ = true;
+  trial_ = 0;
+}
+
+void exchange_engine::release() { port_.release(); }
+
+}  // namespace detail
+}  // namespace transit

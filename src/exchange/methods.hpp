@@ -1,0 +1,153 @@
+#pragma once
+// Private to src/exchange: the methods behind exchange_engine and the record batches that crystal
+// router and grid forward (layouts: include/transit/exchange/detail/engine.hpp).
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "transit/core/error.hpp"
+#include "transit/exchange/detail/engine.hpp"
+
+namespace transit::detail {
+
+/// One run as a method sees it.
+struct exchange_run {
+  const outgoing_plan& out;
+  std::vector<incoming_record>& in;  // append in any order; the engine sorts by source
+  std::uint64_t volume;              // bytes this PE sends to other PEs in this run
+};
+
+class exchange_method_impl {
+ public:
+  virtual ~exchange_method_impl() = default;
+  /// Collective. Moves the run's records; returns the largest `volume` of any PE in this run
+  /// (equal on every PE).
+  virtual std::uint64_t run(exchange_run& r) = 0;
+  /// True when the method's messages travel on the transport. A blocking MPI collective must then
+  /// wait until every PE has finished such a run: a PE blocked inside MPI cannot release the
+  /// messages its transport still holds back for a peer (flow control), and the peer would wait.
+  virtual bool uses_transport() const noexcept = 0;
+};
+
+std::unique_ptr<exchange_method_impl> make_direct(exchange_port& port);
+std::unique_ptr<exchange_method_impl> make_crystal_router(exchange_port& port);
+std::unique_ptr<exchange_method_impl> make_grid_method(exchange_port& port, const virtual_grid& grid);
+/// The mpi backend only (the engine checks); defined in mpi_collectives.cpp.
+std::unique_ptr<exchange_method_impl> make_mpi_alltoallv(exchange_port& port);
+std::unique_ptr<exchange_method_impl> make_mpi_neighbor(exchange_port& port);
+
+/// A record on its way: this PE's own (its parcels, in the plan) or one that arrived in a message.
+struct held_record {
+  int dest = -1;
+  int source = -1;
+  std::uint64_t bytes = 0;
+  const std::byte* data = nullptr;       // arrived: contiguous bytes in a held message
+  const outgoing_record* own = nullptr;  // this PE's: spans in the plan
+};
+
+constexpr std::uint64_t padded(std::uint64_t bytes) noexcept { return (bytes + 7) & ~std::uint64_t{7}; }
+constexpr std::uint64_t record_wire_bytes(std::uint64_t bytes) noexcept {
+  return sizeof(exchange_record_header) + padded(bytes);
+}
+
+/// Records bound for one peer in one stage or phase.
+struct record_batch {
+  std::vector<held_record> records;
+  std::uint64_t body_bytes = 0;
+  void add(const held_record& r) {
+    records.push_back(r);
+    body_bytes += record_wire_bytes(r.bytes);
+  }
+};
+
+/// Sends `batch` to `dest` as one message (an empty batch too) and clears it: one copy of each
+/// record. Counts the bytes of records from other PEs as forwarded.
+void send_batch(exchange_port& port, const outgoing_plan& plan, int dest, exchange_message_kind kind,
+                std::uint16_t step, std::uint64_t volume, record_batch& batch);
+
+/// Waits for `expected` messages of (kind, step) and calls each(held_record) for each of their
+/// records, which stay valid until the run ends. Returns the largest volume they carry.
+template <class Each>
+std::uint64_t receive_records(exchange_port& port, exchange_message_kind kind, std::uint16_t step, int expected,
+                              const char* what, Each&& each);
+
+/// Calls each(held_record) for every record of a stage or phase message; returns its header.
+/// The records point into `m`, which the caller must hold until the run ends.
+template <class Each>
+exchange_wire_header read_records(const message_buffer& m, Each&& each) {
+  exchange_wire_header h;
+  TRANSIT_ASSERT(m.size() >= sizeof h, "exchange message shorter than its header");
+  std::memcpy(&h, m.payload(), sizeof h);
+  const std::byte* at = m.payload() + sizeof h;
+  const std::byte* const end = m.payload() + m.size();
+  for (std::uint64_t i = 0; i < h.records; ++i) {
+    exchange_record_header r;
+    TRANSIT_ASSERT(end - at >= static_cast<std::ptrdiff_t>(sizeof r), "exchange record header cut off");
+    std::memcpy(&r, at, sizeof r);
+    at += sizeof r;
+    TRANSIT_ASSERT(static_cast<std::uint64_t>(end - at) >= r.bytes, "exchange record cut off");
+    each(held_record{r.dest, r.source, r.bytes, at, nullptr});
+    at += padded(r.bytes);
+  }
+  TRANSIT_ASSERT(at == end, "exchange message longer than its records");
+  return h;
+}
+
+/// What a waiting step of a method reports when nothing arrived. Exchange waits are short and on
+/// every PE's critical path, and wait_until's back-off naps (the first costs a timer slack of about
+/// 50 us). So a method polls and yields the core instead (as MPI's blocking calls do with
+/// mpi_yield_when_idle) for the first `yield_budget` of a wait, and for as long as this PE has
+/// sends in flight: a message above MPI's eager limit moves only while its sender calls MPI, so a
+/// napping sender stalls its receiver. After that the back-off takes over.
+class short_wait {
+ public:
+  static constexpr std::chrono::microseconds yield_budget{200};
+  explicit short_wait(exchange_port& port) : port_(port) {}
+  step_result idle() {
+    if (context_access::net(port_.ctx()).pending_sends() > 0 ||
+        std::chrono::steady_clock::now() - start_ < yield_budget) {
+      std::this_thread::yield();
+      return step_result::progressed;
+    }
+    return step_result::idle;
+  }
+
+ private:
+  exchange_port& port_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+/// Waits until this PE's sends have completed, receiving meanwhile. A run ends there, as a blocking
+/// MPI collective does: otherwise a PE that returns to computing would hold up a peer still
+/// receiving its last message (see short_wait).
+void finish_sends(exchange_port& port);
+
+template <class Each>
+std::uint64_t receive_records(exchange_port& port, exchange_message_kind kind, std::uint16_t step, int expected,
+                              const char* what, Each&& each) {
+  std::uint64_t largest = 0;
+  int received = 0;
+  short_wait wait(port);
+  const auto arrive = [&](message& m, const exchange_wire_header&) {
+    largest = std::max(largest, read_records(m.data, each).volume);
+    port.hold(std::move(m.data));
+    ++received;
+  };
+  context_access::wait_until(
+      port.ctx(),
+      [&] {
+        if (received == expected) return step_result::done;
+        port.receive();
+        const std::size_t taken = port.take(kind, step, arrive);
+        if (received == expected) return step_result::done;
+        return taken > 0 ? step_result::progressed : wait.idle();
+      },
+      what);
+  return largest;
+}
+
+}  // namespace transit::detail
