@@ -11,6 +11,7 @@
 
 #include "bench.hpp"
 #include "cli.hpp"
+#include "protocols_calibration.hpp"
 #include "transit/protocols/calibrate.hpp"
 
 namespace transit::bench {
@@ -348,7 +349,9 @@ void print_map(const char* title, const protocol_table& t) {
   }
 }
 
-int calibrate(context& ctx) {
+}  // namespace
+
+int run_protocol_calibration(context& ctx, const std::filesystem::path& path, bool json_output) {
   protocol_calibration_options o;
   o.max_region_bytes = cparams.max_region_bytes;
   o.max_regions = cparams.max_regions;
@@ -363,7 +366,6 @@ int calibrate(context& ctx) {
     return 2;
   }
   if (ctx.rank() != 0) return 0;
-  const std::filesystem::path path = cparams.profile.empty() ? protocol_profile_path() : std::filesystem::path(cparams.profile);
   if (!cparams.dry_run) {
     try {
       save_protocol_profile(path, p);
@@ -372,7 +374,7 @@ int calibrate(context& ctx) {
       return 1;
     }
   }
-  if (cparams.json) {
+  if (json_output) {
     std::printf("%s\n", to_json_text(p).c_str());
   } else {
     std::printf("protocol profile: %s, %d PEs, %d per node, host %s, %s%s\n", p.backend.c_str(), p.pes, p.pes_per_node,
@@ -385,6 +387,25 @@ int calibrate(context& ctx) {
   return 0;
 }
 
+void add_protocol_calibration_options(CLI::App& app) {
+  app.add_option("--max-region-bytes", cparams.max_region_bytes, "largest S, a power of two (default 65536)")
+      ->transform(integer_in<std::size_t>(8, std::size_t{1} << 24, "an integer in [8, 16777216]"))
+      ->type_name("S");
+  app.add_option("--max-regions", cparams.max_regions, "largest N, a power of two (default 1024)")
+      ->transform(integer_in<std::size_t>(1, std::size_t{1} << 16, "an integer in [1, 65536]"))
+      ->type_name("N");
+  app.add_option("--max-transfer-bytes", cparams.max_transfer_bytes, "leave out points with S x N above (default 1048576)")
+      ->transform(integer_in<std::size_t>(8, std::size_t{1} << 30, "an integer in [8, 1073741824]"))
+      ->type_name("B");
+  app.add_option("--iterations", cparams.iterations, "timed transfers per point, median taken (default 5)")
+      ->transform(integer_in<int>(1, 10'000, "an integer in [1, 10000]"))
+      ->type_name("N");
+  app.add_flag("--one-pair", cparams.one_pair, "only PE 0 and its partner transfer (default: every PE)");
+  app.add_flag("--dry-run", cparams.dry_run, "measure and print, do not write the profile");
+}
+
+namespace {
+
 const bool calibrate_registered = register_command({
     .name = "calibrate-protocols",
     .summary = "protocol profiles for multi-region transfers (S = 8 B..64 KiB, N = 1..1024) and their winner maps",
@@ -392,24 +413,14 @@ const bool calibrate_registered = register_command({
         [](CLI::App& app) {
           app.add_option("--profile", cparams.profile, "profile file (default: TRANSIT_PROFILE, else the cache)")
               ->type_name("FILE");
-          app.add_option("--max-region-bytes", cparams.max_region_bytes, "largest S, a power of two (default 65536)")
-              ->transform(integer_in<std::size_t>(8, std::size_t{1} << 24, "an integer in [8, 16777216]"))
-              ->type_name("S");
-          app.add_option("--max-regions", cparams.max_regions, "largest N, a power of two (default 1024)")
-              ->transform(integer_in<std::size_t>(1, std::size_t{1} << 16, "an integer in [1, 65536]"))
-              ->type_name("N");
-          app.add_option("--max-transfer-bytes", cparams.max_transfer_bytes,
-                         "leave out points with S x N above (default 1048576)")
-              ->transform(integer_in<std::size_t>(8, std::size_t{1} << 30, "an integer in [8, 1073741824]"))
-              ->type_name("B");
-          app.add_option("--iterations", cparams.iterations, "timed transfers per point, median taken (default 5)")
-              ->transform(integer_in<int>(1, 10'000, "an integer in [1, 10000]"))
-              ->type_name("N");
-          app.add_flag("--one-pair", cparams.one_pair, "only PE 0 and its partner transfer (default: every PE)");
-          app.add_flag("--dry-run", cparams.dry_run, "measure and print, do not write the profile");
+          add_protocol_calibration_options(app);
           app.add_flag("--json", cparams.json, "print the profile entry as JSON");
         },
-    .run = calibrate,
+    .run =
+        [](context& ctx) {
+          return run_protocol_calibration(
+              ctx, cparams.profile.empty() ? protocol_profile_path() : std::filesystem::path(cparams.profile), cparams.json);
+        },
     .local_pes = 8,
     .local_pes_per_node = 4,
 });

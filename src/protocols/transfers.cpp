@@ -114,7 +114,7 @@ class transfer {
   }
 
   void pipelined(std::span<const piece> pieces) {
-    for (const piece& p : pieces) engine_.issue(single(p), &done_, nullptr);
+    for (const piece& p : pieces) engine_.issue(single(p), done_.get(), done_);
   }
 
   void packed(std::span<const piece> pieces) {
@@ -122,7 +122,7 @@ class transfer {
       const std::size_t bytes = static_cast<std::size_t>(p.count) * element_;
       if (bytes > packable_) {  // too large to pack: its own request, after what came before it
         send_open(p.owner);
-        engine_.issue(single(p), &done_, nullptr);
+        engine_.issue(single(p), done_.get(), done_);
         continue;
       }
       if (!fits(bytes)) send_open(p.owner);
@@ -133,7 +133,7 @@ class transfer {
 
   /// Waits for the pipelined and packed requests; get: unpacks the replies.
   void finish() {
-    engine_.wait(done_, put_ ? "global_array::put_regions" : "global_array::get_regions");
+    engine_.wait(*done_, put_ ? "global_array::put_regions" : "global_array::get_regions");
     for (const packed_message& m : sent_) {
       std::size_t at = 0;
       for (std::size_t i = 0; i < m.firsts.size(); ++i) {
@@ -182,7 +182,7 @@ class transfer {
     operation op{put_ ? op_code::put_packed : op_code::get_packed, reduce_op::sum, static_cast<int>(owner), 0,
                  open_records_.size(), m.payload.data(), put_ ? nullptr : m.reply.data(),
                  put_ ? m.payload.size() : open_bytes_};
-    engine_.issue(op, &done_, nullptr);
+    engine_.issue(op, done_.get(), done_);
     open_records_.clear();
     open_firsts_.clear();
     open_bytes_ = 0;
@@ -194,7 +194,9 @@ class transfer {
   std::byte* const data_;
   const std::size_t max_packed_;
   const std::size_t packable_;  // the largest piece that is packed
-  completion done_;
+  // Passed as `keep` too: that is what makes an issue nonblocking (mpi_rma: MPI_Rput/MPI_Rget, no
+  // flush per piece), so pipelined and packed pieces are all in flight before the one wait.
+  const std::shared_ptr<completion> done_ = std::make_shared<completion>();
   std::vector<packed_region> open_records_;
   std::vector<std::size_t> open_firsts_;
   std::size_t open_bytes_ = 0;
