@@ -80,6 +80,12 @@ void add_table_slots_option(CLI::App& sub, std::uint64_t& slots) {
       ->type_name("S");
 }
 
+void add_api_option(CLI::App& sub, std::string& api) {
+  sub.add_option("--api", api, "streamer (default), or active: the same kernel written with active_messages")
+      ->check(one_of({"streamer", "active"}))
+      ->type_name("API");
+}
+
 void usage_error(std::string_view what, std::string_view value, std::string_view expected) {
   throw CLI::ValidationError(std::string(what),
                              "got '" + std::string(value) + "', expected " + std::string(expected));

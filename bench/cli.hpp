@@ -69,6 +69,10 @@ std::string join(const std::vector<std::string>& names, std::string_view separat
 /// --table-slots S: entries per PE of a kernel's distributed table (histogram, index-gather).
 void add_table_slots_option(CLI::App& sub, std::uint64_t& slots);
 
+/// --api streamer|active: the kernel written with streamers (default) or with active_messages
+/// (histogram, phold). The record's "api" says which ran.
+void add_api_option(CLI::App& sub, std::string& api);
+
 /// Throws the usage error CLI11 reports like its own (exit status 2 through main).
 [[noreturn]] void usage_error(std::string_view what, std::string_view value, std::string_view expected);
 

@@ -196,21 +196,7 @@ void progress_bar::draw(std::uint64_t done) {
   shown_ = true;
 }
 
-void accumulate(streamer_stats& into, const streamer_stats& s) {
-  into.items_inserted += s.items_inserted;
-  into.items_delivered += s.items_delivered;
-  into.items_forwarded += s.items_forwarded;
-  into.messages_sent += s.messages_sent;
-  into.inter_node_messages += s.inter_node_messages;
-  into.messages_received += s.messages_received;
-  into.bytes_sent += s.bytes_sent;
-  into.buffers_peak += s.buffers_peak;
-  into.buffer_bytes_peak += s.buffer_bytes_peak;  // both streamers may hold their peaks at once
-  into.flushes_full += s.flushes_full;
-  into.flushes_timer += s.flushes_timer;
-  into.flushes_final += s.flushes_final;
-  into.flushes_bound += s.flushes_bound;
-}
+void accumulate(streamer_stats& into, const streamer_stats& s) { into += s; }
 
 std::uint64_t buffer_bound(const context& ctx, const streamer_options& so, std::size_t item_bytes) {
   // Thesis bound: one buffer of G items per peer link; transit adds one for the PE's own items

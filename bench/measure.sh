@@ -62,5 +62,12 @@ run "alltoall mpi 2, 8 B, none" items_per_second_per_pe "${mpi[@]}" "$transit" b
 run "alltoall mpi 2, 64 B" items_per_second_per_pe "${mpi[@]}" "$transit" bench alltoall --item-bytes 64
 run "index-gather mpi 2" items_per_second_per_pe "${mpi[@]}" "$transit" bench index-gather
 run "phold mpi 2" items_per_second_per_pe "${mpi[@]}" "$transit" bench phold
+# The same kernels written with active_messages, right after their streamer runs' sitting, and a
+# 100 MiB call against one 100 MiB transport message (both timed in each run).
+run "histogram mpi 2, active messages" items_per_second_per_pe "${mpi[@]}" "$transit" bench histogram --api active
+run "histogram mpi 2, streamer (again)" items_per_second_per_pe "${mpi[@]}" "$transit" bench histogram
+run "phold mpi 2, active messages" items_per_second_per_pe "${mpi[@]}" "$transit" bench phold --api active
+run "payload mpi 2, 100 MiB call, GB/s" active_gbytes_per_second "${mpi[@]}" "$transit" bench payload
+run "payload mpi 2, 100 MiB call / transport message" active_vs_transport "${mpi[@]}" "$transit" bench payload
 echo "demo (local, 8 PEs in nodes of 4):"
 "$transit" demo

@@ -9,8 +9,12 @@
 // streamer; quiesce() detects the end. Each event carries its own random state, so every event
 // chain is deterministic whatever the arrival order: the origin PE replays its chains serially,
 // and the global count and checksum of handled events must match the replay.
+//
+// --api active: the same with active_messages: an event is a call, whose handler calls the
+// successor's handler; barrier() detects the end.
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "bench.hpp"
@@ -58,6 +62,36 @@ struct model {
 double remote_fraction = 0.5;     // --remote-fraction
 std::uint64_t lps_per_pe = 1000;   // --lps-per-pe: logical processes per PE
 std::uint64_t events_per_lp = 16;  // --events-per-lp: initial events per LP (the event population)
+std::string api = "streamer";      // --api
+
+/// One PE's side of the simulation: handles an event and says what it schedules.
+struct logical_processes {
+  const model& sim;
+  std::uint64_t rank;
+  progress_bar& bar;
+  std::vector<std::uint64_t> handled_per_lp;
+  std::uint64_t handled = 0, handled_sum = 0;
+
+  /// Handles `e`; true (with the successor and its PE) when it schedules another event.
+  bool handle(const event& e, event& next, std::uint64_t& pe) {
+    ++handled;
+    ++handled_per_lp[e.lp];
+    handled_sum += model::checksum(e, rank);
+    bar.update(handled);
+    return sim.successor(e, rank, next, pe);
+  }
+};
+
+// --api active: an event is a call; its handler makes the call of the successor. Captureless,
+// the handler finds this PE's logical processes here.
+thread_local logical_processes* active_lps = nullptr;
+void handle_event(active_messages& am, const event& e);
+constexpr auto on_event = [](active_messages& am, const event& e) { handle_event(am, e); };
+void handle_event(active_messages& am, const event& e) {
+  event next;
+  std::uint64_t pe;
+  if (active_lps->handle(e, next, pe)) am.async(static_cast<int>(pe), on_event, next);
+}
 
 measurement run_phold(context& ctx, const setup& s) {
   const auto pes = static_cast<std::uint64_t>(ctx.size());
@@ -88,32 +122,38 @@ measurement run_phold(context& ctx, const setup& s) {
   expected = ctx.allreduce(expected, reduce_op::sum);
   expected_sum = ctx.allreduce(expected_sum, reduce_op::sum);
 
-  std::vector<std::uint64_t> handled_per_lp(lps, 0);
-  std::uint64_t handled = 0, handled_sum = 0;
   progress_bar bar(ctx, "phold", expected / pes);
-  streamer<event>* self = nullptr;
-  streamer<event> stream(ctx, s.stream, [&](const event& e) {
-    ++handled;
-    ++handled_per_lp[e.lp];
-    handled_sum += model::checksum(e, rank);
-    event next;
-    std::uint64_t pe;
-    if (sim.successor(e, rank, next, pe)) self->insert(next, static_cast<int>(pe));
-    bar.update(handled);
-  });
-  self = &stream;
-
+  logical_processes here{sim, rank, bar, std::vector<std::uint64_t>(lps, 0)};
   measurement m;
-  m.seconds = measure(ctx, [&] {
-    for (const event& e : initial) stream.insert(e, ctx.rank());
-    stream.quiesce();
-  });
+  if (api == "active") {
+    active_lps = &here;
+    active_messages am(ctx, s.stream);
+    m.seconds = measure(ctx, [&] {
+      for (const event& e : initial) am.async(ctx.rank(), on_event, e);
+      am.barrier();
+    });
+    m.stats = am.stats();
+    m.buffer_bytes_bound = buffer_bound(ctx, s.stream, sizeof(std::uint32_t) + sizeof(event));
+  } else {
+    streamer<event>* self = nullptr;
+    streamer<event> stream(ctx, s.stream, [&](const event& e) {
+      event next;
+      std::uint64_t pe;
+      if (here.handle(e, next, pe)) self->insert(next, static_cast<int>(pe));
+    });
+    self = &stream;
+    m.seconds = measure(ctx, [&] {
+      for (const event& e : initial) stream.insert(e, ctx.rank());
+      stream.quiesce();
+    });
+    m.stats = stream.stats();
+    m.buffer_bytes_bound = buffer_bound(ctx, s.stream, sizeof(event));
+  }
 
-  const std::uint64_t total = ctx.allreduce(handled, reduce_op::sum);
-  m.verified = total == expected && ctx.allreduce(handled_sum, reduce_op::sum) == expected_sum;
+  const std::uint64_t total = ctx.allreduce(here.handled, reduce_op::sum);
+  m.verified = total == expected && ctx.allreduce(here.handled_sum, reduce_op::sum) == expected_sum;
   m.items_per_pe = static_cast<double>(total) / static_cast<double>(pes);
-  m.stats = stream.stats();
-  m.buffer_bytes_bound = buffer_bound(ctx, s.stream, sizeof(event));
+  m.extra["api"] = api;
   m.extra["remote_fraction"] = remote_fraction;
   m.extra["lps_per_pe"] = lps;
   m.extra["events_per_lp"] = events_per_lp;
@@ -137,6 +177,7 @@ const bool registered = register_kernel({
           sub.add_option("--events-per-lp", events_per_lp, "initial events per LP (default 16)")
               ->transform(integer_in<std::uint64_t>(1, 1 << 20, "an integer in [1, 1048576]"))
               ->type_name("E");
+          add_api_option(sub, api);
         },
 });
 

@@ -69,3 +69,27 @@ function(transit_register_runs)
     endforeach()
   endif()
 endfunction()
+
+# transit_add_failure_cases(NAME prefix TARGET exe PES n CASES "mode=regex"...)
+# For each case, runs `exe mode` on the local backend with n PEs and under mpirun with n ranks;
+# each run must fail (nonzero status, not a signal or timeout) with output matching the regex
+# (tests/support/expect_failure.sh). Tests are named prefix.mode.local and prefix.mode.mpi.
+function(transit_add_failure_cases)
+  cmake_parse_arguments(T "" "NAME;TARGET;PES" "CASES" ${ARGN})
+  set(expect ${PROJECT_SOURCE_DIR}/tests/support/expect_failure.sh)
+  foreach(case IN LISTS T_CASES)
+    string(FIND "${case}" "=" split)
+    string(SUBSTRING "${case}" 0 ${split} mode)
+    math(EXPR split "${split} + 1")
+    string(SUBSTRING "${case}" ${split} -1 regex)
+    add_test(NAME ${T_NAME}.${mode}.local
+             COMMAND ${expect} "${regex}" $<TARGET_FILE:${T_TARGET}> ${mode} --transit-backend=local --transit-pes=${T_PES})
+    set_tests_properties(${T_NAME}.${mode}.local PROPERTIES TIMEOUT 60 LABELS "local")
+    if(TRANSIT_WITH_MPI AND NOT TRANSIT_SANITIZE STREQUAL "thread")
+      add_test(NAME ${T_NAME}.${mode}.mpi
+               COMMAND ${expect} "${regex}" ${MPIEXEC_EXECUTABLE} -n ${T_PES} --oversubscribe $<TARGET_FILE:${T_TARGET}> ${mode})
+      set_tests_properties(${T_NAME}.${mode}.mpi PROPERTIES TIMEOUT 60 LABELS "mpi" PROCESSORS 2
+                           ENVIRONMENT "${TRANSIT_MPIEXEC_ENV}")
+    endif()
+  endforeach()
+endfunction()

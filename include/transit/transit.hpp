@@ -12,6 +12,7 @@
 #include "transit/streamer/options.hpp"
 #include "transit/streamer/streamer.hpp"
 #include "transit/streamer/object_streamer.hpp"
+#include "transit/active/active_messages.hpp"
 #include "transit/exchange/options.hpp"
 #include "transit/exchange/sparse_exchange.hpp"
 #include "transit/one_sided/options.hpp"

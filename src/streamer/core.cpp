@@ -416,7 +416,7 @@ void streamer_core::check_items(const message& m, const wire_header& h) const {
   }
 }
 
-bool streamer_core::receive() {
+bool streamer_core::receive(bool pump) {
   if (batch_.empty()) {
     batch_.reset();
     if (!deferred_.empty()) {  // messages of the next step: take them once this PE is there
@@ -425,7 +425,11 @@ bool streamer_core::receive() {
       if (m.data.size() >= sizeof first) std::memcpy(&first, m.data.payload(), sizeof first);
       if (m.data.size() < sizeof first || first.step == step_tag(step_)) batch_.messages.swap(deferred_);
     }
-    mail().take(channel_, batch_.messages);
+    if (pump) {
+      mail().take(channel_, batch_.messages);
+    } else {
+      mail().take_queued(channel_, batch_.messages);
+    }
     if (batch_.empty()) return false;
   }
   const int phases = router_->num_phases();
@@ -496,8 +500,8 @@ bool streamer_core::deliver_local() {
   return true;
 }
 
-bool streamer_core::poll_once() {
-  bool progressed = receive();
+bool streamer_core::poll_once(bool pump) {
+  bool progressed = receive(pump);
   progressed |= deliver_local();
   maybe_timer_flush();
   return progressed;
@@ -631,43 +635,69 @@ void streamer_core::wait_impl() {
 }
 
 void streamer_core::quiesce_impl() {
-  if (in_callback_) throw std::logic_error("streamer::quiesce called from a deliver callback");
-  if (state_ != step_state::open) throw std::logic_error("streamer::quiesce called after done() in the same step");
-  if (!quiescing_) {
-    quiescing_ = true;
-    wave_in_flight_ = false;
-    quiesce_previous_[0] = ~std::uint64_t{0};
-    quiesce_previous_[1] = 0;
+  streamer_core* self = this;
+  quiesce_members(ctx_, std::span<streamer_core* const>(&self, 1), *group_, wave_, "streamer quiesce");
+}
+
+bool streamer_core::poll_members(context& ctx, std::span<streamer_core* const> members) {
+  context_access::mail(ctx).pump();
+  bool progressed = false;
+  for (streamer_core* m : members) progressed |= m->poll_once(false);
+  return progressed;
+}
+
+// The four-counter method over the union of the members' channels: a PE contributes its summed
+// (sent, received) only when every member is flushed and locally idle, so two equal consecutive
+// waves with sent == received mean that no member holds or carries an item anywhere.
+void streamer_core::quiesce_members(context& ctx, std::span<streamer_core* const> members, collective_group& group,
+                                    quiesce_wave& wave, std::string_view what) {
+  for (streamer_core* m : members) {
+    if (m->in_callback_) throw std::logic_error("streamer::quiesce called from a deliver callback");
+    if (m->state_ != step_state::open) throw std::logic_error("streamer::quiesce called after done() in the same step");
+  }
+  if (!members.empty() && !members.front()->quiescing_) {  // a fresh quiesce, not one resumed after an exception
+    for (streamer_core* m : members) m->quiescing_ = true;
+    wave = quiesce_wave{};
+    wave.previous[0] = ~std::uint64_t{0};
   }
   context_access::wait_until(
-      ctx_,
+      ctx,
       [&] {
-        const bool progressed = poll_once();
-        check_no_peer_left();
-        check_same_ending(false);
-        if (wave_in_flight_) {
-          if (!group_->test()) return progressed ? step_result::progressed : step_result::idle;
-          wave_in_flight_ = false;
-          if (quiesce_counts_[0] == quiesce_counts_[1] && quiesce_counts_[0] == quiesce_previous_[0] &&
-              quiesce_counts_[1] == quiesce_previous_[1])
+        const bool progressed = poll_members(ctx, members);
+        for (streamer_core* m : members) {
+          m->check_no_peer_left();
+          m->check_same_ending(false);
+        }
+        if (wave.in_flight) {
+          if (!group.test()) return progressed ? step_result::progressed : step_result::idle;
+          wave.in_flight = false;
+          if (wave.counts[0] == wave.counts[1] && wave.counts[0] == wave.previous[0] &&
+              wave.counts[1] == wave.previous[1])
             return step_result::done;
-          quiesce_previous_[0] = quiesce_counts_[0];
-          quiesce_previous_[1] = quiesce_counts_[1];
+          wave.previous[0] = wave.counts[0];
+          wave.previous[1] = wave.counts[1];
           return step_result::progressed;
         }
         if (progressed) return step_result::progressed;
         // Idle here: send everything buffered, deliver what is local, then join a wave.
-        flush_links(0, links_.size(), flush_kind::final, false);
-        if (!locally_idle()) return step_result::progressed;
-        quiesce_counts_[0] = stats_.messages_sent;
-        quiesce_counts_[1] = stats_.messages_received;
-        group_->start_allreduce(quiesce_counts_, 2, scalar_type::u64, reduce_op::sum);
-        wave_in_flight_ = true;
+        for (streamer_core* m : members) m->flush_links(0, m->links_.size(), flush_kind::final, false);
+        for (streamer_core* m : members) {
+          if (!m->locally_idle()) return step_result::progressed;
+        }
+        wave.counts[0] = wave.counts[1] = 0;
+        for (streamer_core* m : members) {
+          wave.counts[0] += m->stats_.messages_sent;
+          wave.counts[1] += m->stats_.messages_received;
+        }
+        group.start_allreduce(wave.counts, 2, scalar_type::u64, reduce_op::sum);
+        wave.in_flight = true;
         return step_result::progressed;
       },
-      "streamer quiesce");
-  quiescing_ = false;
-  end_step();
+      what);
+  for (streamer_core* m : members) {
+    m->quiescing_ = false;
+    m->end_step();
+  }
 }
 
 std::string streamer_core::describe() const {

@@ -29,8 +29,7 @@ void mailbox::pump() {
   }
 }
 
-bool mailbox::take(std::uint32_t channel, std::vector<message>& out) {
-  pump();
+bool mailbox::take_queued(std::uint32_t channel, std::vector<message>& out) {
   auto& mine = queues_[channel];
   if (mine.empty()) return false;
   if (out.empty()) {

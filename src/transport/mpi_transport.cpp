@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -108,19 +109,36 @@ mpi_transport::mpi_transport(MPI_Comm parent) : max_message_bytes_(max_message_b
 }
 
 mpi_transport::~mpi_transport() {
-  // After finished steps every send completes at once. A program that dropped a streamer with
-  // items in flight may leave sends no peer will ever match: wait a little while receiving (and
-  // dropping) what still arrives, so that peers' sends complete too, then let go rather than hang.
+  // Sends still in flight here are the last control messages of destroyed endpoints (a streamer
+  // tells its peers it left), or the items of a program that dropped a streamer mid-step. Each PE
+  // completes its own sends while receiving (and dropping) what still arrives, then joins a
+  // non-blocking barrier and keeps receiving until it completes: once it has, every PE's sends
+  // are matched, so no synchronous send waits for a peer that already left. Not while an
+  // exception unwinds this PE (the job is failing: its report must not wait for peers). A job
+  // whose sends can never complete gives up after 2 s rather than hang.
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   std::vector<message> dropped;
-  backoff pause;
-  while ((!in_flight_.empty() || backlogged_ > 0) && std::chrono::steady_clock::now() < give_up) {
-    dropped.clear();
-    if (poll(dropped, 64) > 0) {
-      pause.reset();
-    } else {
-      pause.idle();
+  const auto drain_until = [&](auto&& done) {
+    backoff pause;
+    while (!done() && std::chrono::steady_clock::now() < give_up) {
+      dropped.clear();
+      if (poll(dropped, 64) > 0) {
+        pause.reset();
+      } else {
+        pause.idle();
+      }
     }
+  };
+  drain_until([&] { return in_flight_.empty() && backlogged_ == 0; });
+  MPI_Request everyone_drained = MPI_REQUEST_NULL;
+  if (std::uncaught_exceptions() == 0 && MPI_Ibarrier(comm_, &everyone_drained) == MPI_SUCCESS) {
+    // A barrier that does not complete in time is left to MPI (a collective's request cannot be
+    // freed); the job is failing then.
+    drain_until([&] {
+      int complete = 0;
+      MPI_Test(&everyone_drained, &complete, MPI_STATUS_IGNORE);
+      return complete != 0;
+    });
   }
   if (!in_flight_.empty() || backlogged_ > 0) {
     std::fprintf(stderr, "transit: PE %d: %zu messages were never received (an endpoint was dropped mid-step)\n",

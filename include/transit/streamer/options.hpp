@@ -41,4 +41,24 @@ struct streamer_stats {
   std::uint64_t flushes_bound = 0;     ///< buffers sent early to honour max_buffered_items
 };
 
+/// Adds the counters of another streamer (of the same PE). Peaks add up too: the streamers may
+/// hold their peaks at the same time, so the sum is what the PE may need at once.
+inline streamer_stats& operator+=(streamer_stats& into, const streamer_stats& s) noexcept {
+  into.items_inserted += s.items_inserted;
+  into.items_delivered += s.items_delivered;
+  into.items_forwarded += s.items_forwarded;
+  into.messages_sent += s.messages_sent;
+  into.inter_node_messages += s.inter_node_messages;
+  into.messages_received += s.messages_received;
+  into.bytes_sent += s.bytes_sent;
+  into.buffers_peak += s.buffers_peak;
+  into.buffer_bytes_peak += s.buffer_bytes_peak;
+  into.items_buffered_peak += s.items_buffered_peak;
+  into.flushes_full += s.flushes_full;
+  into.flushes_timer += s.flushes_timer;
+  into.flushes_final += s.flushes_final;
+  into.flushes_bound += s.flushes_bound;
+  return into;
+}
+
 }  // namespace transit

@@ -73,15 +73,30 @@ class streamer final : private detail::streamer_core {
           cursor = n;
         }) {}
 
+  /// Collective, as above, with a deliver callback that takes runs of items (see
+  /// detail::batch_deliver): for layers that dispatch items further.
+  template <class F>
+  streamer(context& ctx, streamer_options options, detail::batch_deliver<F> deliver)
+      : detail::streamer_core(ctx, options, sizeof(T), type_name()), deliver_items_(std::move(deliver.f)) {}
+
   /// Local. Buffers `item` for `dest`; may send a full buffer and deliver arrived items.
   /// Throws std::out_of_range for dest outside [0, size()), std::logic_error after done().
   void insert(const T& item, int dest) {
+    insert_with(dest, [&item](std::byte* slot) { std::memcpy(slot, &item, sizeof(T)); });
+  }
+
+  /// Local. As insert, with the item written in place: `write(std::byte* slot)` stores the item's
+  /// sizeof(T) bytes at `slot`, in the buffer (for an item assembled from parts: written once,
+  /// not assembled and then copied). `write` must not call this streamer.
+  template <class Write>
+    requires std::invocable<Write&, std::byte*>
+  void insert_with(int dest, Write&& write) {
     if (static_cast<unsigned>(dest) >= static_cast<unsigned>(size_)) [[unlikely]]
       throw_bad_destination(dest);
     if (state_ != step_state::open) [[unlikely]]
       throw_closed_step("insert");
     ++stats_.items_inserted;
-    if (append(links_[link_to(dest)], item, dest)) [[unlikely]]
+    if (append_with(links_[link_to(dest)], write, dest)) [[unlikely]]
       after_send();
   }
 
@@ -118,6 +133,7 @@ class streamer final : private detail::streamer_core {
 
  private:
   friend struct detail::streamer_test_access;
+  friend class detail::streamer_group;  // progresses and quiesces several streamers together
 
   static std::string_view type_name() {
     if constexpr (std::is_same_v<T, std::uint64_t>) return "uint64";
@@ -130,9 +146,14 @@ class streamer final : private detail::streamer_core {
   // The per-item path: a copy, an optional destination store and one compare. True when a buffer
   // was sent (the caller polls once its appends are done).
   bool append(link& l, const T& item, int dest) {
+    auto copy = [&](std::byte* slot) { std::memcpy(slot, &item, sizeof(T)); };
+    return append_with(l, copy, dest);
+  }
+  template <class Write>
+  bool append_with(link& l, Write& write, int dest) {
     if (l.next == nullptr) [[unlikely]]
       open_buffer(l);
-    std::memcpy(l.next, &item, sizeof(T));
+    write(l.next);
     l.next += sizeof(T);
     if (l.next_dest != nullptr) *l.next_dest++ = dest;
     if (l.next == l.end) [[unlikely]] {

@@ -32,7 +32,12 @@ class mailbox {
   std::uint32_t open_channel();
   /// Polls the transport and moves the messages of `channel` (control ones included) that have
   /// arrived into `out`. Returns true if any were moved.
-  bool take(std::uint32_t channel, std::vector<message>& out);
+  bool take(std::uint32_t channel, std::vector<message>& out) {
+    pump();
+    return take_queued(channel, out);
+  }
+  /// As take, without polling the transport: for endpoints polled together after one pump().
+  bool take_queued(std::uint32_t channel, std::vector<message>& out);
   /// Polls the transport (completing sends, receiving) and queues what arrived, handing out
   /// nothing: for a channel that must not see its next step's messages yet.
   void pump();

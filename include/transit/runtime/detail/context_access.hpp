@@ -2,6 +2,7 @@
 // For transit's own layers (streamer, exchange, one-sided, benchmarks), not for users: the
 // transport, channels, the waiting loop and job-ending behind a context.
 #include <chrono>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <string>
@@ -35,6 +36,10 @@ struct context_state {
         options(std::move(o)),
         group(net->make_group()) {
     mail.on_late_arrival([this](std::uint32_t channel, int source) {
+      // While an exception unwinds this PE, its endpoints close one after another and may see
+      // messages for those closed before: the job is failing already, and that failure is the
+      // one to report.
+      if (std::uncaught_exceptions() > 0) return;
       net->end_job(late_arrival_message(channel, source));
     });
   }

@@ -23,7 +23,11 @@
 // quiesce() instead runs waves of non-blocking allreduces of (messages sent, messages received),
 // each after flushing everything and delivering every local item; it ends when two consecutive
 // waves agree and sent == received (four-counter method), which stays correct when deliveries
-// insert new items and when an arriving item wakes an idle PE.
+// insert new items and when an arriving item wakes an idle PE. Several streamers can end a step
+// together under one such protocol (streamer_group: each wave sums the counters of all of them,
+// and a PE joins only when every one of them is flushed and locally idle), which is how
+// active_messages ends a step of all its streamers at once (streamer_group), one wave per round,
+// not one protocol per streamer in turn.
 //
 // Every PE must end a step the same way. Messages flushed by quiesce() carry the flag
 // quiesce_flush, and final markers only come from wait(): a PE that receives the other kind in its
@@ -50,6 +54,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -91,6 +96,24 @@ constexpr std::string_view type_name() {
 
 /// Test access to a streamer's internals (forcing counter values); defined by tests only.
 struct streamer_test_access;
+class streamer_group;
+
+/// A deliver callback that takes a run of items, for layers on the streamer (active messages run
+/// consecutive calls of one handler in one loop): f(const T* items, std::uint32_t& cursor,
+/// std::uint32_t n) delivers items[cursor, n) in order, moving `cursor` past each item before its
+/// callback runs (so that after an exception it names the first item not yet delivered).
+template <class F>
+struct batch_deliver {
+  F f;
+};
+
+/// The state of one quiescence protocol, kept between calls so that a quiesce interrupted by a
+/// callback's exception resumes (the allreduce in flight writes into `counts`).
+struct quiesce_wave {
+  bool in_flight = false;
+  std::uint64_t counts[2] = {0, 0};    // (messages sent, messages received), summed over PEs
+  std::uint64_t previous[2] = {0, 0};  // the previous wave's sums
+};
 
 class streamer_core {
  public:
@@ -184,6 +207,7 @@ class streamer_core {
 
  private:
   friend struct streamer_test_access;
+  friend class streamer_group;
 
   /// A batch of messages being delivered, resumable after a callback's exception.
   struct delivery_queue {
@@ -215,9 +239,11 @@ class streamer_core {
   void discover_in_links();
   wire_header checked_header(const message& m) const;
   void check_items(const message& m, const wire_header& h) const;
-  bool receive();
+  /// Receives and delivers (or forwards) arrived messages; `pump`: poll the transport first (a
+  /// streamer_group pumps once for all its members instead).
+  bool receive(bool pump = true);
   bool deliver_local();
-  bool poll_once();
+  bool poll_once(bool pump = true);
   bool advance_staged();
   bool in_links_complete(int below_phase) const;
   bool locally_idle() const noexcept {
@@ -257,16 +283,55 @@ class streamer_core {
   std::chrono::steady_clock::time_point last_flush_check_;
   std::uint64_t activity_at_check_ = 0;
   std::uint64_t activity_at_step_start_ = 0;
-  // quiesce() state, kept here so that a quiesce interrupted by a callback's exception resumes
-  // (the allreduce in flight writes into quiesce_counts_).
-  bool quiescing_ = false;
-  bool wave_in_flight_ = false;
-  std::uint64_t quiesce_counts_[2] = {0, 0};
-  std::uint64_t quiesce_previous_[2] = {0, 0};
+  /// Quiescence of `members` (this streamer alone, or a streamer_group) on `group`.
+  static void quiesce_members(context& ctx, std::span<streamer_core* const> members, collective_group& group,
+                              quiesce_wave& wave, std::string_view what);
+  /// One poll of the transport, then poll_once of every member.
+  static bool poll_members(context& ctx, std::span<streamer_core* const> members);
+
+  bool quiescing_ = false;  // in a quiesce() (own or joint) that has not returned yet
+  quiesce_wave wave_;       // this streamer's own quiesce()
   int left_peer_ = -1;      // a peer whose streamer left before this step ended, or -1
   int waited_peer_ = -1;    // a peer that sent a final marker (it ends this step with wait), or -1
   int quiesced_peer_ = -1;  // a peer that flushed from quiesce() in this step, or -1
   int diagnostic_id_ = -1;
+};
+
+/// Several streamers progressed and quiesced together (active_messages' streamers): one transport
+/// poll per round for all of them, and one quiescence protocol over all of them (see the top of
+/// this file). Construction is collective (a collective group of its own); every PE adds the same
+/// streamers in the same order.
+class streamer_group {
+ public:
+  explicit streamer_group(context& ctx) : ctx_(ctx), group_(context_access::net(ctx).make_group()) {}
+  streamer_group(const streamer_group&) = delete;
+  streamer_group& operator=(const streamer_group&) = delete;
+
+  /// Local. `s` is a streamer<T> (which befriends this class); it must outlive this object.
+  template <class Streamer>
+  void add(Streamer& s) {
+    members_.push_back(&static_cast<streamer_core&>(s));
+  }
+  /// Local, non-blocking: polls the transport once, then delivers and forwards what arrived for
+  /// every member. False (and nothing done) from a member's deliver callback.
+  bool progress() { return !in_callback() && streamer_core::poll_members(ctx_, members_); }
+  /// Local: whether a deliver callback of a member is running (this call comes from it).
+  bool in_callback() const noexcept {
+    for (const streamer_core* m : members_) {
+      if (m->in_callback_) return true;
+    }
+    return false;
+  }
+  /// Collective: returns when no item of any member is buffered or in flight anywhere, counting
+  /// items inserted by deliver callbacks into any member; then every member's step has ended.
+  /// Same rules as streamer::quiesce (not from a callback; resumes after a callback's exception).
+  void quiesce(std::string_view what) { streamer_core::quiesce_members(ctx_, members_, *group_, wave_, what); }
+
+ private:
+  context& ctx_;
+  std::unique_ptr<collective_group> group_;
+  std::vector<streamer_core*> members_;
+  quiesce_wave wave_;
 };
 
 }  // namespace transit::detail

@@ -1,0 +1,163 @@
+#include "transit/active/active_messages.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <new>
+
+#include "transit/core/error.hpp"
+#include "transit/runtime/detail/context_access.hpp"
+
+namespace transit {
+
+using detail::context_access;
+
+namespace {
+
+// Buffers of calls up to 16 bytes hold buffer_items items; larger items get the same bytes.
+streamer_options options_for(const streamer_options& options, std::size_t item_bytes) {
+  streamer_options o = options;
+  if (o.buffer_items != 0)  // 0 is the streamer's to interpret (automatic, once calibrated)
+    o.buffer_items = std::max<std::size_t>(1, o.buffer_items * 16 / std::max<std::size_t>(item_bytes, 16));
+  return o;
+}
+
+}  // namespace
+
+active_messages::active_messages(context& ctx, streamer_options options)
+    : ctx_(ctx),
+      rank_(ctx.rank()),
+      size_(ctx.size()),
+      together_(ctx),
+      group_(context_access::net(ctx).make_group()) {
+  // A PE that fails to read its handler table still joins the comparison, so that no PE waits
+  // for it in a collective; its empty table shows as a mismatch on every PE.
+  std::exception_ptr local_error;
+  try {
+    handlers_ = detail::current_handlers();
+  } catch (...) {
+    local_error = std::current_exception();
+    handlers_ = detail::handler_table{};
+  }
+  check_same_handlers_everywhere();
+  if (local_error) std::rethrow_exception(local_error);
+
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    // In class order on every PE (a fold over the comma operator is sequenced left to right).
+    ((std::get<I>(calls_).emplace(
+          ctx, options_for(options, detail::call_classes[I]),
+          detail::batch_deliver{[this](const detail::call_cell<detail::call_classes[I]>* items, std::uint32_t& cursor,
+                                       std::uint32_t n) { dispatch_items(items, cursor, n); }}),
+      together_.add(*std::get<I>(calls_))),
+     ...);
+  }(std::make_index_sequence<detail::num_call_classes>());
+  chunks_.emplace(ctx, options_for(options, detail::chunk_bytes),
+                  [this](const detail::chunk_cell& cell) { receive_chunk(cell); });
+  together_.add(*chunks_);
+}
+
+active_messages::~active_messages() {
+  const std::uint64_t since = stats().items_inserted - inserted_at_barrier_;
+  if (since == 0 || std::uncaught_exceptions() > 0) return;
+  context_access::end_job(ctx_, detail::concat("active_messages destroyed with ", since,
+                                               " calls (or chunks of calls) made on this PE since its last barrier(): "
+                                               "they may never run; call barrier() on every PE before the object "
+                                               "goes away"));
+}
+
+void active_messages::check_same_handlers_everywhere() {
+  const auto count = static_cast<std::uint64_t>(handlers_.invoke.size());
+  std::uint64_t extremes[4] = {handlers_.signature, ~handlers_.signature, count, ~count};
+  group_->start_allreduce(extremes, 4, detail::scalar_type::u64, reduce_op::max);
+  context_access::finish_collective(ctx_, *group_, "active_messages construction (same handlers on every PE)");
+  if (extremes[0] == ~extremes[1]) return;
+  throw std::logic_error(detail::concat(
+      "active_messages: the PEs' handler tables differ (", ~extremes[3], " to ", extremes[2],
+      " handlers; this PE has ", count, ", signature 0x", std::hex, handlers_.signature, std::dec,
+      "): every PE must run the same executable, with the same libraries loaded before an active_messages is "
+      "constructed"));
+}
+
+void active_messages::barrier() {
+  if (!later_errors_.empty()) rethrow_later_error();
+  if (together_.in_callback())
+    throw std::logic_error(
+        "active_messages::barrier called from a handler: barrier is collective; a handler may call async, "
+        "async_broadcast and progress");
+  together_.quiesce("active_messages barrier");
+  TRANSIT_ASSERT(partial_.empty(), "a chunked call is incomplete after quiescence");
+  inserted_at_barrier_ = stats().items_inserted;
+}
+
+bool active_messages::progress() {
+  if (!later_errors_.empty()) rethrow_later_error();
+  return together_.progress();  // false from a handler: the loop that runs it polls
+}
+
+streamer_stats active_messages::stats() const {
+  streamer_stats total;
+  std::apply([&](const auto&... s) { ((total += s->stats()), ...); }, calls_);
+  total += chunks_->stats();
+  return total;
+}
+
+void active_messages::receive_chunk(const detail::chunk_cell& cell) {
+  const detail::chunk_header& h = cell.header;
+  if (h.total <= detail::largest_call || h.offset >= h.total || h.offset % detail::chunk_data_bytes != 0 ||
+      h.source >= static_cast<std::uint32_t>(size_))
+    throw std::runtime_error(detail::concat("active_messages: a corrupt chunk (record of ", h.total,
+                                            " bytes, offset ", h.offset, ", source PE ", h.source, " of ", size_,
+                                            ")"));
+  const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(detail::chunk_data_bytes, h.total - h.offset));
+  if (h.offset == 0 && n == h.total) {  // the whole record in one chunk: read in place
+    dispatch(cell.data, n);
+    return;
+  }
+  const std::uint64_t key = std::uint64_t{h.source} << 32 | h.sequence;
+  auto it = partial_.find(key);
+  if (h.offset == 0) {
+    TRANSIT_ASSERT(it == partial_.end(), "two chunked calls with one (source, sequence) in flight");
+    const std::size_t rounded = (static_cast<std::size_t>(h.total) + 63) / 64 * 64;
+    auto* memory = static_cast<std::byte*>(std::aligned_alloc(64, rounded));
+    if (memory == nullptr) throw std::bad_alloc();
+    it = partial_.emplace(key, partial_record{{memory, std::free}, 0}).first;
+  } else if (it == partial_.end() || it->second.received != h.offset) {
+    // The streamer delivers the items of one route in order; anything else is a broken invariant.
+    throw std::runtime_error(detail::concat("active_messages: chunk at offset ", h.offset, " of a call from PE ",
+                                            h.source, " arrived out of order (",
+                                            it == partial_.end() ? 0 : it->second.received, " bytes received)"));
+  }
+  std::memcpy(it->second.data.get() + h.offset, cell.data, n);
+  it->second.received += n;
+  if (it->second.received == h.total) {
+    const auto record = std::move(it->second.data);
+    partial_.erase(it);
+    dispatch(record.get(), static_cast<std::size_t>(h.total));
+  }
+}
+
+void active_messages::rethrow_later_error() {
+  const std::exception_ptr error = later_errors_.front();
+  later_errors_.erase(later_errors_.begin());
+  std::rethrow_exception(error);
+}
+
+void active_messages::refresh_handlers(std::uint32_t id) {
+  handlers_ = detail::current_handlers();
+  if (id < handlers_.invoke.size()) return;
+  throw std::runtime_error(detail::concat("active_messages: a call for handler id ", id, " arrived on PE ", rank_,
+                                          ", which knows ", handlers_.invoke.size(),
+                                          " handlers: a corrupt message, or code loaded on the sender only"));
+}
+
+void active_messages::throw_bad_destination(int dest) const {
+  throw std::out_of_range(detail::concat("active_messages::async: destination PE ", dest, " is outside [0, ", size_,
+                                         "): expected a PE of this job"));
+}
+
+void active_messages::throw_unknown_handler(const detail::handler_entry& entry) {
+  throw std::logic_error(detail::concat("active_messages::async: handler ", entry.name,
+                                        " has no id yet: its code was loaded after the last active_messages was "
+                                        "constructed; construct active_messages after loading it"));
+}
+
+}  // namespace transit
