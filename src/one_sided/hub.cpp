@@ -553,11 +553,12 @@ bool hub::process_in_links() {
 }
 
 bool hub::poll(bool may_flush_idle) {
-  const bool received = receive();
-  bool progressed = received;
+  bool progressed = receive();
   progressed |= process_in_links();
   if (open_buffers_ > 0) {
-    if (may_flush_idle && !received) {
+    // A waiting endpoint forwards what just arrived in this same poll: on a shared core the
+    // next poll may be a whole scheduling round away, and every hop of a request pays it.
+    if (may_flush_idle) {
       flush_all();
     } else {
       flush_due(std::chrono::steady_clock::now());

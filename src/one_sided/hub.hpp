@@ -130,8 +130,9 @@ class hub {
   /// A request issued at this endpoint (payload: payload_bytes). Served at once when its owner
   /// is served here. False when its link has no room: the caller keeps it and retries after polls.
   bool submit(const request_record& r, const std::byte* payload);
-  /// Receives, serves, forwards; sends buffers whose flush period passed, and every open buffer
-  /// when `may_flush_idle` and nothing arrived. Never waits. Returns whether anything happened.
+  /// Receives, serves, forwards; then sends every open buffer when `may_flush_idle` (the caller
+  /// has nothing else to do), else those whose flush period passed. Never waits. Returns whether
+  /// anything happened.
   bool poll(bool may_flush_idle);
   /// Sends every open buffer its link has credit for.
   void flush_all();
