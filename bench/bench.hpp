@@ -74,7 +74,7 @@ struct kernel_entry {
   int min_pes = 1;  // checked once the job's size is known
   /// Whether the kernel has a `--scheme mpi-raw` version (a plain MPI program, bench/mpi_raw.cpp).
   bool mpi_raw = false;
-  /// Whether the kernel runs --steps steps with one streamer (and so takes --tune).
+  /// Whether the kernel runs --steps steps (with a workload too, it takes --tune).
   bool steps = false;
   /// Optional: the kernel's traffic for the cost model (`transit model`), per step.
   std::function<step_workload(const context&, const setup&)> workload{};

@@ -10,12 +10,14 @@
 // starts), and once both are, the faster is the profile's choice, which the mpi backend applies.
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <string>
 
 #include "bench.hpp"
 #include "cli.hpp"
+#include "protocols_calibration.hpp"
 #include "transit/core/error.hpp"
 
 namespace transit::bench {
@@ -219,13 +221,7 @@ int calibrate(context& ctx) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (ctx.rank() == 0) status = record(ctx, p, seconds);
   }
-  if (protocols && ctx.rank() == 0) {
-    // The profile keeps a "protocols" section for it (src/tuning/profile_json.hpp).
-    std::fprintf(stderr,
-                 "transit calibrate protocols: not built yet (protocol selection for multi-region transfers, "
-                 "issue 12, adds it; the profile file keeps a 'protocols' section for it)\n");
-    if (!streamer) status = 1;
-  }
+  if (protocols) status = std::max(status, run_protocol_calibration(ctx, default_profile_path(), settings.json));
   return ctx.allreduce(status, reduce_op::max);
 }
 
@@ -237,7 +233,7 @@ void add_options(CLI::App& app) {
     CLI::App* sub = app.add_subcommand(what, std::string(what) == "streamer"
                                                  ? "per-message, per-byte and per-item costs, bandwidth curve"
                                              : std::string(what) == "protocols"
-                                                 ? "protocol profiles for multi-region transfers (not built yet)"
+                                                 ? "protocol profiles for multi-region transfers (S = 8 B..64 KiB, N = 1..1024), winner maps"
                                                  : "everything (the default)");
     sub->fallthrough();
     sub->final_callback([what] { settings.what = what; });
@@ -255,6 +251,7 @@ void add_options(CLI::App& app) {
   app.add_option("--seconds-per-point", settings.seconds_per_point, "time per measured point (default 0.05)")
       ->transform(real_in(1e-4, 10, "a number of seconds in [0.0001, 10]"))
       ->type_name("S");
+  add_protocol_calibration_options(app);
   app.final_callback(before_launch);
 }
 

@@ -59,12 +59,13 @@ int info(context& ctx) {
   std::printf("\nphysical: %s\n", ctx.topology().physical().str().c_str());
   print_profile(ctx);
   print_single_copy(ctx);
+  std::printf("protocol profile: %s\n", protocol_profile_in_use(ctx).description.c_str());
   return 0;
 }
 
 const bool registered = register_command({
     .name = "info",
-    .summary = "print backend, PEs, nodes, PEs per node, the physical topology and the profile in use",
+    .summary = "print backend, PEs, nodes, PEs per node, the physical topology, the profile and the protocol profile in use",
     .run = info,
 });
 

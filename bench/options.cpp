@@ -127,10 +127,12 @@ void add_kernel_command(CLI::App& bench, const kernel_entry& k, options& opt,
       usage_error("--buffer-items", std::to_string(opt.buffer_items),
                   "at most " + std::to_string(max_buffer_bytes / opt.item_bytes) + " items of " +
                       std::to_string(opt.item_bytes) + " bytes (1 GiB per peer buffer)");
-    if ((opt.tune || opt.steps > 1) && !k.steps)
-      usage_error(opt.tune ? "--tune" : "--steps", opt.tune ? "" : std::to_string(opt.steps),
-                  opt.tune ? "no --tune for " + k.name + " (kernels that run steps: histogram, alltoall, phold)"
-                           : "1 for " + k.name + " (kernels that run steps: histogram, alltoall, phold)");
+    // Tuning needs a streamer run step by step and the kernel's workload for the model.
+    if (opt.tune && !(k.steps && k.workload))
+      usage_error("--tune", "", "no --tune for " + k.name + " (kernels that tune: histogram, alltoall, phold)");
+    if (opt.steps > 1 && !k.steps)
+      usage_error("--steps", std::to_string(opt.steps),
+                  "1 for " + k.name + " (kernels that run steps: histogram, alltoall, phold, halo)");
     if (opt.tune && (opt.route == scheme::none || opt.route == scheme::mpi_raw))
       usage_error("--tune", "", "a scheme that aggregates (grid, node-aware, node-aware-advanced), not " +
                                     std::string(to_string(opt.route)));

@@ -2,6 +2,7 @@
 """Turns `transit bench --json`, `transit calibrate --json` and `transit map --json` output into PNG plots.
 
 Usage: tools/plot.py [--out DIR] [--x FIELD] [FILE ...]    (no FILE: read standard input)
+       tools/plot.py --protocols [--out DIR] FILE          (a profile file, or calibrate protocols --json)
 
 bench: as thesis figures 4.2 to 4.5 do, the rate (items per second per PE) against the number of
 items per PE, one line per scheme and grid. One plot per (kernel, item size, backend, PE count),
@@ -155,12 +156,69 @@ def plot_group(key, records, x_field, out_dir):
                   os.path.join(out_dir, f"{kernel}-{item_bytes}B-{backend}-{pes}pes{suffix}.png"))
 
 
+PROTOCOL_COLOURS = {"blocking": "#d62728", "pipelined": "#1f77b4", "packed": "#2ca02c"}
+
+
+def plot_protocols(path, out_dir):
+    """The winner maps of protocol profiles (Iancu and Hofmeyr's fig. 3): per entry, one panel
+    per table, S across, N up, each cell coloured by the fastest protocol, one PNG per entry."""
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    text = open(path, encoding="utf-8").read()
+    try:
+        documents = [json.loads(text)]
+    except json.JSONDecodeError:
+        documents = [json.loads(line) for line in text.splitlines() if line.strip().startswith("{")]
+    entries = []
+    for d in documents:
+        entries.extend(d.get("protocols", [d] if "intra" in d else []))
+    if not entries:
+        print(f"plot.py: {path}: no protocol profile entries", file=sys.stderr)
+        return 1
+    names = list(PROTOCOL_COLOURS)
+    os.makedirs(out_dir, exist_ok=True)
+    for e in entries:
+        fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+        for ax, kind in zip(axes, ("intra", "inter")):
+            points = e[kind]["points"] if e[kind]["measured"] else []
+            sizes = sorted({p["region_bytes"] for p in points})
+            counts = sorted({p["regions"] for p in points})
+            grid = [[float("nan")] * len(sizes) for _ in counts]
+            for p in points:
+                seconds = p["seconds"]
+                fastest = min(names, key=lambda n: seconds[n])
+                grid[counts.index(p["regions"])][sizes.index(p["region_bytes"])] = names.index(fastest)
+            ax.set_title(f"{kind}-node" + ("" if points else " (not measured)"))
+            if points:
+                ax.imshow(grid, origin="lower", aspect="auto", vmin=0, vmax=len(names) - 1,
+                          cmap=ListedColormap([PROTOCOL_COLOURS[n] for n in names]))
+                ax.set_xticks(range(len(sizes)), [str(s) for s in sizes], rotation=60)
+                ax.set_yticks(range(len(counts)), [str(n) for n in counts])
+            ax.set_xlabel("region bytes S")
+            ax.set_ylabel("regions N")
+        fig.legend(handles=[Patch(color=PROTOCOL_COLOURS[n], label=n) for n in names], loc="upper right")
+        fig.suptitle(f"fastest protocol, {e['backend']} backend, {e['pes']} PEs, {e['pes_per_node']} per node")
+        fig.tight_layout(rect=(0, 0, 0.9, 0.95))
+        out = os.path.join(out_dir, f"protocols-{e['backend']}-{e['pes']}pes-{e['pes_per_node']}ppn.png")
+        fig.savefig(out, dpi=100)
+        plt.close(fig)
+        print("wrote", out)
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", help="files of bench --json output (default: stdin)")
     parser.add_argument("--out", default=".", help="directory for the PNG files (default: .)")
     parser.add_argument("--x", default="items_per_pe", help="field for the x axis (default: items_per_pe)")
+    parser.add_argument("--protocols", action="store_true", help="winner maps of a protocol profile file")
     args = parser.parse_args()
+    if args.protocols:
+        if len(args.files) != 1:
+            print("plot.py: --protocols takes one file", file=sys.stderr)
+            return 2
+        return plot_protocols(args.files[0], args.out)
 
     records = read_records(args.files)
     if not records:

@@ -22,3 +22,4 @@
 #include "transit/tuning/calibrate.hpp"
 #include "transit/tuning/model.hpp"
 #include "transit/tuning/profile.hpp"
+#include "transit/protocols/protocols.hpp"

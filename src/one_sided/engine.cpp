@@ -219,9 +219,16 @@ void routed_engine::on_reply(std::uint32_t ticket, const std::byte* data, std::s
 void routed_engine::issue(const operation& op, completion* done, std::shared_ptr<completion> keep) {
   const std::size_t element = config_.mutexes ? 0 : config_.element_size;
   const bool region = op.code == op_code::put || op.code == op_code::get || op.code == op_code::accumulate;
+  const bool packed = op.code == op_code::put_packed || op.code == op_code::get_packed;
   const bool ticketed = op.code == op_code::get || op.code == op_code::fetch_add ||
-                        op.code == op_code::compare_exchange || op.code == op_code::lock;
-  const std::uint64_t per_piece = region ? std::max<std::uint64_t>(1, piece_bytes_ / element) : 1;
+                        op.code == op_code::compare_exchange || op.code == op_code::lock ||
+                        op.code == op_code::get_packed;
+  // A packed request is one piece: its sender sized it to fit (max_packed_bytes()).
+  const std::uint64_t per_piece = packed ? std::max<std::uint64_t>(1, op.count)
+                                  : region ? std::max<std::uint64_t>(1, piece_bytes_ / element) : 1;
+  TRANSIT_ASSERT(!packed || (op.code == op_code::put_packed ? op.packed_bytes
+                                                            : std::max<std::uint64_t>(op.packed_bytes, op.count * sizeof(packed_region))) <= piece_bytes_,
+                 "a packed request fits one request buffer");
   for (std::uint64_t first = 0; first < op.count;) {
     const std::uint64_t n = std::min(per_piece, op.count - first);
     std::size_t in_bytes = 0;
@@ -246,6 +253,16 @@ void routed_engine::issue(const operation& op, completion* done, std::shared_ptr
       case op_code::compare_exchange:
         in_bytes = 2 * element;
         out_bytes = element;
+        payload = op.in;
+        out = op.out;
+        break;
+      case op_code::put_packed:
+        in_bytes = static_cast<std::size_t>(op.packed_bytes);
+        payload = op.in;
+        break;
+      case op_code::get_packed:
+        in_bytes = static_cast<std::size_t>(op.count) * sizeof(packed_region);
+        out_bytes = static_cast<std::size_t>(op.packed_bytes);
         payload = op.in;
         out = op.out;
         break;

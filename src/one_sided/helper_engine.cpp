@@ -321,6 +321,10 @@ bool helper_engine::apply_directly(const request_record& r, const std::byte* pay
     case op_code::compare_exchange:
       config_.ops->compare_exchange(word, payload, out, true);
       break;
+    case op_code::put_packed:
+    case op_code::get_packed:
+      apply_packed(r, payload, node_blocks_[static_cast<std::size_t>(m.local_rank(r.owner))], out, size, true);
+      break;
     case op_code::lock:
     case op_code::unlock:
       return false;

@@ -75,6 +75,25 @@ void copy_from_block(std::byte* to, const std::byte* block, std::size_t count, s
   copy_elements(to, block, count, size, atomic, false);
 }
 
+std::size_t apply_packed(const request_record& r, const std::byte* payload, std::byte* block, std::byte* out,
+                         std::size_t element_size, bool atomic) noexcept {
+  const std::byte* data = payload + std::size_t{r.count} * sizeof(packed_region);
+  std::size_t moved = 0;
+  for (std::uint32_t i = 0; i < r.count; ++i) {
+    packed_region region;
+    std::memcpy(&region, payload + i * sizeof(packed_region), sizeof region);
+    std::byte* at = block + region.offset * element_size;
+    const auto count = static_cast<std::size_t>(region.count);
+    if (r.op == op_code::put_packed) {
+      copy_into_block(at, data + moved, count, element_size, atomic);
+    } else {
+      copy_from_block(out + moved, at, count, element_size, atomic);
+    }
+    moved += count * element_size;
+  }
+  return moved;
+}
+
 void add_hub_counters(one_sided_stats& s, const hub_counters& c) noexcept {
   s.requests_forwarded = c.requests_forwarded;
   s.requests_combined = c.requests_combined;
@@ -166,6 +185,10 @@ void hub::note_for_combining(link& l, const request_record& r, std::uint32_t off
     return;
   }
   if (l.combinable.empty()) return;
+  if (r.op == op_code::put_packed || r.op == op_code::get_packed) {  // words anywhere in the block
+    l.combinable.clear();
+    return;
+  }
   if (r.count <= 8 && r.offset + r.count <= max_combined_offset) {
     for (std::uint64_t i = 0; i < r.count; ++i) l.combinable.erase(word_key(r.owner, r.offset + i));
   } else {
@@ -280,6 +303,21 @@ void hub::serve(const request_record& r, const std::byte* payload) {
       config_.ops->compare_exchange(word, payload, result, config_.atomic);
       reply(r.requester, r.ticket, result, element_size_);
       return;
+    case op_code::put_packed:
+      apply_packed(r, payload, host_.block_of(r.owner), nullptr, element_size_, config_.atomic);
+      break;
+    case op_code::get_packed: {
+      std::size_t total = 0;
+      for (std::uint32_t i = 0; i < r.count; ++i) {
+        packed_region region;
+        std::memcpy(&region, payload + i * sizeof(packed_region), sizeof region);
+        total += static_cast<std::size_t>(region.count) * element_size_;
+      }
+      scratch_.resize(total);
+      apply_packed(r, payload, host_.block_of(r.owner), scratch_.data(), element_size_, config_.atomic);
+      reply(r.requester, r.ticket, scratch_.data(), total);
+      return;
+    }
     case op_code::lock:
     case op_code::unlock:
       break;

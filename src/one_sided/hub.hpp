@@ -72,6 +72,11 @@ inline std::size_t max_piece_bytes(std::size_t buffer_bytes) noexcept {
 void copy_into_block(std::byte* block, const std::byte* from, std::size_t count, std::size_t size, bool atomic) noexcept;
 void copy_from_block(std::byte* to, const std::byte* block, std::size_t count, std::size_t size, bool atomic) noexcept;
 
+/// Applies a put_packed or get_packed request to `block` (the owner's): unpacks the elements into
+/// their regions, or gathers the regions into `out`. Returns the element bytes moved.
+std::size_t apply_packed(const request_record& r, const std::byte* payload, std::byte* block, std::byte* out,
+                         std::size_t element_size, bool atomic) noexcept;
+
 /// Counters a hub keeps (its part of one_sided_stats) and the teardown wave counts.
 struct hub_counters {
   std::uint64_t requests_forwarded = 0;

@@ -101,6 +101,10 @@ class mpi_rma_engine final : public one_sided_engine {
       mutex_operation(op, done);
       return;
     }
+    if (op.code == op_code::put_packed || op.code == op_code::get_packed) {
+      issue_unpacked(op, done, keep);
+      return;
+    }
     const int target = op.owner;
     const MPI_Aint at = static_cast<MPI_Aint>(op.offset * unit_);
     const std::size_t bytes = op.count * unit_;
@@ -167,9 +171,29 @@ class mpi_rma_engine final : public one_sided_engine {
         return;
       case op_code::lock:
       case op_code::unlock:
+      case op_code::put_packed:
+      case op_code::get_packed:
         break;
     }
   }
+
+  // MPI windows have no code at the target to unpack with: a packed request becomes one put or
+  // get per region, issued together (the pipelined protocol over RMA).
+  void issue_unpacked(const operation& op, completion* done, const std::shared_ptr<completion>& keep) {
+    const bool put = op.code == op_code::put_packed;
+    const std::byte* data = op.in + op.count * sizeof(packed_region);
+    std::size_t moved = 0;
+    for (std::uint64_t i = 0; i < op.count; ++i) {
+      packed_region region;
+      std::memcpy(&region, op.in + i * sizeof(packed_region), sizeof region);
+      operation piece{put ? op_code::put : op_code::get, reduce_op::sum, op.owner, region.offset, region.count,
+                      put ? data + moved : nullptr, put ? nullptr : op.out + moved};
+      issue(piece, done, keep);
+      moved += static_cast<std::size_t>(region.count) * unit_;
+    }
+  }
+
+  std::size_t max_packed_bytes() const noexcept override { return max_piece; }
 
   bool progress() override {
     if (requests_.empty()) return false;

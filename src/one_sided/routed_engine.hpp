@@ -54,6 +54,7 @@ class routed_engine : public one_sided_engine {
   void fence() final;
   void sync() final;
   bool progress() final { return poll(false); }
+  std::size_t max_packed_bytes() const noexcept final { return piece_bytes_; }
 
  protected:
   routed_engine(context& ctx, const engine_config& config);

@@ -11,9 +11,11 @@
 #include <utility>
 
 #include "transit/core/error.hpp"
+#include "transit/one_sided/detail/block_layout.hpp"
 #include "transit/one_sided/detail/engine.hpp"
 #include "transit/one_sided/options.hpp"
 #include "transit/one_sided/request.hpp"
+#include "transit/protocols/detail/transfers.hpp"
 #include "transit/runtime/context.hpp"
 
 namespace transit {
@@ -40,10 +42,9 @@ class global_array {
   /// local backend, helper_thread on mpi when MPI was not initialised with MPI_THREAD_MULTIPLE.
   global_array(context& ctx, std::size_t size, one_sided_options options = {})
       : size_(size),
-        pes_(static_cast<std::size_t>(ctx.size())),
-        base_(size / pes_),
-        extra_(size % pes_),
-        begin_(begin_of(static_cast<std::size_t>(ctx.rank()))) {
+        layout_(size, static_cast<std::size_t>(ctx.size())),
+        begin_(begin_of(static_cast<std::size_t>(ctx.rank()))),
+        selector_(ctx) {
     detail::engine_config config;
     config.options = options;
     config.local_elements = begin_of(static_cast<std::size_t>(ctx.rank()) + 1) - begin_;
@@ -158,12 +159,44 @@ class global_array {
   /// Local: this PE's counters.
   one_sided_stats stats() const { return engine_->stats(); }
 
- private:
-  std::size_t begin_of(std::size_t pe) const noexcept { return pe * base_ + std::min(pe, extra_); }
-  std::size_t owner_of(std::size_t index) const noexcept {
-    const std::size_t large = extra_ * (base_ + 1);  // elements on the PEs holding one more
-    return index < large ? index / (base_ + 1) : extra_ + (index - large) / base_;
+  // ---- multi-region transfers (protocols/, docs/protocols.md) ----
+
+  /// Local. Writes values, the regions' elements concatenated in order, to `targets`; returns
+  /// when `values` may be reused, complete at the targets after fence() (blocking: already on
+  /// return). Regions may overlap; overlapping elements end with the value of the later region.
+  /// std::out_of_range for a region past the end, std::invalid_argument when values.size() is
+  /// not the sum of the counts. `automatic` chooses per target (chosen_protocol).
+  void put_regions(std::span<const region> targets, std::span<const T> values,
+                   transfer_protocol protocol = transfer_protocol::automatic) {
+    detail::transfer_regions(*engine_, layout_, selector_, detail::transfer_direction::put, targets,
+                             const_cast<std::byte*>(reinterpret_cast<const std::byte*>(values.data())), values.size(),
+                             sizeof(T), protocol);
   }
+  /// Local, blocking: reads `sources` into out, their elements concatenated in order. Errors as
+  /// put_regions.
+  void get_regions(std::span<const region> sources, std::span<T> out,
+                   transfer_protocol protocol = transfer_protocol::automatic) {
+    detail::transfer_regions(*engine_, layout_, selector_, detail::transfer_direction::get, sources,
+                             reinterpret_cast<std::byte*>(out.data()), out.size(), sizeof(T), protocol);
+  }
+  /// Local. put_regions of `blocks` regions of `count` elements at index, index + stride, ...
+  /// (stride in elements, at least count). std::invalid_argument for stride < count or
+  /// values.size() != count * blocks; std::out_of_range for a block past the end.
+  void put_strided(std::size_t index, std::size_t count, std::size_t stride, std::size_t blocks,
+                   std::span<const T> values, transfer_protocol protocol = transfer_protocol::automatic) {
+    const auto regions = detail::strided_regions(index, count, stride, blocks, values.size(), size_);
+    put_regions(regions, values, protocol);
+  }
+  /// Local. The protocol `automatic` takes for `regions` regions of `region_bytes` each to PE
+  /// `target`: forced by TRANSIT_PROTOCOL, a fresh random draw under TRANSIT_PROTOCOL=random,
+  /// else the profile's fastest. std::out_of_range for a target outside [0, PEs).
+  transfer_protocol chosen_protocol(std::size_t region_bytes, std::size_t regions, int target) const {
+    return selector_.choose(region_bytes, regions, target);
+  }
+
+ private:
+  std::size_t begin_of(std::size_t pe) const noexcept { return layout_.begin_of(pe); }
+  std::size_t owner_of(std::size_t index) const noexcept { return layout_.owner_of(index); }
   void check_index(std::size_t index, const char* what) const {
     if (index >= size_)
       throw std::out_of_range(detail::concat("global_array::", what, ": index ", index, " is outside [0, ", size_,
@@ -216,10 +249,9 @@ class global_array {
   }
 
   std::size_t size_;
-  std::size_t pes_;
-  std::size_t base_;   // elements per PE, rounded down
-  std::size_t extra_;  // PEs holding one more
+  detail::block_layout layout_;
   std::size_t begin_;
+  detail::protocol_selector selector_;
   std::unique_ptr<detail::one_sided_engine> engine_;
 };
 

@@ -70,7 +70,8 @@
 // src/one_sided/hub.hpp):
 //   message_header | records...
 //   requests: request_record | payload (put, accumulate: values; fetch_add: delta;
-//             compare_exchange: expected, desired), padded to 8 bytes
+//             compare_exchange: expected, desired; put_packed: packed_region records, then the
+//             elements; get_packed: packed_region records), padded to 8 bytes
 //   control:  control_record | payload (reply data), padded to 8 bytes
 // A control message to an endpoint carries replies (per ticket), acknowledgements (a count per
 // requesting PE) and credits (messages processed, for the link from this endpoint). In helper
@@ -97,7 +98,17 @@ class context;
 
 namespace transit::detail {
 
-enum class op_code : std::uint8_t { put, get, accumulate, fetch_add, compare_exchange, lock, unlock };
+enum class op_code : std::uint8_t { put, get, accumulate, fetch_add, compare_exchange, lock, unlock, put_packed, get_packed };
+
+/// One region of a packed request (put_packed, get_packed: protocols/, Iancu and Hofmeyr's packed
+/// protocol): `count` elements from `offset` in the owner's block. A packed request carries
+/// `regions` of these, then (put_packed) their elements concatenated in the same order; the owner
+/// unpacks it (get_packed: replies with the elements concatenated). It travels as one request
+/// piece, so its payload never exceeds max_packed_bytes().
+struct packed_region {
+  std::uint64_t offset = 0;
+  std::uint64_t count = 0;
+};
 
 /// Pieces of an operation not yet complete; the engine decrements, the waiter watches.
 struct completion {
@@ -114,6 +125,10 @@ struct operation {
   const std::byte* in = nullptr;  ///< put, accumulate: values; fetch_add: delta; compare_exchange:
                                   ///< expected then desired
   std::byte* out = nullptr;       ///< get: destination; fetch_add, compare_exchange: old value
+                                  ///< get_packed: the regions' elements, concatenated
+  /// put_packed: payload bytes at `in` (count packed_region records, then the elements);
+  /// get_packed: bytes of the reply (`in` holds count packed_region records). count: regions.
+  std::uint64_t packed_bytes = 0;
 };
 
 class one_sided_engine {
@@ -135,6 +150,9 @@ class one_sided_engine {
   /// Collective: fence everywhere, then a barrier.
   virtual void sync() = 0;
   virtual one_sided_stats stats() const = 0;
+  /// Most payload bytes of one put_packed or get_packed request (records and elements; for
+  /// get_packed, the reply's elements too): what fits one request buffer.
+  virtual std::size_t max_packed_bytes() const noexcept = 0;
 };
 
 struct engine_config {

@@ -1,0 +1,405 @@
+// Multi-region transfers (protocols/): `transit bench vector` (one (S, N) point per protocol),
+// `transit bench halo` (3-D halo exchange, faces with put_strided and put_regions), and
+// `transit calibrate protocols` (bench/calibrate.cpp calls run_protocol_calibration: the protocol
+// profiles and their winner maps).
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "bench.hpp"
+#include "cli.hpp"
+#include "protocols_calibration.hpp"
+#include "transit/protocols/calibrate.hpp"
+
+namespace transit::bench {
+namespace {
+
+constexpr std::array<transfer_protocol, 4> every_protocol = {transfer_protocol::blocking, transfer_protocol::pipelined,
+                                                             transfer_protocol::packed, transfer_protocol::automatic};
+
+/// --protocol: one of every_protocol, or every one of them ("all").
+std::vector<transfer_protocol> protocols_of(const std::string& name) {
+  if (name == "all") return {every_protocol.begin(), every_protocol.end()};
+  return {parse_transfer_protocol(name)};
+}
+
+const std::vector<std::string> protocol_names = {"blocking", "pipelined", "packed", "automatic", "all"};
+
+// ---- transit bench vector ----
+
+struct vector_params {
+  std::size_t region_bytes = 64;
+  std::size_t regions = 16;
+  std::string protocol = "all";
+  std::string target = "auto";  // intra, inter, auto: inter when there are two nodes
+  int iterations = 20;
+  bool sweep = false;  // every (S, N) of the calibration grid up to the --max-* bounds
+  std::size_t max_region_bytes = 64 * 1024, max_regions = 1024, max_transfer_bytes = std::size_t{1} << 20;
+} vparams;
+
+/// --sweep: every point of the grid with every protocol; the record says, over the grid, the sum
+/// of times per protocol and how often automatic took the fastest fixed protocol (the bar).
+measurement run_vector_sweep(context& ctx, bool same_node, int target, vector_slots slots) {
+  std::size_t largest = 0;
+  for (std::size_t s = 8; s <= vparams.max_region_bytes; s *= 2)
+    for (std::size_t n = 1; n <= vparams.max_regions && s * n <= vparams.max_transfer_bytes; n *= 2)
+      largest = std::max(largest, vector_block_bytes(s, n, slots.slots));
+  global_array<std::uint8_t> a(ctx, largest * static_cast<std::size_t>(ctx.size()));
+  measurement m;
+  m.verified = true;
+  std::array<double, 4> sums{};
+  int points = 0, automatic_fastest = 0;
+  json results = json::array();
+  for (std::size_t s = 8; s <= vparams.max_region_bytes; s *= 2)
+    for (std::size_t n = 1; n <= vparams.max_regions && s * n <= vparams.max_transfer_bytes; n *= 2) {
+      std::array<double, 4> t{};
+      transfer_protocol chosen = transfer_protocol::automatic;
+      for (std::size_t i = 0; i < every_protocol.size(); ++i) {
+        const vector_timing v =
+            time_vector_point(ctx, a, vector_point{s, n, vparams.iterations, every_protocol[i], target, slots.slot});
+        m.verified = m.verified && v.verified;
+        t[i] = v.seconds;
+        sums[i] += v.seconds;
+        if (every_protocol[i] == transfer_protocol::automatic) chosen = v.chosen;
+      }
+      const protocol_point measured{s, n, t[0], t[1], t[2]};
+      ++points;
+      automatic_fastest += chosen == measured.fastest() ? 1 : 0;
+      results.push_back({{"region_bytes", s}, {"regions", n}, {"blocking", t[0]}, {"pipelined", t[1]},
+                         {"packed", t[2]}, {"automatic", t[3]}, {"chosen", to_string(chosen)},
+                         {"fastest", to_string(measured.fastest())}});
+    }
+  m.seconds = sums[3];
+  m.items_per_pe = points;
+  m.extra["protocol"] = "sweep";
+  m.extra["target"] = same_node ? "intra" : "inter";
+  m.extra["iterations"] = vparams.iterations;
+  m.extra["points"] = points;
+  m.extra["sum_seconds"] = {{"blocking", sums[0]}, {"pipelined", sums[1]}, {"packed", sums[2]}, {"automatic", sums[3]}};
+  m.extra["automatic_picked_fastest"] = points > 0 ? static_cast<double>(automatic_fastest) / points : 0.0;
+  m.extra["profile"] = protocol_profile_in_use(ctx).description;
+  m.extra["results"] = results;
+  return m;
+}
+
+measurement run_vector(context& ctx, const setup&) {
+  const bool same_node = vparams.target == "intra" || (vparams.target == "auto" && ctx.machine().num_nodes() < 2);
+  int target = vector_partner(ctx, ctx.rank(), same_node);
+  vector_slots slots = vector_slot(ctx, ctx.rank(), same_node);
+  if (target < 0) {  // one PE (or one per node): to itself
+    target = ctx.rank();
+    slots = {};
+  }
+  if (vparams.sweep) return run_vector_sweep(ctx, same_node, target, slots);
+  const std::size_t per_pe = vector_block_bytes(vparams.region_bytes, vparams.regions, slots.slots);
+  global_array<std::uint8_t> a(ctx, per_pe * static_cast<std::size_t>(ctx.size()));
+  measurement m;
+  m.verified = true;
+  json results = json::array();
+  for (const auto p : protocols_of(vparams.protocol)) {
+    const vector_timing t =
+        time_vector_point(ctx, a, vector_point{vparams.region_bytes, vparams.regions, vparams.iterations, p, target, slots.slot});
+    m.verified = m.verified && t.verified;
+    m.seconds = t.seconds;  // the last one: automatic under "all"
+    const std::string chosen(to_string(p == transfer_protocol::automatic ? t.chosen : p));
+    results.push_back({{"protocol", to_string(p)}, {"chosen", chosen}, {"seconds", t.seconds}, {"verified", t.verified}});
+  }
+  m.items_per_pe = static_cast<double>(vparams.regions);
+  m.extra["protocol"] = vparams.protocol;
+  m.extra["chosen"] = results.back()["chosen"];
+  m.extra["region_bytes"] = vparams.region_bytes;
+  m.extra["regions"] = vparams.regions;
+  m.extra["target"] = same_node ? "intra" : "inter";
+  m.extra["iterations"] = vparams.iterations;
+  m.extra["profile"] = protocol_profile_in_use(ctx).description;
+  m.extra["results"] = results;
+  return m;
+}
+
+const bool vector_registered = register_kernel({
+    .name = "vector",
+    .summary = "multi-region put (then fence) to one target per PE with each protocol (Iancu and Hofmeyr)",
+    .item_sizes = {1},
+    .run = run_vector,
+    .add_options =
+        [](CLI::App& sub) {
+          sub.add_option("--region-bytes", vparams.region_bytes, "bytes per region, S (default 64)")
+              ->transform(integer_in<std::size_t>(1, std::size_t{1} << 24, "an integer in [1, 16777216]"))
+              ->type_name("S");
+          sub.add_option("--regions", vparams.regions, "regions per transfer, N (default 16)")
+              ->transform(integer_in<std::size_t>(1, std::size_t{1} << 20, "an integer in [1, 1048576]"))
+              ->type_name("N");
+          sub.add_option("--protocol", vparams.protocol, "blocking, pipelined, packed, automatic or all (default)")
+              ->check(one_of(protocol_names))
+              ->type_name("P");
+          sub.add_option("--target", vparams.target, "intra, inter or auto (default: inter when there are nodes)")
+              ->check(one_of({"intra", "inter", "auto"}))
+              ->type_name("T");
+          sub.add_option("--iterations", vparams.iterations, "timed transfers, median taken (default 20)")
+              ->transform(integer_in<int>(1, 1'000'000, "an integer in [1, 1000000]"))
+              ->type_name("N");
+          sub.add_flag("--sweep", vparams.sweep,
+                       "every S = 8..--max-region-bytes, N = 1..--max-regions (powers of two) with every protocol");
+          sub.add_option("--max-region-bytes", vparams.max_region_bytes, "--sweep: largest S (default 65536)")
+              ->transform(integer_in<std::size_t>(8, std::size_t{1} << 24, "an integer in [8, 16777216]"))
+              ->type_name("S");
+          sub.add_option("--max-regions", vparams.max_regions, "--sweep: largest N (default 1024)")
+              ->transform(integer_in<std::size_t>(1, std::size_t{1} << 16, "an integer in [1, 65536]"))
+              ->type_name("N");
+          sub.add_option("--max-transfer-bytes", vparams.max_transfer_bytes,
+                         "--sweep: leave out points with S x N above (default 1048576)")
+              ->transform(integer_in<std::size_t>(8, std::size_t{1} << 30, "an integer in [8, 1073741824]"))
+              ->type_name("B");
+        },
+    .default_items = [] { return std::uint64_t{1}; },
+});
+
+// ---- transit bench halo ----
+
+struct halo_params {
+  int edge = 16;  // interior elements per side of each PE's block
+  int steps = 20;  // --steps (the common bench option), when not given
+  std::string protocol = "all";
+} hparams;
+
+/// PEs on a 3-D torus of balanced dimensions; each holds an (E+2)^3 block of doubles, its
+/// interior [1, E]^3 and one ghost layer, row-major [x][y][z].
+struct halo_grid {
+  std::array<int, 3> dims{};
+  std::array<int, 3> me{};
+  std::size_t side;  // E + 2
+  std::size_t cells;
+
+  halo_grid(const context& ctx, int edge) : side(static_cast<std::size_t>(edge) + 2), cells(side * side * side) {
+    // P = dims[0] x dims[1] x dims[2] exactly: prime factors, largest first, to the smallest dimension.
+    dims = {1, 1, 1};
+    std::vector<int> factors;
+    for (int n = ctx.size(), f = 2; n > 1;) {
+      if (n % f == 0) {
+        factors.push_back(f);
+        n /= f;
+      } else {
+        ++f;
+      }
+    }
+    for (auto it = factors.rbegin(); it != factors.rend(); ++it) *std::min_element(dims.begin(), dims.end()) *= *it;
+    int r = ctx.rank();
+    for (int d = 2; d >= 0; --d) {
+      me[static_cast<std::size_t>(d)] = r % dims[static_cast<std::size_t>(d)];
+      r /= dims[static_cast<std::size_t>(d)];
+    }
+  }
+  int neighbour(int dim, int direction) const {
+    auto c = me;
+    const auto d = static_cast<std::size_t>(dim);
+    c[d] = (c[d] + direction + dims[d]) % dims[d];
+    return (c[0] * dims[1] + c[1]) * dims[2] + c[2];
+  }
+  std::size_t at(std::size_t x, std::size_t y, std::size_t z) const { return (x * side + y) * side + z; }
+};
+
+double cell_value(int pe, std::size_t cell) { return pe * 1e7 + static_cast<double>(cell); }
+
+measurement run_halo(context& ctx, const setup& run_setup) {
+  const int steps = run_setup.opt.steps > 0 ? run_setup.opt.steps : hparams.steps;
+  const halo_grid g(ctx, hparams.edge);
+  const std::size_t e = static_cast<std::size_t>(hparams.edge), s = g.side;
+  global_array<double> a(ctx, g.cells * static_cast<std::size_t>(ctx.size()));
+  for (std::size_t x = 1; x <= e; ++x)
+    for (std::size_t y = 1; y <= e; ++y)
+      for (std::size_t z = 1; z <= e; ++z) a.local()[g.at(x, y, z)] = cell_value(ctx.rank(), g.at(x, y, z));
+  a.sync();
+  const auto base = [&](int pe) { return static_cast<std::size_t>(pe) * g.cells; };
+  // The six faces: my interior layer `from` goes to the neighbour's ghost layer `to`.
+  std::vector<double> face(e * e);
+  std::vector<region> z_regions(e * e);
+  const auto exchange = [&](transfer_protocol p) {
+    for (int direction : {-1, 1}) {
+      const std::size_t from = direction > 0 ? e : 1, to = direction > 0 ? 0 : e + 1;
+      // x: rows of E contiguous z at stride side (y = 1..E): put_strided.
+      int n = g.neighbour(0, direction);
+      for (std::size_t y = 0; y < e; ++y)
+        for (std::size_t z = 0; z < e; ++z) face[y * e + z] = a.local()[g.at(from, y + 1, z + 1)];
+      a.put_strided(base(n) + g.at(to, 1, 1), e, s, e, face, p);
+      // y: rows of E contiguous z at stride side^2 (x = 1..E): put_strided.
+      n = g.neighbour(1, direction);
+      for (std::size_t x = 0; x < e; ++x)
+        for (std::size_t z = 0; z < e; ++z) face[x * e + z] = a.local()[g.at(x + 1, from, z + 1)];
+      a.put_strided(base(n) + g.at(1, to, 1), e, s * s, e, face, p);
+      // z: single elements on a 2-D lattice: E^2 one-element regions.
+      n = g.neighbour(2, direction);
+      for (std::size_t x = 0; x < e; ++x)
+        for (std::size_t y = 0; y < e; ++y) {
+          face[x * e + y] = a.local()[g.at(x + 1, y + 1, from)];
+          z_regions[x * e + y] = region{base(n) + g.at(x + 1, y + 1, to), 1};
+        }
+      a.put_regions(z_regions, face, p);
+    }
+    a.sync();
+  };
+  measurement m;
+  m.verified = true;
+  json results = json::array();
+  for (const auto p : protocols_of(hparams.protocol)) {
+    exchange(p);  // warm-up
+    const double seconds = measure(ctx, [&] {
+                             for (int step = 0; step < steps; ++step) exchange(p);
+                           }) /
+                           steps;
+    // Every ghost face holds the neighbour's interior layer.
+    bool ok = true;
+    for (int dim = 0; dim < 3; ++dim)
+      for (int direction : {-1, 1}) {
+        const int from_pe = g.neighbour(dim, -direction);  // who sent into my ghost layer on this side
+        const std::size_t to = direction > 0 ? 0 : e + 1, from = direction > 0 ? e : 1;
+        for (std::size_t i = 1; i <= e; ++i)
+          for (std::size_t j = 1; j <= e; ++j) {
+            std::array<std::size_t, 3> ghost{i, j, 0}, source{i, j, 0};  // (x, y, z) with `dim` set below
+            if (dim == 0) ghost = {to, i, j}, source = {from, i, j};
+            if (dim == 1) ghost = {i, to, j}, source = {i, from, j};
+            if (dim == 2) ghost = {i, j, to}, source = {i, j, from};
+            ok = ok && a.local()[g.at(ghost[0], ghost[1], ghost[2])] ==
+                           cell_value(from_pe, g.at(source[0], source[1], source[2]));
+          }
+      }
+    m.verified = m.verified && ok;
+    m.seconds = seconds;
+    // What automatic takes for the faces (x face, to the +x neighbour), for the record.
+    const std::string chosen(to_string(p == transfer_protocol::automatic
+                                           ? a.chosen_protocol(e * sizeof(double), e, g.neighbour(0, 1))
+                                           : p));
+    results.push_back({{"protocol", to_string(p)}, {"chosen_x_face", chosen}, {"seconds_per_step", seconds},
+                       {"verified", ok}});
+  }
+  m.items_per_pe = static_cast<double>(6 * e * e);
+  m.extra["protocol"] = hparams.protocol;
+  m.extra["edge"] = hparams.edge;
+  m.extra["pe_grid"] = std::to_string(g.dims[0]) + "x" + std::to_string(g.dims[1]) + "x" + std::to_string(g.dims[2]);
+  m.extra["steps"] = steps;
+  m.extra["seconds_per_step"] = m.seconds;
+  m.extra["profile"] = protocol_profile_in_use(ctx).description;
+  m.extra["results"] = results;
+  return m;
+}
+
+const bool halo_registered = register_kernel({
+    .name = "halo",
+    .summary = "3-D halo exchange: faces with put_strided and put_regions every step, per protocol",
+    .item_sizes = {sizeof(double)},
+    .run = run_halo,
+    .add_options =
+        [](CLI::App& sub) {
+          sub.add_option("--edge", hparams.edge, "interior elements per side of a PE's block (default 16)")
+              ->transform(integer_in<int>(1, 512, "an integer in [1, 512]"))
+              ->type_name("E");
+          sub.add_option("--protocol", hparams.protocol, "blocking, pipelined, packed, automatic or all (default)")
+              ->check(one_of(protocol_names))
+              ->type_name("P");
+        },
+    .default_items = [] { return std::uint64_t{1}; },
+    .steps = true,  // --steps: timed exchange steps per protocol (default 20)
+});
+
+// ---- transit calibrate protocols ----
+
+struct calibrate_params {
+  std::size_t max_region_bytes = 64 * 1024;
+  std::size_t max_regions = 1024;
+  std::size_t max_transfer_bytes = std::size_t{1} << 20;
+  int iterations = 5;
+  bool one_pair = false;
+  bool dry_run = false;
+} cparams;
+
+char letter(transfer_protocol p) {
+  return p == transfer_protocol::blocking ? 'B' : p == transfer_protocol::pipelined ? 'P' : 'K';
+}
+
+/// The winner map: rows N, columns S, B/P/K (blocking, pipelined, packed) for the fastest.
+void print_map(const char* title, const protocol_table& t) {
+  std::printf("%s:", title);
+  if (!t.measured) {
+    std::printf(" not measured (no such pair in this job)\n");
+    return;
+  }
+  std::vector<std::size_t> sizes, counts;
+  for (const auto& p : t.points) {
+    if (std::find(sizes.begin(), sizes.end(), p.region_bytes) == sizes.end()) sizes.push_back(p.region_bytes);
+    if (std::find(counts.begin(), counts.end(), p.regions) == counts.end()) counts.push_back(p.regions);
+  }
+  std::sort(sizes.begin(), sizes.end());
+  std::sort(counts.begin(), counts.end());
+  std::printf(" fastest protocol (B blocking, P pipelined, K packed; . not measured)\n%8s", "N \\ S");
+  for (const auto s : sizes) std::printf(" %6zu", s);
+  std::printf("\n");
+  for (const auto n : counts) {
+    std::printf("%8zu", n);
+    for (const auto s : sizes) {
+      const auto it = std::find_if(t.points.begin(), t.points.end(),
+                                   [&](const protocol_point& p) { return p.region_bytes == s && p.regions == n; });
+      std::printf(" %6c", it == t.points.end() ? '.' : letter(it->fastest()));
+    }
+    std::printf("\n");
+  }
+}
+
+}  // namespace
+
+int run_protocol_calibration(context& ctx, const std::filesystem::path& path, bool json_output) {
+  protocol_calibration_options o;
+  o.max_region_bytes = cparams.max_region_bytes;
+  o.max_regions = cparams.max_regions;
+  o.max_transfer_bytes = cparams.max_transfer_bytes;
+  o.iterations = cparams.iterations;
+  o.loaded = !cparams.one_pair;
+  protocol_profile p;
+  try {
+    p = calibrate_protocols(ctx, o);
+  } catch (const std::invalid_argument& e) {
+    if (ctx.rank() == 0) std::fprintf(stderr, "transit: error: %s\n", e.what());
+    return 2;
+  }
+  if (ctx.rank() != 0) return 0;
+  if (!cparams.dry_run) {
+    try {
+      save_protocol_profile(path, p);
+    } catch (const protocol_profile_error& e) {
+      std::fprintf(stderr, "transit: error: %s\n", e.what());
+      return 1;
+    }
+  }
+  if (json_output) {
+    std::printf("%s\n", to_json_text(p).c_str());
+  } else {
+    std::printf("protocol profile: %s, %d PEs, %d per node, host %s, %s%s\n", p.backend.c_str(), p.pes, p.pes_per_node,
+                p.host.c_str(), cparams.one_pair ? "one pair" : "every PE active",
+                cparams.dry_run ? " (not saved)" : (", saved to " + path.string()).c_str());
+    print_map("intra-node", p.intra);
+    print_map("inter-node", p.inter);
+  }
+  std::fflush(stdout);
+  return 0;
+}
+
+void add_protocol_calibration_options(CLI::App& app) {
+  app.add_option("--max-region-bytes", cparams.max_region_bytes, "protocols: largest region size S, a power of two (default 65536)")
+      ->transform(integer_in<std::size_t>(8, std::size_t{1} << 24, "an integer in [8, 16777216]"))
+      ->type_name("S");
+  app.add_option("--max-regions", cparams.max_regions, "protocols: largest region count N, a power of two (default 1024)")
+      ->transform(integer_in<std::size_t>(1, std::size_t{1} << 16, "an integer in [1, 65536]"))
+      ->type_name("N");
+  app.add_option("--max-transfer-bytes", cparams.max_transfer_bytes, "protocols: leave out points with S x N above (default 1048576)")
+      ->transform(integer_in<std::size_t>(8, std::size_t{1} << 30, "an integer in [8, 1073741824]"))
+      ->type_name("B");
+  app.add_option("--iterations", cparams.iterations, "protocols: timed transfers per point, median taken (default 5)")
+      ->transform(integer_in<int>(1, 10'000, "an integer in [1, 10000]"))
+      ->type_name("N");
+  app.add_flag("--one-pair", cparams.one_pair, "protocols: only PE 0 and its partner transfer (default: every PE)");
+  app.add_flag("--dry-run", cparams.dry_run, "protocols: measure and print, do not write the profile");
+}
+
+}  // namespace transit::bench

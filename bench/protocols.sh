@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# bench/protocols.sh TRANSIT [ITERATIONS] [OUT_DIR]: the bar of issue 12 in one sitting. 8 mpi
+# ranks in emulated nodes of 4 (oversubscribed on this machine): calibrate the protocol profiles
+# into a fresh profile file, then with that profile the (S, N) sweep of `bench vector` to an
+# intra-node and to an inter-node partner, and `bench halo`; prints the bar's three numbers.
+set -euo pipefail
+transit=${1:?usage: bench/protocols.sh TRANSIT [ITERATIONS] [OUT_DIR]}
+iterations=${2:-5}
+out=${3:-$(mktemp -d)}
+mkdir -p "$out"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
+profile=$out/profile.json
+run() {
+  mpirun -n 8 --oversubscribe -x TRANSIT_PROFILE="$profile" "$transit" "$@" --transit-backend=mpi --transit-pes-per-node=4
+}
+rm -f "$profile"
+run calibrate protocols --profile "$profile" --iterations "$iterations" | tee "$out/calibration.txt"
+for target in intra inter; do
+  run bench vector --sweep --target "$target" --iterations "$iterations" --json > "$out/sweep-$target.json"
+done
+run bench halo --edge 16 --steps 50 --json > "$out/halo.json"
+python3 - "$out" <<'PY'
+import json, sys, os
+out = sys.argv[1]
+totals = {"blocking": 0.0, "pipelined": 0.0, "packed": 0.0, "automatic": 0.0}
+points = picked = 0
+for target in ("intra", "inter"):
+    r = json.loads(open(os.path.join(out, f"sweep-{target}.json")).read())
+    assert r["verified"], f"sweep {target} not verified"
+    for k in totals:
+        totals[k] += r["sum_seconds"][k]
+    points += r["points"]
+    picked += round(r["automatic_picked_fastest"] * r["points"])
+    print(f"sweep {target}: {r['points']} points, sums {r['sum_seconds']}, automatic took the fastest at "
+          f"{100 * r['automatic_picked_fastest']:.1f}%")
+best_fixed = min(totals[k] for k in ("blocking", "pipelined", "packed"))
+print(f"whole grid: automatic {totals['automatic']:.4f} s against best fixed {best_fixed:.4f} s:",
+      "met" if totals["automatic"] < best_fixed else "NOT met")
+print(f"automatic took the fastest protocol at {picked}/{points} points ({100 * picked / points:.1f}%, bar 85%):",
+      "met" if picked >= 0.85 * points else "NOT met")
+h = json.loads(open(os.path.join(out, "halo.json")).read())
+times = {x["protocol"]: x["seconds_per_step"] for x in h["results"]}
+fixed = min(times[k] for k in ("blocking", "pipelined", "packed"))
+print(f"halo: seconds per step {times}; automatic / best fixed = {times['automatic'] / fixed:.3f} (bar 1.05):",
+      "met" if times["automatic"] <= 1.05 * fixed else "NOT met")
+PY
+echo "results in $out (heat map: tools/plot.py --protocols --out $out $profile)"

@@ -1,0 +1,67 @@
+#pragma once
+// Measuring multi-region transfers: one timed point (transit bench vector) and the calibration
+// of the protocol profiles (Iancu and Hofmeyr's microbenchmark; transit calibrate-protocols).
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+
+#include "transit/one_sided/global_array.hpp"
+#include "transit/protocols/protocols.hpp"
+
+namespace transit {
+
+/// One point: every active PE puts `regions` regions of `region_bytes` bytes (stride twice the
+/// region) into its target's block, then fences; the time of one transfer is the maximum over
+/// PEs, and the result the median over iterations.
+struct vector_point {
+  std::size_t region_bytes = 8;
+  std::size_t regions = 1;
+  int iterations = 10;
+  transfer_protocol protocol = transfer_protocol::automatic;
+  /// Target of each PE (-1: this PE does not transfer, it only joins the collective steps).
+  int target = -1;
+  /// Which of the target's slots this PE writes (PEs aiming at one target write apart).
+  int slot = 0;
+};
+
+struct vector_timing {
+  double seconds = 0;            // median over iterations of the maximum over PEs
+  transfer_protocol chosen = transfer_protocol::automatic;  // this PE's: what automatic took
+  bool verified = false;         // this PE's target block holds what was written (checked by get_regions)
+};
+
+/// Bytes each PE's block needs for a point with `slots` writers per target (a
+/// global_array<std::uint8_t> of that many per PE).
+std::size_t vector_block_bytes(std::size_t region_bytes, std::size_t regions, int slots) noexcept;
+
+/// Collective: times one point on `a` (at least vector_block_bytes per PE). Every PE passes the
+/// same region_bytes, regions, iterations and protocol.
+vector_timing time_vector_point(context& ctx, global_array<std::uint8_t>& a, const vector_point& point);
+
+/// The target of `pe` for a kind of link: `same_node` another PE of its node (the next one, in
+/// a ring), else the PE of the same local rank on the next node; -1 when there is none.
+int vector_partner(const context& ctx, int pe, bool same_node);
+/// `pe`'s slot at its partner (PEs below it with the same partner) and the most PEs sharing a
+/// partner, for vector_partner(ctx, pe, same_node).
+struct vector_slots {
+  int slot = 0;
+  int slots = 1;
+};
+vector_slots vector_slot(const context& ctx, int pe, bool same_node);
+
+struct protocol_calibration_options {
+  std::size_t min_region_bytes = 8, max_region_bytes = 64 * 1024;  // powers of two
+  std::size_t min_regions = 1, max_regions = 1024;
+  std::size_t max_transfer_bytes = std::size_t{1} << 20;  // points with S x N above are left out
+  int iterations = 5;
+  bool loaded = true;  // every PE transfers (the pessimistic profile); false: one pair only
+  /// Called on PE 0 after each point (for progress); may be empty.
+  std::function<void(bool same_node, const protocol_point&)> on_point;
+};
+
+/// Collective: measures the intra- and inter-node tables over the (S, N) grid of powers of two
+/// with every fixed protocol; a table is measured when the job has such a pair. The entry's key
+/// is this job's backend, PEs per node and host. std::invalid_argument for bad options.
+protocol_profile calibrate_protocols(context& ctx, const protocol_calibration_options& options);
+
+}  // namespace transit

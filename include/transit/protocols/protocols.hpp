@@ -1,0 +1,111 @@
+#pragma once
+// Multi-region transfers with run-time protocol selection (Iancu and Hofmeyr 2008; docs/protocols.md).
+// The transfers themselves are members of global_array<T> (put_regions, get_regions, put_strided,
+// chosen_protocol); this header holds what they share: regions, protocols, and the measured
+// profiles `automatic` chooses from.
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace transit {
+
+class context;
+
+/// `count` elements from global index `index`.
+struct region {
+  std::size_t index;
+  std::size_t count;
+};
+
+/// How a multi-region transfer moves its regions to (from) one owner.
+/// blocking: one put or get per region, each complete at its target before the next starts;
+/// pipelined: every region issued nonblocking, then one completion;
+/// packed: regions packed into aggregated messages, unpacked by the target (active-message
+/// style); a region too large for one message goes pipelined (GASNet's AMSize rule).
+enum class transfer_protocol { automatic, blocking, pipelined, packed };
+
+std::string_view to_string(transfer_protocol p) noexcept;
+/// "automatic", "blocking", "pipelined", "packed"; std::invalid_argument otherwise.
+transfer_protocol parse_transfer_protocol(std::string_view name);
+
+/// A profile file that cannot be read, parsed or written; the message names the file and the problem.
+class protocol_profile_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// One measured point: the time of one transfer of `regions` regions of `region_bytes` each to
+/// one target with each fixed protocol (seconds; maximum over PE pairs, all PEs active).
+struct protocol_point {
+  std::size_t region_bytes = 0;
+  std::size_t regions = 0;
+  double blocking = 0, pipelined = 0, packed = 0;
+  /// The fixed protocol with the lowest time (blocking on ties, then pipelined).
+  transfer_protocol fastest() const noexcept;
+  double seconds(transfer_protocol p) const noexcept;
+};
+
+/// The profile of one kind of target (PEs of this node, or of other nodes).
+struct protocol_table {
+  bool measured = false;  // false: the calibration job had no such pair
+  std::vector<protocol_point> points;
+  /// The point at (2^floor(log2 S), 2^floor(log2 N)), or the nearest measured one (in log2
+  /// steps); nullptr when the table is empty.
+  const protocol_point* lookup(std::size_t region_bytes, std::size_t regions) const noexcept;
+};
+
+/// The "protocols" entry of a profile file for one (backend, PEs per node, host).
+struct protocol_profile {
+  std::string backend;
+  int pes_per_node = 0;
+  std::string host;
+  int pes = 0;
+  std::string created;  // UTC, ISO 8601
+  std::string source;   // "built-in", or the file it was read from
+  protocol_table intra, inter;
+  /// What `automatic` takes for S bytes per region, N regions, to a target on this node or not:
+  /// the fastest protocol of the table's point (the other table when this one was not measured);
+  /// the built-in rule when neither was.
+  transfer_protocol choose(std::size_t region_bytes, std::size_t regions, bool same_node) const noexcept;
+};
+
+/// The rule used without a calibrated profile: packed for regions of at most 512 bytes when
+/// there are two or more, pipelined otherwise (docs/protocols.md says why).
+transfer_protocol builtin_protocol_choice(std::size_t region_bytes, std::size_t regions) noexcept;
+
+/// The profile file: TRANSIT_PROFILE when set and not empty, else $XDG_CACHE_HOME/transit/profile.json,
+/// else $HOME/.cache/transit/profile.json. Local.
+std::filesystem::path protocol_profile_path();
+
+/// Local. The "protocols" entry of `path` for this backend and host with the PEs per node
+/// closest to `pes_per_node` (the smaller on ties); nullopt when the file does not exist or has
+/// no such entry. Throws protocol_profile_error naming the file and the problem when it cannot be
+/// read, is not JSON (truncated, say), or holds a malformed entry.
+std::optional<protocol_profile> load_protocol_profile(const std::filesystem::path& path, std::string_view backend,
+                                                      int pes_per_node, std::string_view host);
+/// Local. Writes `entry` into the "protocols" section of `path`, replacing the entry of the same
+/// key and keeping everything else in the file; written to a temporary file and renamed.
+/// Throws protocol_profile_error naming the file.
+void save_protocol_profile(const std::filesystem::path& path, const protocol_profile& entry);
+/// The entry as one JSON object (for --json). Local.
+std::string to_json_text(const protocol_profile& entry);
+
+/// What `automatic` uses in this job: the profile entry of protocol_profile_path() for the job's
+/// backend, PEs per node and host, else the built-in rule (source "built-in"); `error` says why a
+/// file could not be used (automatic then throws it). Local; read once per process and path.
+struct protocol_profile_status {
+  std::filesystem::path path;
+  bool from_file = false;
+  std::string description;  // one line for `transit info`
+  std::string error;
+};
+protocol_profile_status protocol_profile_in_use(const context& ctx);
+
+/// The host name profile entries are keyed by. Local.
+std::string protocol_profile_host();
+
+}  // namespace transit

@@ -1,0 +1,182 @@
+// Protocol profiles: lookup at (2^floor(log2 S), 2^floor(log2 N)), intra- and inter-node tables,
+// the built-in rule, the file's "protocols" section (other sections kept), and files that cannot
+// be used: each error names the file and the problem.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <unistd.h>
+
+#include "test_support.hpp"
+#include "transit/transit.hpp"
+
+namespace {
+
+using namespace transit;
+namespace fs = std::filesystem;
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("transit-protocols-test-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir / name;
+}
+
+void write(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+protocol_profile sample(const std::string& backend, int ppn) {
+  protocol_profile p;
+  p.backend = backend;
+  p.pes_per_node = ppn;
+  p.host = protocol_profile_host();
+  p.pes = 8;
+  p.created = "2026-11-22T00:00:00Z";
+  p.intra.measured = true;
+  p.inter.measured = true;
+  for (std::size_t s = 8; s <= 1024; s *= 2)
+    for (std::size_t n = 1; n <= 64; n *= 2) {
+      // intra: packed wins below 128 B, blocking for one region, pipelined otherwise;
+      // inter: pipelined everywhere.
+      protocol_point point{s, n, 3.0, 2.0, 1.0};
+      if (s >= 128) point.packed = 4.0;
+      if (n == 1) point.blocking = 0.5;
+      p.intra.points.push_back(point);
+      p.inter.points.push_back(protocol_point{s, n, 3.0, 1.0, 2.0});
+    }
+  return p;
+}
+
+TEST(protocol_profile, lookup_floors_to_powers_of_two_and_clamps) {
+  const protocol_profile p = sample("local", 4);
+  EXPECT_EQ(p.choose(100, 5, true), transfer_protocol::packed);      // (64, 4)
+  EXPECT_EQ(p.choose(127, 1000, true), transfer_protocol::packed);   // (64, 512) -> nearest (64, 64)
+  EXPECT_EQ(p.choose(128, 2, true), transfer_protocol::pipelined);   // (128, 2)
+  EXPECT_EQ(p.choose(5000, 1, true), transfer_protocol::blocking);   // (4096, 1) -> (1024, 1)
+  EXPECT_EQ(p.choose(1, 3, true), transfer_protocol::packed);        // (1, 2) -> (8, 2)
+  EXPECT_EQ(p.choose(100, 5, false), transfer_protocol::pipelined);  // the inter-node table
+  protocol_profile intra_only = p;
+  intra_only.inter = {};
+  EXPECT_EQ(intra_only.choose(100, 5, false), transfer_protocol::packed);  // falls back to intra
+  const protocol_profile none;
+  EXPECT_EQ(none.choose(64, 16, true), builtin_protocol_choice(64, 16));
+  EXPECT_EQ(builtin_protocol_choice(64, 16), transfer_protocol::packed);
+  EXPECT_EQ(builtin_protocol_choice(64, 1), transfer_protocol::pipelined);
+  EXPECT_EQ(builtin_protocol_choice(4096, 16), transfer_protocol::pipelined);
+}
+
+TEST(protocol_profile, saved_entries_load_back_and_other_sections_stay) {
+  const fs::path path = scratch("roundtrip.json");
+  write(path, R"({"format": "transit profile", "version": 1, "streamer": [{"backend": "mpi", "kept": 42}]})");
+  save_protocol_profile(path, sample("local", 4));
+  save_protocol_profile(path, sample("local", 2));
+  save_protocol_profile(path, sample("local", 4));  // replaces, does not add
+  const auto four = load_protocol_profile(path, "local", 4, protocol_profile_host());
+  ASSERT_TRUE(four.has_value());
+  EXPECT_EQ(four->pes_per_node, 4);
+  EXPECT_EQ(four->intra.points.size(), sample("local", 4).intra.points.size());
+  EXPECT_EQ(four->choose(100, 5, true), transfer_protocol::packed);
+  const auto three = load_protocol_profile(path, "local", 3, protocol_profile_host());  // closest, smaller on ties
+  ASSERT_TRUE(three.has_value());
+  EXPECT_EQ(three->pes_per_node, 2);
+  EXPECT_FALSE(load_protocol_profile(path, "mpi", 4, protocol_profile_host()).has_value());
+  EXPECT_FALSE(load_protocol_profile(path, "local", 4, "another-host").has_value());
+  EXPECT_FALSE(load_protocol_profile(scratch("absent.json"), "local", 4, "h").has_value());
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"kept\": 42"), std::string::npos) << text;
+  std::size_t entries = 0;
+  for (std::size_t at = text.find("\"pes_per_node\""); at != std::string::npos; at = text.find("\"pes_per_node\"", at + 1))
+    ++entries;
+  EXPECT_EQ(entries, 2u);
+}
+
+void expect_error(const std::string& content, const std::string& name, const std::string& problem) {
+  const fs::path path = scratch(name);
+  write(path, content);
+  try {
+    (void)load_protocol_profile(path, "local", 4, protocol_profile_host());
+    ADD_FAILURE() << name << " was accepted";
+  } catch (const protocol_profile_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(path.string()), std::string::npos) << what;
+    EXPECT_NE(what.find(problem), std::string::npos) << "expected '" << problem << "' in: " << what;
+  }
+}
+
+TEST(protocol_profile, malformed_and_truncated_files_name_the_file_and_the_problem) {
+  const fs::path good = scratch("good.json");
+  save_protocol_profile(good, sample("local", 4));
+  std::ifstream in(good);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  expect_error(text.substr(0, text.size() / 2), "truncated.json", "truncated");
+  expect_error("", "empty.json", "truncated");
+  expect_error("protocols = []", "not-json.json", "not JSON");
+  expect_error("[1, 2]", "array.json", "expected a JSON object at the top");
+  expect_error(R"({"format": "something else"})", "format.json", "format: got \"something else\"");
+  expect_error(R"({"version": 99})", "newer.json", "version 99 was written by a newer transit");
+  expect_error(R"({"protocols": {}})", "section.json", "protocols: expected an array");
+  const std::string host = protocol_profile_host();
+  const std::string head = R"({"protocols": [{"backend": "local", "host": ")" + host + R"(", "pes_per_node": 4, )";
+  expect_error(head + R"("pes": 8, "created": "x", "inter": {"measured": false, "points": []}}]})", "no-intra.json",
+               "protocols[0].intra: missing");
+  expect_error(head + R"("pes": 8, "created": "x", "intra": {"measured": true, "points": [{"region_bytes": 8,
+               "regions": 1, "seconds": {"blocking": 1, "pipelined": "fast", "packed": 1}}]},
+               "inter": {"measured": false, "points": []}}]})",
+               "bad-time.json", "protocols[0].intra.points[0].seconds.pipelined: got \"fast\"");
+  expect_error(head + R"("pes": 8, "created": "x", "intra": {"measured": true, "points": [{"region_bytes": -8,
+               "regions": 1, "seconds": {"blocking": 1, "pipelined": 1, "packed": 1}}]},
+               "inter": {"measured": false, "points": []}}]})",
+               "bad-size.json", "protocols[0].intra.points[0].region_bytes: got -8, expected a positive integer");
+  expect_error(R"({"protocols": [{"backend": "local", "host": ")" + host + R"(", "pes_per_node": "four"}]})",
+               "bad-ppn.json", "protocols[0].pes_per_node: got \"four\"");
+}
+
+// automatic reads TRANSIT_PROFILE: a file whose intra-node table says blocking everywhere makes
+// chosen_protocol blocking for PEs of this node; a broken file makes automatic transfers throw.
+TEST(protocol_profile, automatic_uses_the_file_and_refuses_a_broken_one) {
+  const fs::path path = scratch("automatic.json");
+  protocol_profile p = sample("local", 2);
+  for (auto& point : p.intra.points) point = protocol_point{point.region_bytes, point.regions, 0.1, 1, 1};
+  save_protocol_profile(path, p);
+  ::setenv("TRANSIT_PROFILE", path.c_str(), 1);
+  EXPECT_EQ(transit::testing::run_spmd(
+                [](context& ctx) {
+                  const auto status = protocol_profile_in_use(ctx);
+                  EXPECT_TRUE(status.from_file) << status.description;
+                  global_array<int> a(ctx, 4 * static_cast<std::size_t>(ctx.size()));
+                  for (int target = 0; target < ctx.size(); ++target) {
+                    const bool same = ctx.machine().node_of(target) == ctx.machine().node_of(ctx.rank());
+                    const auto chosen = a.chosen_protocol(100, 5, target);
+                    EXPECT_EQ(chosen, same ? transfer_protocol::blocking : transfer_protocol::pipelined) << target;
+                  }
+                },
+                {"--transit-pes-per-node=2"}),
+            0);
+  const fs::path broken = scratch("broken.json");
+  write(broken, R"({"protocols": [)");
+  ::setenv("TRANSIT_PROFILE", broken.c_str(), 1);
+  EXPECT_EQ(transit::testing::run_spmd([&](context& ctx) {
+              const auto status = protocol_profile_in_use(ctx);
+              EXPECT_NE(status.error.find(broken.string()), std::string::npos) << status.error;
+              global_array<int> a(ctx, 8);
+              const std::vector<region> one = {{0, 1}};
+              const std::vector<int> v = {1};
+              try {
+                a.put_regions(one, v);
+                ADD_FAILURE() << "automatic used a broken profile";
+              } catch (const protocol_profile_error& e) {
+                EXPECT_NE(std::string(e.what()).find("truncated"), std::string::npos) << e.what();
+              }
+              a.put_regions(one, v, transfer_protocol::packed);  // a fixed protocol needs no profile
+              a.sync();
+            }),
+            0);
+  ::unsetenv("TRANSIT_PROFILE");
+}
+
+}  // namespace
