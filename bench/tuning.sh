@@ -127,7 +127,7 @@ for where in mpi local8; do
 for line in sys.stdin:
     r = json.loads(line)
     scheme = "grid" if r["routing"] == "grid" else r["routing"]
-    print(f"{scheme},{r[\"grid\"]}")')
+    print(scheme + "," + r["grid"])')
     variants=()
     for g in $grids; do
       for b in 256 1024 4096 16384; do variants+=("${g}_$b|--scheme ${g%%,*} --grid ${g#*,} --buffer-items $b --steps 3"); done
@@ -158,6 +158,6 @@ import json, sys
 for line in sys.stdin:
     r = json.loads(line)
     if r.get("kind") == "model":
-        print(f"   {r[\"routing\"]:>19} {r[\"grid\"]:>8}  predicted {r[\"predicted_seconds\"]:.4f} s  measured {r[\"measured_seconds\"]:.4f} s"
-              f"  messages {r[\"predicted_messages\"]} / {r[\"measured_messages\"]}")' <<<"$out"
+        print("   %19s %8s  predicted %.4f s  measured %.4f s  messages %s / %s" % (r["routing"], r["grid"],
+              r["predicted_seconds"], r["measured_seconds"], r["predicted_messages"], r["measured_messages"]))' <<<"$out"
 done
