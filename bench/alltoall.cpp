@@ -6,7 +6,6 @@
 // it; senders and receivers each sum a hash of word 0, and the global sums and counts must agree,
 // which catches lost, duplicated and corrupted items.
 #include <algorithm>
-#include <chrono>
 #include <numeric>
 #include <vector>
 
@@ -44,26 +43,22 @@ measurement alltoall(context& ctx, const setup& s) {
   std::vector<double> step_seconds;
 
   measurement m;
-  m.seconds = measure(ctx, [&] {
-    T x{};
-    for (std::uint64_t step = 0; step < steps; ++step) {
-      const auto start = std::chrono::steady_clock::now();
-      for (std::uint64_t i = 0; i < n; ++i) {
-        if (next == order.size()) {  // a new round: Fisher-Yates shuffle of the destinations
-          for (std::size_t j = order.size() - 1; j > 0; --j)
-            std::swap(order[j], order[rng::below(static_cast<std::uint32_t>(random.next()), j + 1)]);
-          next = 0;
-        }
-        const std::uint64_t id = (static_cast<std::uint64_t>(rank) << 40) | (step * n + i);
-        for (std::size_t w = 0; w <= last; ++w) x.words[w] = id + w;
-        sent_hash += rng::mix(id);
-        stream.insert(x, order[next++]);
-        if (poll_due(i)) stream.progress();
-        bar.update(step * n + i);
+  T x{};
+  m.seconds = measure_steps(ctx, steps, step_seconds, [&](std::uint64_t step) {
+    for (std::uint64_t i = 0; i < n; ++i) {
+      if (next == order.size()) {  // a new round: Fisher-Yates shuffle of the destinations
+        for (std::size_t j = order.size() - 1; j > 0; --j)
+          std::swap(order[j], order[rng::below(static_cast<std::uint32_t>(random.next()), j + 1)]);
+        next = 0;
       }
-      stream.finish();
-      step_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      const std::uint64_t id = (static_cast<std::uint64_t>(rank) << 40) | (step * n + i);
+      for (std::size_t w = 0; w <= last; ++w) x.words[w] = id + w;
+      sent_hash += rng::mix(id);
+      stream.insert(x, order[next++]);
+      if (poll_due(i)) stream.progress();
+      bar.update(step * n + i);
     }
+    stream.finish();
   });
 
   const auto total_sent = static_cast<std::uint64_t>(pes) * n * steps;

@@ -174,6 +174,19 @@ double measure(context& ctx, Work&& work) {
   return ctx.allreduce(mine, reduce_op::max);
 }
 
+/// measure() of `steps` calls of step(step), each call's elapsed seconds appended to
+/// `step_seconds` (this PE's times, for add_step_fields).
+template <class Step>
+double measure_steps(context& ctx, std::uint64_t steps, std::vector<double>& step_seconds, Step&& step) {
+  return measure(ctx, [&] {
+    for (std::uint64_t i = 0; i < steps; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      step(i);
+      step_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+  });
+}
+
 /// A progress bar on stderr, PE 0 only, and only when stderr is a terminal (logs and test output
 /// stay clean). Appears once a run has taken a second; update() is cheap enough for every item.
 class progress_bar {

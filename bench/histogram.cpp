@@ -5,7 +5,6 @@
 // --api active: the same with active_messages, a call per increment: async(home PE, handler,
 // slot) with the 4-byte slot (the call's record is then 8 bytes, the handler id and the slot, as
 // many as the streamer's item), barrier() at the end of each step.
-#include <chrono>
 #include <string>
 #include <vector>
 
@@ -35,17 +34,13 @@ measurement run_histogram(context& ctx, const setup& s) {
 
   // steps x (n updates, then end): the same loop for both APIs.
   auto run_steps = [&](auto&& send, auto&& progress, auto&& end_step) {
-    return measure(ctx, [&] {
-      for (std::uint64_t step = 0; step < steps; ++step) {
-        const auto start = std::chrono::steady_clock::now();
-        for (std::uint64_t i = 0; i < n; ++i) {
-          send(random_entry(random, pes, slots));
-          if (poll_due(i)) progress();
-          bar.update(step * n + i);
-        }
-        end_step();
-        step_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    return measure_steps(ctx, steps, step_seconds, [&](std::uint64_t step) {
+      for (std::uint64_t i = 0; i < n; ++i) {
+        send(random_entry(random, pes, slots));
+        if (poll_due(i)) progress();
+        bar.update(step * n + i);
       }
+      end_step();
     });
   };
 

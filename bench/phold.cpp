@@ -13,7 +13,6 @@
 // --api active: the same with active_messages: an event is a call, whose handler calls the
 // successor's handler; barrier() detects the end.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -129,13 +128,9 @@ measurement run_phold(context& ctx, const setup& s) {
   std::vector<double> step_seconds;
   // Each step replays the same simulation: seed the initial events, then wait for the end.
   auto run_steps = [&](auto&& seed, auto&& end_step) {
-    return measure(ctx, [&] {
-      for (std::uint64_t step = 0; step < steps; ++step) {
-        const auto start = std::chrono::steady_clock::now();
-        for (const event& e : initial) seed(e);
-        end_step();
-        step_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-      }
+    return measure_steps(ctx, steps, step_seconds, [&](std::uint64_t) {
+      for (const event& e : initial) seed(e);
+      end_step();
     });
   };
   measurement m;
