@@ -121,7 +121,8 @@ struct contender {
 
 json candidates_of(const exchange_stats& st) {
   json out = json::array();
-  for (const auto& c : st.candidates) out.push_back({{"method", to_string(c.method)}, {"seconds", c.seconds}});
+  for (const auto& c : st.candidates)
+    out.push_back({{"method", to_string(c.method)}, {"seconds", c.seconds}, {"raced", c.raced}});
   return out;
 }
 
@@ -231,8 +232,8 @@ measurement run_exchange(context& ctx, const setup& s) {
     if (v.contains("candidates")) {
       t += "  automatic's candidates (us per exchange, when it chose):";
       for (const json& c : v["candidates"]) {
-        std::snprintf(line, sizeof line, " %s %.2f", c["method"].get<std::string>().c_str(),
-                      c["seconds"].get<double>() * 1e6);
+        std::snprintf(line, sizeof line, " %s %.2f%s", c["method"].get<std::string>().c_str(),
+                      c["seconds"].get<double>() * 1e6, c["raced"].get<bool>() ? "" : " (dropped)");
         t += line;
       }
       t += "\n";

@@ -3,6 +3,7 @@
 #include "transit/exchange/detail/engine.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <cstdlib>
@@ -41,34 +42,29 @@ exchange_method parse_exchange_method(std::string_view name) {
 
 namespace detail {
 
-/// Where a run falls in automatic's schedule (below).
-struct trial_position {
-  std::size_t candidate = 0;
-  bool timed = false;
-  bool batch_start = false;
-  std::size_t slot = 0;  // round * candidates + candidate
-};
-
 namespace {
 
-// automatic's schedule for one choice: one untimed run per candidate (one-off set-up such as a
-// neighbourhood graph), then `timed_rounds` rounds in which every candidate runs a batch of
-// `batch_runs` consecutive runs. A batch starts with a barrier, so that one PE's late arrival is not
-// charged to the method; its runs follow each other as an application's do (a PE may run ahead into
-// the next run), and only the time inside run() counts. Rounds interleave the candidates, so drift
-// on a shared machine hits all alike, and the median over rounds resists one noisy batch.
-constexpr std::size_t timed_rounds = 3;
-constexpr std::size_t batch_runs = 3;
-
-trial_position position_of(std::size_t trial, std::size_t candidates) {
-  if (trial < candidates) return {trial, false, false, 0};
-  const std::size_t t = trial - candidates;
-  const std::size_t round = t / (candidates * batch_runs), within = t % (candidates * batch_runs);
-  const std::size_t candidate = within / batch_runs;
-  return {candidate, true, within % batch_runs == 0, round * candidates + candidate};
-}
-
-std::size_t runs_per_choice(std::size_t candidates) { return candidates * (1 + timed_rounds * batch_runs); }
+// automatic's schedule for one choice, in two plans of batches. A timed batch starts with a
+// barrier, so that one PE's late arrival is not charged to the method; its runs follow each other
+// as an application's do (a PE may run ahead into the next run), and only the time inside run()
+// counts. A batch's time is its slowest PE's (one allreduce per plan, as gslib's set-up does).
+//
+// Scouting: one untimed run per candidate (one-off set-up such as a neighbourhood graph), then a
+// batch of `scout_runs` per candidate. Short batches right after a barrier overstate every time
+// (on an oversubscribed machine the ranks are still waking up), which squeezes the candidates
+// together, so scouting only drops the candidates more than `scout_margin` times slower than
+// the fastest.
+//
+// Racing: the survivors run `race_rounds` rounds, each survivor a batch long enough to last about
+// `race_batch_seconds` (from its scouting time, at least scout_runs and at most race_batch_runs
+// runs), so a batch sees the steady state an application sees. Rounds interleave the survivors and
+// rotate who goes first, so drift on a shared machine hits all alike; a survivor's time is the
+// median over rounds, per run.
+constexpr std::size_t scout_runs = 3;
+constexpr double scout_margin = 2.0;
+constexpr std::size_t race_rounds = 4;
+constexpr double race_batch_seconds = 1e-3;
+constexpr std::size_t race_batch_runs = 32;
 
 // automatic re-chooses when a run's volume differs from the one it chose at by more than this.
 constexpr std::uint64_t volume_change = 4;
@@ -230,6 +226,7 @@ exchange_engine::exchange_engine(context& ctx, const exchange_options& options, 
 #endif
     }
     last_ = exchange_method::automatic;
+    start_choice();
   } else {
     settled_ = true;
     last_ = requested_;
@@ -267,7 +264,7 @@ exchange_method_impl& exchange_engine::impl(exchange_method m) {
 
 exchange_method exchange_engine::next_method() const {
   if (settled_) return requested_ == exchange_method::automatic ? last_ : requested_;
-  return candidates_[position_of(trial_, candidates_.size()).candidate];
+  return candidates_[plan_[batch_].candidate];
 }
 
 void exchange_engine::run(const outgoing_plan& out, std::vector<incoming_record>& in) {
@@ -280,8 +277,7 @@ void exchange_engine::run(const outgoing_plan& out, std::vector<incoming_record>
     port_.group().start_barrier();
     context_access::finish_collective(ctx_, port_.group(), "sparse_exchange (transport drained before MPI)");
   }
-  const trial_position trial = settled_ ? trial_position{} : position_of(trial_, candidates_.size());
-  if (trial.batch_start) {
+  if (!settled_ && plan_[batch_].timed && run_in_batch_ == 0) {
     port_.group().start_barrier();
     context_access::finish_collective(ctx_, port_.group(), "sparse_exchange (automatic timing)");
   }
@@ -295,45 +291,84 @@ void exchange_engine::run(const outgoing_plan& out, std::vector<incoming_record>
   TRANSIT_ASSERT(port_.inbox().empty(), "exchange messages of this run were left unread");
   last_ = m;
   last_used_transport_ = method.uses_transport();
-  if (requested_ == exchange_method::automatic) after_automatic_run(largest_volume, trial, seconds);
+  if (requested_ == exchange_method::automatic) after_automatic_run(largest_volume, seconds);
 }
 
-void exchange_engine::after_automatic_run(std::uint64_t volume, const trial_position& trial, double seconds) {
+void exchange_engine::start_choice() {
+  const std::size_t n = candidates_.size();
+  plan_.clear();
+  for (std::size_t c = 0; c < n; ++c) plan_.push_back({c, 1, false});
+  for (std::size_t c = 0; c < n; ++c) plan_.push_back({c, scout_runs, true});
+  racing_ = false;
+  settled_ = false;
+  batch_ = 0;
+  run_in_batch_ = 0;
+  batch_seconds_.assign(plan_.size(), 0.0);
+}
+
+void exchange_engine::after_automatic_run(std::uint64_t volume, double seconds) {
   if (settled_) {
     // The volume is the same on every PE, so every PE re-chooses at the same run.
-    if (volume > volume_change * settled_volume_ || volume * volume_change < settled_volume_) {
-      settled_ = false;
-      trial_ = 0;
-    }
+    if (volume > volume_change * settled_volume_ || volume * volume_change < settled_volume_) start_choice();
     return;
   }
   ++stats_.trial_runs;
-  if (trial_ == 0) trial_seconds_.assign(timed_rounds * candidates_.size(), 0.0);
-  if (trial.timed) trial_seconds_[trial.slot] += seconds;
-  if (++trial_ < runs_per_choice(candidates_.size())) return;
+  if (plan_[batch_].timed) batch_seconds_[batch_] += seconds;
+  if (++run_in_batch_ < plan_[batch_].runs) return;
+  run_in_batch_ = 0;
+  if (++batch_ < plan_.size()) return;
+  // gslib's set-up does the same: a method's time is that of its slowest PE.
+  port_.group().start_allreduce(batch_seconds_.data(), static_cast<int>(batch_seconds_.size()), scalar_type::f64,
+                                reduce_op::max);
+  context_access::finish_collective(ctx_, port_.group(), "sparse_exchange (automatic timing)");
   settled_volume_ = volume;
-  choose();
+  if (racing_)
+    choose();
+  else
+    after_scouting();
 }
 
-// gslib's set-up does the same: a method's time is that of its slowest PE.
-void exchange_engine::choose() {
-  port_.group().start_allreduce(trial_seconds_.data(), static_cast<int>(trial_seconds_.size()), scalar_type::f64,
-                                reduce_op::max);
-  context_access::finish_collective(ctx_, port_.group(), "sparse_exchange (automatic choice)");
-  stats_.candidates.clear();
-  std::size_t best = 0;
+// Every PE computes the same plan from the same reduced times.
+void exchange_engine::after_scouting() {
   const std::size_t n = candidates_.size();
+  scouted_seconds_.assign(n, 0.0);
+  for (const trial_batch& b : plan_)
+    if (b.timed) scouted_seconds_[b.candidate] = batch_seconds_[&b - plan_.data()] / static_cast<double>(b.runs);
+  const double fastest = *std::min_element(scouted_seconds_.begin(), scouted_seconds_.end());
+  std::vector<trial_batch> survivors;
   for (std::size_t c = 0; c < n; ++c) {
-    std::vector<double> per_run;
-    for (std::size_t round = 0; round < timed_rounds; ++round)
-      per_run.push_back(trial_seconds_[round * n + c] / static_cast<double>(batch_runs));
-    stats_.candidates.push_back(exchange_candidate{candidates_[c], median_of(std::move(per_run))});
-    if (stats_.candidates[c].seconds < stats_.candidates[best].seconds) best = c;
+    if (scouted_seconds_[c] > scout_margin * fastest) continue;
+    const double runs = std::ceil(race_batch_seconds / std::max(scouted_seconds_[c], 1e-9));
+    survivors.push_back({c, std::clamp(static_cast<std::size_t>(runs), scout_runs, race_batch_runs), true});
+  }
+  plan_.clear();
+  for (std::size_t round = 0; survivors.size() > 1 && round < race_rounds; ++round)
+    for (std::size_t i = 0; i < survivors.size(); ++i) plan_.push_back(survivors[(round + i) % survivors.size()]);
+  racing_ = true;
+  batch_ = 0;
+  run_in_batch_ = 0;
+  batch_seconds_.assign(plan_.size(), 0.0);
+  if (plan_.empty()) choose();  // one candidate left: no race to run
+}
+
+void exchange_engine::choose() {
+  const std::size_t n = candidates_.size();
+  std::vector<std::vector<double>> per_run(n);
+  for (std::size_t i = 0; i < plan_.size(); ++i)
+    per_run[plan_[i].candidate].push_back(batch_seconds_[i] / static_cast<double>(plan_[i].runs));
+  stats_.candidates.clear();
+  std::size_t best = n;
+  for (std::size_t c = 0; c < n; ++c) {
+    const bool raced = !per_run[c].empty();
+    const double seconds = raced ? median_of(std::move(per_run[c])) : scouted_seconds_[c];
+    stats_.candidates.push_back(exchange_candidate{candidates_[c], seconds, raced});
+    // Without a race (one survivor), the fastest scouted candidate is that survivor.
+    if ((raced || plan_.empty()) && (best == n || seconds < stats_.candidates[best].seconds)) best = c;
   }
   last_ = candidates_[best];
   ++stats_.choices;
   settled_ = true;
-  trial_ = 0;
+  racing_ = false;
 }
 
 void exchange_engine::release() { port_.release(); }

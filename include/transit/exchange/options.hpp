@@ -38,11 +38,12 @@ struct exchange_options {
   std::optional<virtual_grid> grid;
 };
 
-/// One candidate's time when automatic last chose: the maximum over PEs of one run, median over
-/// its timed runs.
+/// One candidate's time per run when automatic last chose (the slowest PE's): the median over its
+/// racing batches if it was raced, else its scouting time (it was more than 2x the fastest).
 struct exchange_candidate {
   exchange_method method = exchange_method::direct;
   double seconds = 0;
+  bool raced = false;  ///< survived scouting; only raced candidates can be chosen
 };
 
 /// Counters of one PE's sparse_exchange since construction.

@@ -101,7 +101,13 @@ struct incoming_record {
 };
 
 class exchange_method_impl;  // src/exchange/methods.hpp
-struct trial_position;       // src/exchange/engine.cpp
+
+/// A batch of consecutive runs of one candidate in automatic's schedule (src/exchange/engine.cpp).
+struct trial_batch {
+  std::size_t candidate = 0;  // index into the candidates
+  std::size_t runs = 0;
+  bool timed = false;
+};
 
 /// Messaging shared by the methods that use the transport: the exchange's channel, the parking
 /// list for later runs, held buffers and counters.
@@ -196,7 +202,9 @@ class exchange_engine {
  private:
   exchange_method_impl& impl(exchange_method m);
   exchange_method next_method() const;
-  void after_automatic_run(std::uint64_t volume, const trial_position& trial, double seconds);
+  void after_automatic_run(std::uint64_t volume, double seconds);
+  void start_choice();
+  void after_scouting();
   void choose();
 
   // Checked before port_ opens a channel and a group: a bad option throws before any collective.
@@ -210,11 +218,15 @@ class exchange_engine {
   std::vector<std::unique_ptr<exchange_method_impl>> impls_;  // by exchange_method value
   exchange_method last_ = exchange_method::automatic;  // before the first run: what will run
   bool last_used_transport_ = false;
-  // automatic: trial_ counts the runs of the current choice (src/exchange/engine.cpp has the
-  // schedule); settled once every candidate is timed. trial_seconds_: per round and candidate.
+  // automatic (src/exchange/engine.cpp has the schedule): the plan being run, scouting's then
+  // racing's, where in it this PE is, and each batch's time on this PE; settled once chosen.
   bool settled_ = false;
-  std::size_t trial_ = 0;
-  std::vector<double> trial_seconds_;
+  bool racing_ = false;
+  std::vector<trial_batch> plan_;
+  std::size_t batch_ = 0;
+  std::size_t run_in_batch_ = 0;
+  std::vector<double> batch_seconds_;
+  std::vector<double> scouted_seconds_;  // per candidate and run, after scouting
   std::uint64_t settled_volume_ = 0;
   int diagnostic_id_ = -1;
 };
