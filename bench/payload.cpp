@@ -1,10 +1,11 @@
 // payload: large payloads through active_messages against the transport's own large-message path,
 // timed in the same run. Every PE sends --items-per-pe messages of --payload-bytes (default 100
-// MiB) to the next PE, two ways: as one call of active_messages (a vector argument, chunked through
-// the chunk streamer, reassembled at the destination, the handler reading it in place), and as
-// one transport message (the bandwidth to compare against: on mpi, one MPI message). `seconds`
-// and the rate are active_messages'; the record also has both bandwidths and their ratio. The
-// item is the chunk the payload travels in (1 KiB).
+// MiB) to the next PE, two ways: as one call of active_messages (a vector argument: from 64 KiB on
+// a large call, written once into a transport message of its own and read in place by the handler;
+// below, chunked through the chunk streamer and reassembled), and as one transport message (the
+// bandwidth to compare against: on mpi, one MPI message). `seconds` and the rate are
+// active_messages'; the record also has both bandwidths and their ratio. The item size reported
+// is the chunk's (1 KiB), what payloads below 64 KiB travel in.
 // Verified by a checksum of one word per 4 KiB of every received payload (the tests check
 // every byte; reading all of it here would time the reader, not the transfer).
 #include <cstring>

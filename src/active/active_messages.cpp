@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 #include "transit/core/error.hpp"
@@ -53,6 +54,8 @@ active_messages::active_messages(context& ctx, streamer_options options)
   chunks_.emplace(ctx, options_for(options, detail::chunk_bytes),
                   [this](const detail::chunk_cell& cell) { receive_chunk(cell); });
   together_.add(*chunks_);
+  large_.emplace(*this);
+  together_.add_endpoint(*large_);
 }
 
 active_messages::~active_messages() {
@@ -97,7 +100,88 @@ streamer_stats active_messages::stats() const {
   streamer_stats total;
   std::apply([&](const auto&... s) { ((total += s->stats()), ...); }, calls_);
   total += chunks_->stats();
+  // A large call is one item and one message of its own.
+  total.items_inserted += large_->messages_sent();
+  total.messages_sent += large_->messages_sent();
+  total.bytes_sent += large_->bytes_sent();
+  total.items_delivered += large_->messages_received();
+  total.messages_received += large_->messages_received();
   return total;
+}
+
+active_messages::large_calls::large_calls(active_messages& am)
+    : am_(am), channel_(context_access::mail(am.ctx_).open_channel()) {}
+
+active_messages::large_calls::~large_calls() {
+  // After a barrier nothing is queued; while an exception unwinds, what is left goes with the job.
+  context_access::mail(am_.ctx_).close_channel(channel_);
+  for (auto& m : arrived_) context_access::net(am_.ctx_).recycle(std::move(m.data));
+}
+
+detail::message_buffer active_messages::large_calls::allocate(std::size_t record_bytes) {
+  return context_access::net(am_.ctx_).allocate(detail::large_header_bytes + record_bytes);
+}
+
+void active_messages::large_calls::send(int dest, detail::message_buffer&& message, std::size_t record_bytes) {
+  const detail::large_call_header header{record_bytes, am_.together_.steps_ended(), 0};
+  std::memcpy(message.payload(), &header, sizeof header);
+  message.set_size(detail::large_header_bytes + record_bytes);
+  bytes_sent_ += message.size();
+  ++sent_;  // counted before the send, like a streamer's messages: never received before sent
+  context_access::net(am_.ctx_).send(dest, channel_, std::move(message));
+}
+
+detail::large_call_header active_messages::large_calls::checked_header(const detail::message& m) const {
+  detail::large_call_header h{};
+  const std::size_t size = m.data.size();
+  if (size >= detail::large_header_bytes) std::memcpy(&h, m.data.payload(), sizeof h);
+  const std::uint32_t step = am_.together_.steps_ended();
+  if (size < detail::large_header_bytes || h.record_bytes != size - detail::large_header_bytes ||
+      h.record_bytes < detail::large_call_bytes || (h.step != step && h.step != step + 1))
+    throw std::runtime_error(detail::concat("active_messages: a corrupt large call from PE ", m.source, " (", size,
+                                            " bytes, record of ", h.record_bytes, ", barrier ", h.step,
+                                            " where this PE is at ", step, ")"));
+  return h;
+}
+
+bool active_messages::large_calls::poll_queued() {
+  context_access::mail(am_.ctx_).take_queued(channel_, arrived_);
+  const std::uint32_t step = am_.together_.steps_ended();
+  bool handled = false;
+  while (next_ < arrived_.size()) {
+    detail::message& m = arrived_[next_];
+    detail::large_call_header h;
+    try {
+      h = checked_header(m);
+    } catch (...) {
+      context_access::net(am_.ctx_).recycle(std::move(m.data));  // a corrupt message is dropped whole
+      ++next_;
+      throw;
+    }
+    if (h.step != step) {  // the next step's: the sender has left this barrier, this PE has not
+      if (held_ != next_) arrived_[held_] = std::move(m);
+      ++held_;
+      ++next_;
+      continue;
+    }
+    detail::message_buffer data = std::move(m.data);  // freed even if the handler throws
+    ++next_;
+    ++received_;  // the call counts as handled once its handler starts (as a streamer's items do)
+    handled = true;
+    in_callback_ = true;
+    try {
+      am_.dispatch(data.payload() + detail::large_header_bytes, static_cast<std::size_t>(h.record_bytes));
+    } catch (...) {
+      in_callback_ = false;
+      throw;
+    }
+    in_callback_ = false;
+    context_access::net(am_.ctx_).recycle(std::move(data));
+  }
+  // Held calls are looked at again by the next poll: the barrier may have ended by then.
+  arrived_.resize(held_);
+  held_ = next_ = 0;
+  return handled;
 }
 
 void active_messages::receive_chunk(const detail::chunk_cell& cell) {

@@ -729,21 +729,27 @@ void streamer_core::wait_impl() {
 
 void streamer_core::quiesce_impl() {
   streamer_core* self = this;
-  quiesce_members(ctx_, std::span<streamer_core* const>(&self, 1), *group_, wave_, "streamer quiesce");
+  quiesce_members(ctx_, std::span<streamer_core* const>(&self, 1), {}, *group_, wave_, "streamer quiesce");
 }
 
-bool streamer_core::poll_members(context& ctx, std::span<streamer_core* const> members) {
+bool streamer_core::poll_members(context& ctx, std::span<streamer_core* const> members,
+                                 std::span<group_endpoint* const> endpoints) {
   context_access::mail(ctx).pump();
   bool progressed = false;
   for (streamer_core* m : members) progressed |= m->poll_once(false);
+  for (group_endpoint* e : endpoints) progressed |= e->poll_queued();
   return progressed;
 }
 
 // The four-counter method over the union of the members' channels: a PE contributes its summed
 // (sent, received) only when every member is flushed and locally idle, so two equal consecutive
 // waves with sent == received mean that no member holds or carries an item anywhere.
-void streamer_core::quiesce_members(context& ctx, std::span<streamer_core* const> members, collective_group& group,
+void streamer_core::quiesce_members(context& ctx, std::span<streamer_core* const> members,
+                                    std::span<group_endpoint* const> endpoints, collective_group& group,
                                     quiesce_wave& wave, std::string_view what) {
+  for (group_endpoint* e : endpoints) {
+    if (e->in_callback()) throw std::logic_error("streamer::quiesce called from a deliver callback");
+  }
   for (streamer_core* m : members) {
     if (m->in_callback_) throw std::logic_error("streamer::quiesce called from a deliver callback");
     if (m->state_ != step_state::open) throw std::logic_error("streamer::quiesce called after done() in the same step");
@@ -756,7 +762,7 @@ void streamer_core::quiesce_members(context& ctx, std::span<streamer_core* const
   context_access::wait_until(
       ctx,
       [&] {
-        const bool progressed = poll_members(ctx, members);
+        const bool progressed = poll_members(ctx, members, endpoints);
         for (streamer_core* m : members) {
           m->check_no_peer_left();
           m->check_same_ending(false);
@@ -781,6 +787,10 @@ void streamer_core::quiesce_members(context& ctx, std::span<streamer_core* const
         for (streamer_core* m : members) {
           wave.counts[0] += m->stats_.messages_sent;
           wave.counts[1] += m->stats_.messages_received;
+        }
+        for (const group_endpoint* e : endpoints) {
+          wave.counts[0] += e->messages_sent();
+          wave.counts[1] += e->messages_received();
         }
         group.start_allreduce(wave.counts, 2, scalar_type::u64, reduce_op::sum);
         wave.in_flight = true;

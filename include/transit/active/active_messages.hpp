@@ -21,6 +21,11 @@
 //     arrives. A record that fits one chunk is read in place. Chunks of different calls may
 //     interleave (a handler run while a call is being chunked may make calls of its own): they
 //     are told apart by (source PE, the source's call sequence number).
+//   - Records of at least detail::large_call_bytes (64 KiB) to one PE skip the chunks: each is
+//     written once into a transport message of its own (large_calls, on a channel of this
+//     object's) and the handler reads it in the received message. Chunking that much costs three
+//     passes over it (chunks, transport, reassembly); this costs the write and the transport's.
+//     Broadcasts stay chunked (a message owns its buffer: one per PE would mean one copy per PE).
 // Every streamer gets the options passed in; buffer_items is the capacity of buffers of calls up
 // to 16 bytes, and buffers of larger items hold the same bytes (at least one item), so a 256-byte
 // class or the chunk streamer does not hold 16 times the memory.
@@ -40,8 +45,12 @@
 // every PE before any call moves.
 //
 // Termination: barrier() quiesces all the object's streamers at once, with one wave protocol over
-// all of them (detail::streamer_group, which also polls the transport once for all of them): a call made by a handler delivered through one streamer
-// may travel in another, so no streamer alone can tell that the work is done.
+// all of them and the large calls' channel (detail::streamer_group, which also polls the transport
+// once for all of them): a call made by a handler delivered through one streamer may travel in
+// another, so no streamer alone can tell that the work is done. A large call carries its sender's
+// count of barriers, and one from a PE already past the barrier this PE is in waits for this PE
+// to get there. Calls are not ordered with respect to each other (they travel on different
+// channels); only the chunks of one call are.
 //
 // Re-entrancy: handlers run on the destination's own thread, only inside async, async_broadcast,
 // progress and barrier. A handler may call async and async_broadcast (buffered; nested delivery is
@@ -185,9 +194,22 @@ class active_messages {
     const std::size_t bytes = size.position();
     if (bytes <= detail::largest_call) {
       with_class(detail::call_class_of(bytes), [&]<std::size_t C>() { send_small<C>(dest, write); });
+    } else if (bytes >= detail::large_call_bytes && dest != broadcast_dest) {
+      send_large(dest, bytes, write);
     } else {
       send_chunked(dest, write);
     }
+  }
+
+  /// Sends a record of at least detail::large_call_bytes as one transport message of its own: the
+  /// record is written once, straight from the caller's arguments, into the message, and the
+  /// destination's handler reads it there.
+  template <class Write>
+  void send_large(int dest, std::size_t bytes, const Write& write) {
+    detail::message_buffer message = large_->allocate(bytes);
+    detail::flat_sink out(message.payload() + detail::large_header_bytes, bytes);
+    write(out);
+    large_->send(dest, std::move(message), bytes);
   }
 
   template <std::size_t C, class Write>
@@ -294,6 +316,44 @@ class active_messages {
   std::uint64_t code_reference_of(std::uintptr_t address) { return references_.get(address, detail::code_reference); }
   std::uintptr_t code_address_of(std::uint64_t reference) { return addresses_.get(reference, detail::code_address); }
 
+  /// Calls whose record is at least detail::large_call_bytes, each one transport message of its own
+  /// on a channel of this object's. A member of together_, which polls it with the streamers and
+  /// counts its messages in the same quiescence waves: barrier() returns only once every large call
+  /// has been handled, calls made by its handler included.
+  class large_calls final : public detail::group_endpoint {
+   public:
+    explicit large_calls(active_messages& am);  // opens the channel: collective, like a streamer
+    ~large_calls();
+    large_calls(const large_calls&) = delete;
+    large_calls& operator=(const large_calls&) = delete;
+
+    /// A message with room for the header and a record of `record_bytes`.
+    detail::message_buffer allocate(std::size_t record_bytes);
+    /// Sends `message`, whose record (`record_bytes`) is written; adds the header.
+    void send(int dest, detail::message_buffer&& message, std::size_t record_bytes);
+    bool poll_queued() override;
+    std::uint64_t messages_sent() const noexcept override { return sent_; }
+    std::uint64_t messages_received() const noexcept override { return received_; }
+    bool in_callback() const noexcept override { return in_callback_; }
+    std::uint64_t bytes_sent() const noexcept { return bytes_sent_; }
+
+   private:
+    detail::large_call_header checked_header(const detail::message& m) const;
+
+    active_messages& am_;
+    std::uint32_t channel_;
+    // Taken from the mailbox, in arrival order: [0, held_) are calls of the next step (sent by a PE
+    // already past the barrier this PE is still in), kept for it; [held_, next_) are handled;
+    // [next_, size) are still to look at (after a handler threw, the next poll resumes there).
+    std::vector<detail::message> arrived_;
+    std::size_t held_ = 0;
+    std::size_t next_ = 0;
+    std::uint64_t sent_ = 0;
+    std::uint64_t received_ = 0;
+    std::uint64_t bytes_sent_ = 0;
+    bool in_callback_ = false;
+  };
+
   /// A chunked record being received.
   struct partial_record {
     std::unique_ptr<std::byte, void (*)(void*)> data{nullptr, nullptr};
@@ -307,6 +367,7 @@ class active_messages {
   std::unique_ptr<detail::collective_group> group_;
   call_streamers calls_;
   std::optional<streamer<detail::chunk_cell>> chunks_;
+  std::optional<large_calls> large_;
   detail::handler_table handlers_;
   std::vector<std::exception_ptr> later_errors_;  // handlers' exceptions still to report, oldest first
   std::uint64_t inserted_at_barrier_ = 0;  // items (calls, chunks) inserted as the last barrier returned

@@ -481,4 +481,22 @@ struct chunk_cell {
 };
 static_assert(sizeof(chunk_cell) == chunk_bytes);
 
+/// Records of at least this many bytes (to one PE, not broadcast) travel as one transport message
+/// of their own instead of in chunks: 4 buffers of the chunk streamer at the default buffer_items
+/// (16 chunks of 1 KiB each). Chunking such a record costs three passes over it (into the chunks,
+/// the transport, the reassembly) and at least 4 messages anyway; a message of its own costs one
+/// pass at the source (the record written into the message), the transport's, and none at the
+/// destination, where the handler reads the received message.
+inline constexpr std::size_t large_call_bytes = std::size_t{64} << 10;
+
+/// The start of a large call's message; the record follows at large_header_bytes, as aligned as
+/// the message payload (64), so arrays in it are read in place.
+struct large_call_header {
+  std::uint64_t record_bytes;
+  std::uint32_t step;  // the sender's count of barriers ended: a PE still in that barrier waits for it
+  std::uint32_t reserved;
+};
+inline constexpr std::size_t large_header_bytes = 64;
+static_assert(sizeof(large_call_header) <= large_header_bytes);
+
 }  // namespace transit::detail

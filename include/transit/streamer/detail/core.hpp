@@ -25,7 +25,8 @@
 // waves agree and sent == received (four-counter method), which stays correct when deliveries
 // insert new items and when an arriving item wakes an idle PE. Several streamers can end a step
 // together under one such protocol (streamer_group: each wave sums the counters of all of them,
-// and a PE joins only when every one of them is flushed and locally idle), which is how
+// and of any group_endpoint added, whose messages are counted alike; a PE joins only when every
+// one of them is flushed and locally idle), which is how
 // active_messages ends a step of all its streamers at once (streamer_group), one wave per round,
 // not one protocol per streamer in turn.
 //
@@ -121,6 +122,23 @@ class streamer_group;
 template <class F>
 struct batch_deliver {
   F f;
+};
+
+/// A member of a streamer_group that is not a streamer: an endpoint with a channel of its own whose
+/// messages each go straight to their destination as one transport message (active_messages'
+/// large calls). The group polls it after each pump, and counts its messages in the same
+/// quiescence waves as the streamers' (the four-counter argument holds for any channel whose
+/// messages are counted when sent and when handled). It buffers nothing, so it is always flushed.
+class group_endpoint {
+ public:
+  /// Handles what the group's last pump queued on its channel; true when anything happened.
+  virtual bool poll_queued() = 0;
+  /// Cumulative messages sent, and received and handled (the handler run or running).
+  virtual std::uint64_t messages_sent() const noexcept = 0;
+  virtual std::uint64_t messages_received() const noexcept = 0;
+  /// Whether one of its callbacks is running (the call comes from it).
+  virtual bool in_callback() const noexcept = 0;
+  virtual ~group_endpoint() = default;
 };
 
 /// The state of one quiescence protocol, kept between calls so that a quiesce interrupted by a
@@ -314,11 +332,13 @@ class streamer_core {
   std::chrono::steady_clock::time_point last_flush_check_;
   std::uint64_t activity_at_check_ = 0;
   std::uint64_t activity_at_step_start_ = 0;
-  /// Quiescence of `members` (this streamer alone, or a streamer_group) on `group`.
-  static void quiesce_members(context& ctx, std::span<streamer_core* const> members, collective_group& group,
+  /// Quiescence of `members` and `endpoints` (this streamer alone, or a streamer_group) on `group`.
+  static void quiesce_members(context& ctx, std::span<streamer_core* const> members,
+                              std::span<group_endpoint* const> endpoints, collective_group& group,
                               quiesce_wave& wave, std::string_view what);
-  /// One poll of the transport, then poll_once of every member.
-  static bool poll_members(context& ctx, std::span<streamer_core* const> members);
+  /// One poll of the transport, then poll_once of every member and poll_queued of every endpoint.
+  static bool poll_members(context& ctx, std::span<streamer_core* const> members,
+                           std::span<group_endpoint* const> endpoints);
 
   bool quiescing_ = false;  // in a quiesce() (own or joint) that has not returned yet
   quiesce_wave wave_;       // this streamer's own quiesce()
@@ -350,26 +370,39 @@ class streamer_group {
   void add(Streamer& s) {
     members_.push_back(&static_cast<streamer_core&>(s));
   }
+  /// Local. An endpoint polled and counted with the streamers; it must outlive this object.
+  void add_endpoint(group_endpoint& e) { endpoints_.push_back(&e); }
   /// Local, non-blocking: polls the transport once, then delivers and forwards what arrived for
   /// every member. False (and nothing done) from a member's deliver callback.
-  bool progress() { return !in_callback() && streamer_core::poll_members(ctx_, members_); }
+  bool progress() { return !in_callback() && streamer_core::poll_members(ctx_, members_, endpoints_); }
   /// Local: whether a deliver callback of a member is running (this call comes from it).
   bool in_callback() const noexcept {
     for (const streamer_core* m : members_) {
       if (m->in_callback_) return true;
+    }
+    for (const group_endpoint* e : endpoints_) {
+      if (e->in_callback()) return true;
     }
     return false;
   }
   /// Collective: returns when no item of any member is buffered or in flight anywhere, counting
   /// items inserted by deliver callbacks into any member; then every member's step has ended.
   /// Same rules as streamer::quiesce (not from a callback; resumes after a callback's exception).
-  void quiesce(std::string_view what) { streamer_core::quiesce_members(ctx_, members_, *group_, wave_, what); }
+  void quiesce(std::string_view what) {
+    streamer_core::quiesce_members(ctx_, members_, endpoints_, *group_, wave_, what);
+    ++steps_ended_;
+  }
+  /// Local: how many quiesce() calls have returned on this PE. An endpoint tags its messages with
+  /// it, so that one sent by a PE already past a quiescence is not handled by a PE still in it.
+  std::uint32_t steps_ended() const noexcept { return steps_ended_; }
 
  private:
   context& ctx_;
   std::unique_ptr<collective_group> group_;
   std::vector<streamer_core*> members_;
+  std::vector<group_endpoint*> endpoints_;
   quiesce_wave wave_;
+  std::uint32_t steps_ended_ = 0;
 };
 
 }  // namespace transit::detail
