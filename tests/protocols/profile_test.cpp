@@ -1,16 +1,20 @@
 // Protocol profiles: lookup at (2^floor(log2 S), 2^floor(log2 N)), intra- and inter-node tables,
-// the built-in rule, the file's "protocols" section (other sections kept), and files that cannot
-// be used: each error names the file and the problem.
+// the built-in rule, smoothing over neighbouring points, the file's "protocols" section (other
+// sections kept), files that cannot be used (each error names the file and the problem), and the
+// interleaved timing the calibration runs on.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
 #include "test_support.hpp"
+#include "transit/protocols/calibrate.hpp"
 #include "transit/transit.hpp"
 
 namespace {
@@ -211,6 +215,48 @@ TEST(protocol_profile, malformed_and_truncated_files_name_the_file_and_the_probl
                "bad-size.json", "protocols[0].intra.points[0].region_bytes: got -8, expected a positive integer");
   expect_error(R"({"protocols": [{"backend": "local", "host": ")" + host + R"(", "pes_per_node": "four"}]})",
                "bad-ppn.json", "protocols[0].pes_per_node: got \"four\"");
+}
+
+// The interleaved timing behind the calibration and `bench vector --sweep`: one timing per
+// protocol in the order given, each verified by its own put and get, automatic's choice recorded;
+// a PE without a target only joins the collective steps. A small calibration fills both tables.
+TEST(protocol_calibration, interleaved_timing_and_a_small_calibration) {
+  ::setenv("TRANSIT_PROFILE", scratch("none.json").c_str(), 1);  // no file: the built-in rule, whatever the machine has
+  EXPECT_EQ(transit::testing::run_spmd(
+                [](context& ctx) {
+                  const bool same_node = false;
+                  const int target = ctx.rank() == 1 ? -1 : vector_partner(ctx, ctx.rank(), same_node);
+                  const vector_slots slots = vector_slot(ctx, ctx.rank(), same_node);
+                  global_array<std::uint8_t> a(ctx, vector_block_bytes(24, 5, slots.slots) * static_cast<std::size_t>(ctx.size()));
+                  const std::vector<transfer_protocol> order = {transfer_protocol::packed, transfer_protocol::automatic,
+                                                                transfer_protocol::blocking, transfer_protocol::pipelined};
+                  const auto t = time_vector_protocols(
+                      ctx, a, vector_point{24, 5, 3, transfer_protocol::automatic, target, slots.slot}, order);
+                  ASSERT_EQ(t.size(), order.size());
+                  for (std::size_t i = 0; i < t.size(); ++i) {
+                    EXPECT_TRUE(t[i].verified) << to_string(order[i]);
+                    EXPECT_GT(t[i].seconds, 0.0) << to_string(order[i]);  // the slowest PE's transfer, never skipped
+                  }
+                  if (target >= 0) {
+                    EXPECT_EQ(t[1].chosen, a.chosen_protocol(24, 5, target));
+                  }
+
+                  protocol_calibration_options o;
+                  o.max_region_bytes = 16;
+                  o.max_regions = 2;
+                  o.iterations = 2;
+                  const protocol_profile p = calibrate_protocols(ctx, o);
+                  for (const auto* table : {&p.intra, &p.inter}) {
+                    EXPECT_TRUE(table->measured);
+                    ASSERT_EQ(table->points.size(), 4u);  // S = 8, 16 by N = 1, 2
+                    for (const auto& point : table->points)
+                      EXPECT_TRUE(point.blocking > 0 && point.pipelined > 0 && point.packed > 0)
+                          << point.region_bytes << " " << point.regions;
+                  }
+                },
+                {"--transit-pes-per-node=2"}),
+            0);
+  ::unsetenv("TRANSIT_PROFILE");
 }
 
 // automatic reads TRANSIT_PROFILE: a file whose intra-node table says blocking everywhere makes
