@@ -2,6 +2,7 @@
 #include "transit/protocols/calibrate.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <ctime>
 #include <vector>
@@ -42,43 +43,73 @@ int vector_partner(const context& ctx, int pe, bool same_node) {
 }
 
 vector_timing time_vector_point(context& ctx, global_array<std::uint8_t>& a, const vector_point& point) {
-  const std::size_t s = point.region_bytes, n = point.regions;
+  return time_vector_protocols(ctx, a, point, std::span<const transfer_protocol>(&point.protocol, 1)).front();
+}
+
+std::vector<vector_timing> time_vector_protocols(context& ctx, global_array<std::uint8_t>& a, const vector_point& point,
+                                                 std::span<const transfer_protocol> protocols) {
+  const std::size_t s = point.region_bytes, n = point.regions, k = protocols.size();
   const std::size_t per_pe = vector_block_bytes(s, n, point.slot + 1);
+  const bool active = point.target >= 0;
   std::vector<region> regions;
-  std::vector<std::uint8_t> values(point.target >= 0 ? s * n : 0);
-  if (point.target >= 0) {
+  std::vector<std::uint8_t> values(active ? s * n : 0);
+  if (active) {
     const detail::block_layout layout(a.size(), static_cast<std::size_t>(ctx.size()));
     TRANSIT_ASSERT(layout.base >= per_pe, "the array holds a point's regions in every block");
     const std::size_t begin = layout.begin_of(static_cast<std::size_t>(point.target));
     const std::size_t slot_begin = begin + static_cast<std::size_t>(point.slot) * 2 * s * n;
     for (std::size_t r = 0; r < n; ++r) regions.push_back(region{slot_begin + 2 * s * r, s});
   }
-  vector_timing t;
-  if (point.target >= 0) t.chosen = a.chosen_protocol(s, n, point.target);
-  std::vector<double> times;
-  for (int it = 0; it < point.iterations; ++it) {
+  // Distinct contents per transfer, so a check sees the last one, not a leftover.
+  const auto fill = [&](std::size_t round) {
     for (std::size_t i = 0; i < values.size(); ++i)
-      values[i] = static_cast<std::uint8_t>(i * 131 + static_cast<std::size_t>(it) * 7 + static_cast<std::size_t>(ctx.rank()));
+      values[i] = static_cast<std::uint8_t>(i * 131 + round * 7 + static_cast<std::size_t>(ctx.rank()));
+  };
+  // One transfer with every PE started together; its time is the slowest PE's.
+  const auto timed = [&](transfer_protocol p, std::size_t round) {
+    fill(round);
     ctx.barrier();
     const auto start = std::chrono::steady_clock::now();
-    if (point.target >= 0) {
-      a.put_regions(regions, values, point.protocol);
+    if (active) {
+      a.put_regions(regions, values, p);
       a.fence();
     }
     const double mine = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    times.push_back(ctx.allreduce(mine, reduce_op::max));
+    return ctx.allreduce(mine, reduce_op::max);
+  };
+  std::vector<vector_timing> out(k);
+  std::vector<std::vector<double>> times(k);
+  std::size_t round = 0;
+  for (std::size_t q = 0; q < k; ++q) {
+    if (active) out[q].chosen = a.chosen_protocol(s, n, point.target);
+    if (point.iterations > 0) timed(protocols[q], round++);  // warm-up: first touch, buffers
   }
-  a.sync();
-  t.verified = true;
-  if (point.target >= 0 && point.iterations > 0) {
-    std::vector<std::uint8_t> back(values.size());
-    a.get_regions(regions, back, point.protocol);
-    t.verified = back == values;
+  for (int it = 0; it < point.iterations; ++it)
+    for (std::size_t j = 0; j < k; ++j) {
+      const std::size_t q = (static_cast<std::size_t>(it) + j) % k;
+      times[q].push_back(timed(protocols[q], round++));
+    }
+  for (std::size_t q = 0; q < k; ++q) {
+    vector_timing& t = out[q];
+    t.verified = true;
+    if (point.iterations > 0) {  // this protocol's put, then its get, reads back what it wrote
+      fill(round++);
+      if (active) {
+        a.put_regions(regions, values, protocols[q]);
+        a.fence();
+      }
+      a.sync();
+      if (active) {
+        std::vector<std::uint8_t> back(values.size());
+        a.get_regions(regions, back, protocols[q]);
+        t.verified = back == values;
+      }
+      a.sync();
+    }
+    std::sort(times[q].begin(), times[q].end());
+    t.seconds = times[q].empty() ? 0 : times[q][times[q].size() / 2];
   }
-  a.sync();
-  std::sort(times.begin(), times.end());
-  t.seconds = times.empty() ? 0 : times[times.size() / 2];
-  return t;
+  return out;
 }
 
 protocol_profile calibrate_protocols(context& ctx, const protocol_calibration_options& o) {
@@ -111,6 +142,8 @@ protocol_profile calibrate_protocols(context& ctx, const protocol_calibration_op
     for (std::size_t n = o.min_regions; n <= o.max_regions && s * n <= o.max_transfer_bytes; n *= 2)
       largest = std::max(largest, vector_block_bytes(s, n, slots));
   global_array<std::uint8_t> a(ctx, largest * static_cast<std::size_t>(ctx.size()));
+  constexpr std::array<transfer_protocol, 3> fixed = {transfer_protocol::blocking, transfer_protocol::pipelined,
+                                                      transfer_protocol::packed};
   for (const bool same_node : {true, false}) {
     protocol_table& table = same_node ? p.intra : p.inter;
     // A table is measured when PE 0 has such a partner (every PE then has one: uniform nodes).
@@ -121,13 +154,9 @@ protocol_profile calibrate_protocols(context& ctx, const protocol_calibration_op
     const int slot = o.loaded ? vector_slot(ctx, ctx.rank(), same_node).slot : 0;
     for (std::size_t s = o.min_region_bytes; s <= o.max_region_bytes; s *= 2) {
       for (std::size_t n = o.min_regions; n <= o.max_regions && s * n <= o.max_transfer_bytes; n *= 2) {
-        protocol_point point{s, n, 0, 0, 0};
-        for (const auto protocol : {transfer_protocol::blocking, transfer_protocol::pipelined, transfer_protocol::packed}) {
-          const vector_timing t = time_vector_point(ctx, a, vector_point{s, n, o.iterations, protocol, target, slot});
-          (protocol == transfer_protocol::blocking ? point.blocking
-           : protocol == transfer_protocol::pipelined ? point.pipelined
-                                                      : point.packed) = t.seconds;
-        }
+        const auto t = time_vector_protocols(
+            ctx, a, vector_point{s, n, o.iterations, transfer_protocol::automatic, target, slot}, fixed);
+        const protocol_point point{s, n, t[0].seconds, t[1].seconds, t[2].seconds};
         table.points.push_back(point);
         if (ctx.rank() == 0 && o.on_point) o.on_point(same_node, point);
       }

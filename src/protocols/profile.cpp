@@ -95,7 +95,8 @@ json write_table(const protocol_table& t) {
     points.push_back({{"region_bytes", p.region_bytes},
                       {"regions", p.regions},
                       {"seconds", {{"blocking", p.blocking}, {"pipelined", p.pipelined}, {"packed", p.packed}}},
-                      {"fastest", to_string(p.fastest())}});
+                      {"fastest", to_string(p.fastest())},
+                      {"chosen", to_string(t.smoothed_fastest(p))}});
   return {{"measured", t.measured}, {"points", std::move(points)}};
 }
 
@@ -179,6 +180,26 @@ const protocol_point* protocol_table::lookup(std::size_t region_bytes, std::size
   return best;
 }
 
+transfer_protocol protocol_table::smoothed_fastest(const protocol_point& at) const noexcept {
+  const auto usable = [](const protocol_point& p) { return p.blocking > 0 && p.pipelined > 0 && p.packed > 0; };
+  if (!usable(at)) return at.fastest();
+  const int s = floor_log2(at.region_bytes), n = floor_log2(at.regions);
+  std::array<double, fixed_protocols.size()> score{};
+  for (const auto& p : points) {
+    const int ds = std::abs(floor_log2(p.region_bytes) - s), dn = std::abs(floor_log2(p.regions) - n);
+    if (ds + dn > 1 || !usable(p)) continue;
+    const double weight = ds + dn == 0 ? 2.0 : 1.0;
+    double mean = 0;
+    for (const auto q : fixed_protocols) mean += std::log(p.seconds(q));
+    mean /= static_cast<double>(fixed_protocols.size());
+    for (std::size_t i = 0; i < fixed_protocols.size(); ++i) score[i] += weight * (std::log(p.seconds(fixed_protocols[i])) - mean);
+  }
+  std::size_t best = 0;  // blocking on ties, then pipelined, as fastest()
+  for (std::size_t i = 1; i < score.size(); ++i)
+    if (score[i] < score[best]) best = i;
+  return fixed_protocols[best];
+}
+
 transfer_protocol builtin_protocol_choice(std::size_t region_bytes, std::size_t regions) noexcept {
   return regions >= 2 && region_bytes <= 512 ? transfer_protocol::packed : transfer_protocol::pipelined;
 }
@@ -188,7 +209,7 @@ transfer_protocol protocol_profile::choose(std::size_t region_bytes, std::size_t
   const protocol_table* second = same_node ? &inter : &intra;
   for (const auto* t : {first, second})
     if (t->measured)
-      if (const protocol_point* p = t->lookup(region_bytes, regions)) return p->fastest();
+      if (const protocol_point* p = t->lookup(region_bytes, regions)) return t->smoothed_fastest(*p);
   return builtin_protocol_choice(region_bytes, regions);
 }
 

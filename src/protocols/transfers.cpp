@@ -3,6 +3,7 @@
 #include "transit/protocols/detail/transfers.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -50,8 +51,16 @@ transfer_protocol protocol_selector::choose(std::size_t region_bytes, std::size_
                                    "): expected a PE"));
   if (mode_ == mode::forced) return forced_;
   if (mode_ == mode::random) return draw();
-  if (!profile_) profile_ = profile_for(*ctx_);
-  return profile_->choose(region_bytes, regions, ctx_->machine().node_of(target) == self_node_);
+  if (!profile_) {
+    profile_ = profile_for(*ctx_);
+    memo_.assign(2 * 64 * 64, 0);
+  }
+  const bool same_node = ctx_->machine().node_of(target) == self_node_;
+  // The profile answers by (floor(log2 S), floor(log2 N)) alone, so that is the memo's key.
+  const auto log2 = [](std::size_t x) { return static_cast<std::size_t>(std::bit_width(std::max<std::size_t>(x, 1))) - 1; };
+  std::uint8_t& known = memo_[(same_node ? 64 * 64 : 0) + log2(region_bytes) * 64 + log2(regions)];
+  if (known == 0) known = static_cast<std::uint8_t>(profile_->choose(region_bytes, regions, same_node)) + 1;
+  return static_cast<transfer_protocol>(known - 1);
 }
 
 std::vector<region> strided_regions(std::size_t index, std::size_t count, std::size_t stride, std::size_t blocks,

@@ -1,16 +1,20 @@
 // Protocol profiles: lookup at (2^floor(log2 S), 2^floor(log2 N)), intra- and inter-node tables,
-// the built-in rule, the file's "protocols" section (other sections kept), and files that cannot
-// be used: each error names the file and the problem.
+// the built-in rule, smoothing over neighbouring points, the file's "protocols" section (other
+// sections kept), files that cannot be used (each error names the file and the problem), and the
+// interleaved timing the calibration runs on.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
 #include "test_support.hpp"
+#include "transit/protocols/calibrate.hpp"
 #include "transit/transit.hpp"
 
 namespace {
@@ -67,6 +71,83 @@ TEST(protocol_profile, lookup_floors_to_powers_of_two_and_clamps) {
   EXPECT_EQ(builtin_protocol_choice(64, 16), transfer_protocol::packed);
   EXPECT_EQ(builtin_protocol_choice(64, 1), transfer_protocol::pipelined);
   EXPECT_EQ(builtin_protocol_choice(4096, 16), transfer_protocol::pipelined);
+}
+
+/// A grid S = 8..4096, N = 1..256 where `at(s, n)` gives each point's times.
+template <typename Times>
+protocol_table grid(Times at) {
+  protocol_table t;
+  t.measured = true;
+  for (std::size_t s = 8; s <= 4096; s *= 2)
+    for (std::size_t n = 1; n <= 256; n *= 2) t.points.push_back(at(s, n));
+  return t;
+}
+
+const protocol_point& point_at(const protocol_table& t, std::size_t s, std::size_t n) {
+  const protocol_point* p = t.lookup(s, n);
+  EXPECT_TRUE(p != nullptr && p->region_bytes == s && p->regions == n);
+  return *p;
+}
+
+// One point where pipelined beats packed by 2%, inside a region where packed wins by 10%: the
+// neighbours outvote it (noise), and automatic takes packed there too.
+TEST(protocol_smoothing, a_close_point_follows_its_neighbours) {
+  const protocol_table t = grid([](std::size_t s, std::size_t n) {
+    if (s == 64 && n == 16) return protocol_point{s, n, 5.0, 1.0, 1.02};
+    return protocol_point{s, n, 5.0, 1.1, 1.0};
+  });
+  const protocol_point& odd = point_at(t, 64, 16);
+  EXPECT_EQ(odd.fastest(), transfer_protocol::pipelined);
+  EXPECT_EQ(t.smoothed_fastest(odd), transfer_protocol::packed);
+  for (const auto& p : t.points) EXPECT_EQ(t.smoothed_fastest(p), transfer_protocol::packed) << p.region_bytes << " " << p.regions;
+  protocol_profile profile;
+  profile.intra = t;
+  EXPECT_EQ(profile.choose(64, 16, true), transfer_protocol::packed);
+  EXPECT_EQ(profile.choose(100, 20, true), transfer_protocol::packed);  // looked up at (64, 16)
+}
+
+// A point whose own winner leads by 50% keeps it against four neighbours that lean 5% the other
+// way: smoothing decides where the point itself is close. Its neighbours may follow it (it counts
+// there as one of five votes); points two steps away do not.
+TEST(protocol_smoothing, a_clear_winner_keeps_its_point) {
+  const protocol_table t = grid([](std::size_t s, std::size_t n) {
+    if (s == 256 && n == 8) return protocol_point{s, n, 5.0, 1.5, 1.0};
+    return protocol_point{s, n, 5.0, 1.0, 1.05};
+  });
+  EXPECT_EQ(t.smoothed_fastest(point_at(t, 256, 8)), transfer_protocol::packed);
+  EXPECT_EQ(t.smoothed_fastest(point_at(t, 1024, 8)), transfer_protocol::pipelined);
+  EXPECT_EQ(t.smoothed_fastest(point_at(t, 256, 32)), transfer_protocol::pipelined);
+  EXPECT_EQ(t.smoothed_fastest(point_at(t, 512, 16)), transfer_protocol::pipelined);
+}
+
+// A boundary of the cost structure (packed by 20% up to 256 B, pipelined by 20% above, blocking
+// for one region) stays where it is: at the edge the point and its own-side neighbour outweigh
+// the other side.
+TEST(protocol_smoothing, structure_boundaries_stay_in_place) {
+  const protocol_table t = grid([](std::size_t s, std::size_t n) {
+    protocol_point p{s, n, 5.0, 1.0, 1.0};
+    (s <= 256 ? p.pipelined : p.packed) = 1.2;
+    if (n == 1) p.blocking = 0.5;
+    return p;
+  });
+  for (const auto& p : t.points) EXPECT_EQ(t.smoothed_fastest(p), p.fastest()) << p.region_bytes << " " << p.regions;
+}
+
+// Points with a time of 0 take no part in the neighbourhood; such a point decides alone.
+TEST(protocol_smoothing, zero_times_take_no_part) {
+  protocol_table t = grid([](std::size_t s, std::size_t n) { return protocol_point{s, n, 5.0, 1.1, 1.0}; });
+  for (auto& p : t.points)
+    if (p.region_bytes == 64 && p.regions != 16) p = protocol_point{p.region_bytes, p.regions, 0.0, 0.0, 0.0};
+  for (auto& p : t.points)
+    if (p.region_bytes == 32 && p.regions == 16) p.packed = 0.0;  // unusable too
+  // (64, 16) has one usable neighbour left, (128, 16), leaning 10% to packed: a 10% pipelined lead at the point, counted twice, wins (with all four neighbours it would not).
+  for (auto& p : t.points)
+    if (p.region_bytes == 64 && p.regions == 16) p.pipelined = 0.90;
+  EXPECT_EQ(t.smoothed_fastest(point_at(t, 64, 16)), transfer_protocol::pipelined);
+  for (auto& p : t.points)
+    if (p.region_bytes == 64 && p.regions == 16) p.pipelined = 0.95, p.packed = 0.0;
+  EXPECT_EQ(t.smoothed_fastest(point_at(t, 64, 16)), transfer_protocol::packed);  // its own zero: fastest() alone
+  EXPECT_EQ(point_at(t, 64, 16).fastest(), transfer_protocol::packed);
 }
 
 TEST(protocol_profile, saved_entries_load_back_and_other_sections_stay) {
@@ -134,6 +215,48 @@ TEST(protocol_profile, malformed_and_truncated_files_name_the_file_and_the_probl
                "bad-size.json", "protocols[0].intra.points[0].region_bytes: got -8, expected a positive integer");
   expect_error(R"({"protocols": [{"backend": "local", "host": ")" + host + R"(", "pes_per_node": "four"}]})",
                "bad-ppn.json", "protocols[0].pes_per_node: got \"four\"");
+}
+
+// The interleaved timing behind the calibration and `bench vector --sweep`: one timing per
+// protocol in the order given, each verified by its own put and get, automatic's choice recorded;
+// a PE without a target only joins the collective steps. A small calibration fills both tables.
+TEST(protocol_calibration, interleaved_timing_and_a_small_calibration) {
+  ::setenv("TRANSIT_PROFILE", scratch("none.json").c_str(), 1);  // no file: the built-in rule, whatever the machine has
+  EXPECT_EQ(transit::testing::run_spmd(
+                [](context& ctx) {
+                  const bool same_node = false;
+                  const int target = ctx.rank() == 1 ? -1 : vector_partner(ctx, ctx.rank(), same_node);
+                  const vector_slots slots = vector_slot(ctx, ctx.rank(), same_node);
+                  global_array<std::uint8_t> a(ctx, vector_block_bytes(24, 5, slots.slots) * static_cast<std::size_t>(ctx.size()));
+                  const std::vector<transfer_protocol> order = {transfer_protocol::packed, transfer_protocol::automatic,
+                                                                transfer_protocol::blocking, transfer_protocol::pipelined};
+                  const auto t = time_vector_protocols(
+                      ctx, a, vector_point{24, 5, 3, transfer_protocol::automatic, target, slots.slot}, order);
+                  ASSERT_EQ(t.size(), order.size());
+                  for (std::size_t i = 0; i < t.size(); ++i) {
+                    EXPECT_TRUE(t[i].verified) << to_string(order[i]);
+                    EXPECT_GT(t[i].seconds, 0.0) << to_string(order[i]);  // the slowest PE's transfer, never skipped
+                  }
+                  if (target >= 0) {
+                    EXPECT_EQ(t[1].chosen, a.chosen_protocol(24, 5, target));
+                  }
+
+                  protocol_calibration_options o;
+                  o.max_region_bytes = 16;
+                  o.max_regions = 2;
+                  o.iterations = 2;
+                  const protocol_profile p = calibrate_protocols(ctx, o);
+                  for (const auto* table : {&p.intra, &p.inter}) {
+                    EXPECT_TRUE(table->measured);
+                    ASSERT_EQ(table->points.size(), 4u);  // S = 8, 16 by N = 1, 2
+                    for (const auto& point : table->points)
+                      EXPECT_TRUE(point.blocking > 0 && point.pipelined > 0 && point.packed > 0)
+                          << point.region_bytes << " " << point.regions;
+                  }
+                },
+                {"--transit-pes-per-node=2"}),
+            0);
+  ::unsetenv("TRANSIT_PROFILE");
 }
 
 // automatic reads TRANSIT_PROFILE: a file whose intra-node table says blocking everywhere makes

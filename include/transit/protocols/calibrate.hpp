@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <span>
+#include <vector>
 
 #include "transit/one_sided/global_array.hpp"
 #include "transit/protocols/protocols.hpp"
@@ -37,6 +39,14 @@ std::size_t vector_block_bytes(std::size_t region_bytes, std::size_t regions, in
 /// Collective: times one point on `a` (at least vector_block_bytes per PE). Every PE passes the
 /// same region_bytes, regions, iterations and protocol.
 vector_timing time_vector_point(context& ctx, global_array<std::uint8_t>& a, const vector_point& point);
+
+/// Collective: times one point with each of `protocols` (point.protocol is not used), interleaved:
+/// after one untimed transfer with each, every iteration transfers once with each protocol, the
+/// order rotated by one per iteration, so a slow stretch of the machine (another job, a page
+/// fault, the first touch) falls on all of them alike and close protocols are compared fairly.
+/// One timing per protocol, in the order given; each verified with its own put and get.
+std::vector<vector_timing> time_vector_protocols(context& ctx, global_array<std::uint8_t>& a, const vector_point& point,
+                                                 std::span<const transfer_protocol> protocols);
 
 /// The target of `pe` for a kind of link: `same_node` another PE of its node (the next one, in
 /// a ring), else the PE of the same local rank on the next node; -1 when there is none.

@@ -56,6 +56,13 @@ struct protocol_table {
   /// The point at (2^floor(log2 S), 2^floor(log2 N)), or the nearest measured one (in log2
   /// steps); nullptr when the table is empty.
   const protocol_point* lookup(std::size_t region_bytes, std::size_t regions) const noexcept;
+  /// The protocol `automatic` takes at `at` (a point of this table): the lowest time after
+  /// smoothing over the grid. Each protocol's log time relative to the mean of the point's three
+  /// is averaged over the point (weight 2) and its four neighbours one log2 step away in S or N
+  /// (weight 1 each). Close protocols swap places with noise from one run to the next; the
+  /// neighbours follow the same per-region and per-byte costs, so their ranking steadies the
+  /// point's. Points with a time of 0 take no part; `at` itself then decides alone. Local.
+  transfer_protocol smoothed_fastest(const protocol_point& at) const noexcept;
 };
 
 /// The "protocols" entry of a profile file for one (backend, PEs per node, host).
@@ -68,8 +75,8 @@ struct protocol_profile {
   std::string source;   // "built-in", or the file it was read from
   protocol_table intra, inter;
   /// What `automatic` takes for S bytes per region, N regions, to a target on this node or not:
-  /// the fastest protocol of the table's point (the other table when this one was not measured);
-  /// the built-in rule when neither was.
+  /// the table's smoothed_fastest at its lookup point (the other table when this one was not
+  /// measured); the built-in rule when neither was.
   transfer_protocol choose(std::size_t region_bytes, std::size_t regions, bool same_node) const noexcept;
 };
 

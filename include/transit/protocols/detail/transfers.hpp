@@ -15,6 +15,7 @@
 // Order: one owner's pieces are issued in the order of the regions and travel one route, so
 // overlapping regions end with the later region's values, whatever the protocol.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <random>
 #include <span>
@@ -48,6 +49,11 @@ class protocol_selector {
   int self_node_ = 0;
   mutable std::minstd_rand random_;
   mutable std::shared_ptr<const protocol_profile> profile_;  // at the first automatic choice
+  // The profile's choices so far by (same node, floor(log2 S), floor(log2 N)), protocol + 1 (0:
+  // not asked yet): a profile choice scans the table's points and smooths (about a microsecond),
+  // which a small transfer should not pay per call. Sized with profile_ (arrays that never choose
+  // automatically carry none).
+  mutable std::vector<std::uint8_t> memo_;
 };
 
 enum class transfer_direction { put, get };
