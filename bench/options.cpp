@@ -160,7 +160,13 @@ void add_kernel_command(CLI::App& bench, const kernel_entry& k, options& opt,
 
 options command_line;  // set by parsing `transit bench`, read-only while the job runs
 
-void add_bench_options(CLI::App& bench) { add_kernel_commands(bench, command_line); }
+void add_bench_options(CLI::App& bench) {
+  // Before the kernels' pages are made: each copies this footer.
+  bench.footer("Tuning (histogram, alltoall, phold): --tune; under mpirun --online-tune or TRANSIT_TUNE=1, since\n"
+               "Open MPI's mpirun takes --tune FILE for itself anywhere on its command line.\n\n" +
+               bench.get_footer());
+  add_kernel_commands(bench, command_line);
+}
 
 const bool registered = register_command({
     .name = "bench",
