@@ -57,7 +57,7 @@ bool same(const step_configuration& a, const step_configuration& b) {
 ///     (the grid matters most: a poor starting grid ran 3x slower than the best on 8 local PEs,
 ///     and buffer sizes measured on it said little about the best grid's);
 ///  2. on the best grid so far, buffer sizes around the automatic one (buffer_items = 0): powers
-///     of two from a quarter of it to twice it, none below the 50% bandwidth point;
+///     of two from a quarter of it to twice it;
 ///  3. the two best configurations once more (a shared machine is noisy: the least of a
 ///     configuration's measurements counts);
 /// then it keeps the best. Every step at most one configuration; settled within 25 steps.
@@ -74,14 +74,11 @@ class round_tuner final : public step_tuner {
       while (p * 2 <= n) p *= 2;
       return n - p <= 2 * p - n ? p : 2 * p;
     };
-    // Powers of two around the automatic buffer (a quarter of it to twice it), none below the 50%
-    // point of the bandwidth curve.
-    const std::size_t low = seed.values[bytes_50] > 0 ? items_for(seed.values[bytes_50], item_bytes) : 1;
+    // Powers of two around the automatic buffer, a quarter of it to twice it.
     const std::size_t around = nearest_power(automatic_buffer_items(seed, item_bytes));
     std::vector<std::size_t> sizes;
     for (const std::size_t b : {around / 4, around / 2, around, around * 2})
-      if (b >= std::max<std::size_t>(low, 1)) sizes.push_back(b);
-    if (sizes.empty()) sizes.push_back(std::max<std::size_t>(low, 1));
+      if (b >= 1) sizes.push_back(b);
     buffer_sizes_ = sizes;
     round_ = round::grids;
   }
@@ -212,22 +209,22 @@ class round_tuner final : public step_tuner {
   bool explored_ = false;
 };
 
-std::size_t buffer_from_costs(const link_costs& costs, double bytes_50, double bytes_75, std::size_t item_bytes) {
+std::size_t buffer_from_costs(const link_costs& costs, double bytes_75, std::size_t item_bytes) {
   item_bytes = std::max<std::size_t>(1, item_bytes);
   const std::size_t from_curve = items_for(bytes_75, item_bytes);
   // The smallest buffer at which the per-message cost, spread over the buffer's items, is at most
   // a fiftieth of an item's own cost (the model's item rate within 2% of its peak):
   // g = (alpha + e beta) / (0.02 (c + m beta)). It counts the per-item cost, which the 75%
   // bandwidth point (thesis 2.3.1) does not: where transit's per-message path costs hundreds of
-  // items (mpi here), the 75% point left a tenth of the item rate on the table. Never below the
-  // 50% point of the curve, never above 1 MiB messages; without calibrated costs, the 75% point.
+  // items (mpi here), the 75% point left a tenth of the item rate on the table. At most 1 MiB
+  // messages; without calibrated costs, the 75% point. No lower bound from the curve: its 50%
+  // point moved to 64 KiB on the local backend under load, where 2-32 KiB buffers ran fastest.
   const double per_item = costs.per_item + static_cast<double>(item_bytes) * costs.beta;
   if (!(costs.alpha > 0) || !(per_item > 0)) return from_curve;
   const double g =
       std::ceil((costs.alpha + static_cast<double>(header_bytes) * costs.beta) / (per_message_share * per_item));
-  const std::size_t low = bytes_50 > 0 ? items_for(bytes_50, item_bytes) : 1;
-  const std::size_t high = std::max(low, items_for(static_cast<double>(max_automatic_bytes), item_bytes));
-  return std::clamp(static_cast<std::size_t>(std::min(g, 4294967295.0)), low, high);
+  const std::size_t high = items_for(static_cast<double>(max_automatic_bytes), item_bytes);
+  return std::clamp(static_cast<std::size_t>(std::min(g, 4294967295.0)), std::size_t{1}, high);
 }
 
 }  // namespace
@@ -259,7 +256,7 @@ std::size_t automatic_buffer_items(const tuning_seed& seed, std::size_t item_byt
   const double curve_bytes = seed.values[bytes_75] > 0 ? seed.values[bytes_75] : tuning_defaults::buffer_bytes_75;
   if (seed.values[has_profile] == 0) return items_for(curve_bytes, std::max<std::size_t>(1, item_bytes));
   return buffer_from_costs({seed.values[inter_alpha], seed.values[inter_beta], seed.values[inter_item]},
-                           seed.values[bytes_50], curve_bytes, item_bytes);
+                           curve_bytes, item_bytes);
 }
 
 std::unique_ptr<step_tuner> make_step_tuner(const context& ctx, const tuning_seed& seed,
@@ -273,8 +270,7 @@ namespace transit {
 
 std::size_t automatic_buffer_items(const streamer_profile& profile, std::size_t item_bytes) {
   const link_costs& costs = profile.inter.measured ? profile.inter.costs : profile.intra.costs;
-  return detail::buffer_from_costs(costs, static_cast<double>(profile.buffer_bytes_50),
-                                   static_cast<double>(profile.buffer_bytes_75), item_bytes);
+  return detail::buffer_from_costs(costs, static_cast<double>(profile.buffer_bytes_75), item_bytes);
 }
 
 }  // namespace transit

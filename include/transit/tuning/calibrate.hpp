@@ -44,8 +44,8 @@ link_costs fit_link_costs(const std::vector<bandwidth_point>& curve, const std::
 
 /// Local: what buffer_items = 0 stands for with this profile, for items of `item_bytes`: the
 /// smallest buffer whose per-message cost is at most 2% of an item's, g = (alpha + 16 beta) /
-/// (0.02 (per_item + item_bytes beta)) with the inter-node costs (intra-node on one node), within
-/// the 50% point of the curve and 1 MiB messages; the 75% point without costs (docs/tuning.md).
+/// (0.02 (per_item + item_bytes beta)) with the inter-node costs (intra-node on one node), at most
+/// 1 MiB messages; the 75% point without costs (docs/tuning.md).
 std::size_t automatic_buffer_items(const streamer_profile& profile, std::size_t item_bytes);
 
 /// Local: sets peak_bytes_per_second and buffer_bytes_50/75/90 of `profile` from its curve (the
