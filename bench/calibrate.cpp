@@ -80,11 +80,6 @@ std::string bytes_text(std::size_t bytes) {
   return std::to_string(bytes) + " B";
 }
 
-/// Items of `item_bytes` in a message of `bytes` (the streamer's 16-byte header first), at least 1.
-std::size_t items_of(std::size_t bytes, std::size_t item_bytes) {
-  return bytes > 16 + item_bytes ? (bytes - 16) / item_bytes : 1;
-}
-
 /// Mean bandwidth of the curve's points from 8 to 64 KiB (the aggregated messages' sizes).
 double mid_bandwidth(const link_calibration& link) {
   double sum = 0;
@@ -132,9 +127,9 @@ void print_table(const streamer_profile& p, const std::string& path, const std::
               p.inter.measured ? "inter-node" : "intra-node", si(p.peak_bytes_per_second, "B/s").c_str(),
               bytes_text(p.buffer_bytes_50).c_str(), bytes_text(p.buffer_bytes_75).c_str(),
               bytes_text(p.buffer_bytes_90).c_str());
-  std::printf("buffer_items = 0 now means %zu items of 8 bytes (%zu of 16, %zu of 64); tuning explores %s to %s\n",
-              items_of(p.buffer_bytes_75, 8), items_of(p.buffer_bytes_75, 16), items_of(p.buffer_bytes_75, 64),
-              bytes_text(p.buffer_bytes_50).c_str(), bytes_text(p.buffer_bytes_90).c_str());
+  std::printf("buffer_items = 0 now means %zu items of 8 bytes (%zu of 16, %zu of 64): per-message cost at most "
+              "2%% of an item's\n",
+              automatic_buffer_items(p, 8), automatic_buffer_items(p, 16), automatic_buffer_items(p, 64));
   if (!transport_note.empty()) std::printf("%s\n", transport_note.c_str());
   std::printf("profile: %s (streamer entry %s / %d PEs per node / %s)\n", path.c_str(), p.backend.c_str(),
               p.pes_per_node, p.host.c_str());
@@ -190,7 +185,7 @@ int record(context& ctx, const streamer_profile& p, double seconds) {
     const json entry = json::parse(to_json_text(p));
     for (const auto& [key, value] : entry.items()) out[key] = value;
     out["seconds"] = seconds;
-    out["buffer_items_8B"] = items_of(p.buffer_bytes_75, 8);
+    out["buffer_items_8B"] = automatic_buffer_items(p, 8);
     out["transport"] = transport;
     out["profile"] = path.string();
     std::printf("%s\n", out.dump(-1, ' ', false, json::error_handler_t::replace).c_str());

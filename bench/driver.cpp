@@ -231,6 +231,7 @@ void add_step_fields(context& ctx, const setup& s, const streamer_stats& stats, 
   m.extra["final_routing"] = std::string(to_string(current.route));
   // The tuner measures every step until it settles, then stops: the steps after its history ran
   // the settled configuration (timed by the kernel here).
+  TRANSIT_ASSERT(m.items_per_pe > 0, "the kernel sets items_per_pe before add_step_fields (the settled rate needs it)");
   const std::size_t first_settled = stats.tuning.size();
   m.extra["settled_step"] = first_settled < seconds.size() ? json(first_settled) : json(nullptr);
   double settled_time = 0;

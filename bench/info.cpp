@@ -26,9 +26,9 @@ void print_profile(const context& ctx) {
   std::printf("profile: %s, streamer entry %s / %d PEs per node / %s of %s%s\n", status.path.c_str(),
               p.backend.c_str(), p.pes_per_node, p.host.c_str(), p.created.c_str(),
               status.exact ? "" : " (the closest: none for this job's PEs per node)");
-  const std::size_t items = p.buffer_bytes_75 > 24 ? (p.buffer_bytes_75 - 16) / 8 : 1;
-  std::printf("buffer_items = 0: %zu-byte messages (75%% of the peak %.3g GB/s), %zu items of 8 bytes\n",
-              p.buffer_bytes_75, p.peak_bytes_per_second / 1e9, items);
+  std::printf("buffer_items = 0: %zu items of 8 bytes (per-message cost at most 2%% of an item's; 75%% of the "
+              "peak %.3g GB/s at %zu-byte messages)\n",
+              automatic_buffer_items(p, 8), p.peak_bytes_per_second / 1e9, p.buffer_bytes_75);
   std::printf("costs: alpha %.3g us/message, beta %.3g ns/byte, %.3g ns/item (intra-node)\n", p.intra.costs.alpha * 1e6,
               p.intra.costs.beta * 1e9, p.intra.costs.per_item * 1e9);
 }

@@ -2,6 +2,8 @@
 // takes are added here, in one place; each kernel file adds its own. Every check that does not
 // need the PE count happens while parsing, before any PE starts, so a typo costs no job start-up.
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
 
 #include "bench.hpp"
 #include "cli.hpp"
@@ -113,13 +115,26 @@ void add_kernel_command(CLI::App& bench, const kernel_entry& k, options& opt,
   sub->add_option("--steps", opt.steps, "steps per run, each of --items-per-pe items (default 1; 30 with --tune)")
       ->transform(integer_in<int>(1, 100000, "an integer in [1, 100000]"))
       ->type_name("S");
-  add_flag_once(*sub, "--tune", opt.tune, "tune buffer size and grid between steps (streamer_options::tune)");
+  // Open MPI's mpirun takes --tune FILE for itself anywhere on its command line, even after the
+  // program: --online-tune and TRANSIT_TUNE=1 reach transit through mpirun.
+  add_flag_once(*sub, "--tune,--online-tune", opt.tune,
+                "tune buffer size and grid between steps (streamer_options::tune); under mpirun write "
+                "--online-tune or set TRANSIT_TUNE=1 (Open MPI's mpirun takes --tune for itself)");
   if (k.add_options) k.add_options(*sub);
   if (extra) extra(*sub);
 
   // After parsing this command: defaults and the checks that involve two options.
   sub->final_callback([&k, &opt] {
     opt.kernel = k.name;
+    std::string tune_name = "--tune";
+    if (const char* env = std::getenv("TRANSIT_TUNE"); env != nullptr && *env != '\0' && !opt.tune) {
+      const std::string_view v = env;
+      if (v == "1" || v == "true" || v == "yes" || v == "on") {
+        opt.tune = true;
+        tune_name = "TRANSIT_TUNE";
+      } else if (!(v == "0" || v == "false" || v == "no" || v == "off"))
+        usage_error("TRANSIT_TUNE", v, "1, true, yes or on (tune, as --tune), or 0, false, no or off");
+    }
     if (opt.item_bytes == 0) opt.item_bytes = k.item_sizes.front();
     const std::size_t buffer_items =
         k.max_buffer_items != 0 ? std::min(opt.buffer_items, k.max_buffer_items) : opt.buffer_items;
@@ -129,12 +144,12 @@ void add_kernel_command(CLI::App& bench, const kernel_entry& k, options& opt,
                       std::to_string(opt.item_bytes) + " bytes (1 GiB per peer buffer)");
     // Tuning needs a streamer run step by step and the kernel's workload for the model.
     if (opt.tune && !(k.steps && k.workload))
-      usage_error("--tune", "", "no --tune for " + k.name + " (kernels that tune: histogram, alltoall, phold)");
+      usage_error(tune_name, "", "no --tune for " + k.name + " (kernels that tune: histogram, alltoall, phold)");
     if (opt.steps > 1 && !k.steps)
       usage_error("--steps", std::to_string(opt.steps),
                   "1 for " + k.name + " (kernels that run steps: histogram, alltoall, phold, halo)");
     if (opt.tune && (opt.route == scheme::none || opt.route == scheme::mpi_raw))
-      usage_error("--tune", "", "a scheme that aggregates (grid, node-aware, node-aware-advanced), not " +
+      usage_error(tune_name, "", "a scheme that aggregates (grid, node-aware, node-aware-advanced), not " +
                                     std::string(to_string(opt.route)));
     if (opt.route == scheme::mpi_raw && !k.mpi_raw)
       usage_error("--scheme", "mpi-raw", "none, grid, node-aware or node-aware-advanced for " + k.name +
@@ -145,7 +160,13 @@ void add_kernel_command(CLI::App& bench, const kernel_entry& k, options& opt,
 
 options command_line;  // set by parsing `transit bench`, read-only while the job runs
 
-void add_bench_options(CLI::App& bench) { add_kernel_commands(bench, command_line); }
+void add_bench_options(CLI::App& bench) {
+  // Before the kernels' pages are made: each copies this footer.
+  bench.footer("Tuning (histogram, alltoall, phold): --tune; under mpirun --online-tune or TRANSIT_TUNE=1, since\n"
+               "Open MPI's mpirun takes --tune FILE for itself anywhere on its command line.\n\n" +
+               bench.get_footer());
+  add_kernel_commands(bench, command_line);
+}
 
 const bool registered = register_command({
     .name = "bench",

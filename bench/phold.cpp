@@ -134,12 +134,20 @@ measurement run_phold(context& ctx, const setup& s) {
     });
   };
   measurement m;
+  // Collective: the events handled, counted before add_step_fields, which rates the steps by them.
+  std::uint64_t total = 0;
+  const auto count_events = [&] {
+    total = ctx.allreduce(here.handled, reduce_op::sum);
+    m.verified = total == expected * steps && ctx.allreduce(here.handled_sum, reduce_op::sum) == expected_sum * steps;
+    m.items_per_pe = static_cast<double>(total) / static_cast<double>(pes);
+  };
   if (api == "active") {
     active_lps = &here;
     active_messages am(ctx, s.stream);
     m.seconds = run_steps([&](const event& e) { am.async(ctx.rank(), on_event, e); }, [&] { am.barrier(); });
     m.stats = am.stats();
     m.buffer_bytes_bound = buffer_bound(ctx, s.stream, sizeof(std::uint32_t) + sizeof(event));
+    count_events();
   } else {
     streamer<event>* self = nullptr;
     streamer<event> stream(ctx, s.stream, [&](const event& e) {
@@ -151,12 +159,10 @@ measurement run_phold(context& ctx, const setup& s) {
     m.seconds = run_steps([&](const event& e) { stream.insert(e, ctx.rank()); }, [&] { stream.quiesce(); });
     m.stats = stream.stats();
     m.buffer_bytes_bound = buffer_bound(ctx, stream.current_options(), stream.stats(), sizeof(event));
+    count_events();
     add_step_fields(ctx, s, stream, step_seconds, m);
   }
 
-  const std::uint64_t total = ctx.allreduce(here.handled, reduce_op::sum);
-  m.verified = total == expected * steps && ctx.allreduce(here.handled_sum, reduce_op::sum) == expected_sum * steps;
-  m.items_per_pe = static_cast<double>(total) / static_cast<double>(pes);
   m.extra["api"] = api;
   m.extra["remote_fraction"] = remote_fraction;
   m.extra["lps_per_pe"] = lps;

@@ -134,7 +134,8 @@ for line in sys.stdin:
     done
     fixed=$(printf '%s\n' "${variants[@]}" | interleave "$where" "$kernel" items_per_second_per_pe "--items-per-pe $per_step")
     best=$(sort -k2 -g <<<"$fixed" | tail -1)
-    tuned=$(printf '%s\n' "tuned|--tune --steps 30" |
+    # --online-tune: mpirun takes --tune FILE for itself (Open MPI), even after the program.
+    tuned=$(printf '%s\n' "tuned|--online-tune --steps 30" |
             interleave "$where" "$kernel" settled_items_per_second_per_pe "--items-per-pe $per_step")
     record=$(grep "\"kernel\":\"$kernel\"" "$log" | grep '"tuning"' | tail -1)
     settled=$(field settled_step <<<"$record")

@@ -137,20 +137,21 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
-/// Least squares of y = intercept + slope * x.
-std::pair<double, double> fit_line(const std::vector<double>& x, const std::vector<double>& y) {
-  const double n = static_cast<double>(x.size());
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+/// Weighted least squares of y = intercept + slope * x (weights w, all ones for plain least squares).
+std::pair<double, double> fit_line(const std::vector<double>& x, const std::vector<double>& y,
+                                   const std::vector<double>& w) {
+  double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
-    sx += x[i];
-    sy += y[i];
-    sxx += x[i] * x[i];
-    sxy += x[i] * y[i];
+    sw += w[i];
+    sx += w[i] * x[i];
+    sy += w[i] * y[i];
+    sxx += w[i] * x[i] * x[i];
+    sxy += w[i] * x[i] * y[i];
   }
-  const double d = n * sxx - sx * sx;
-  if (x.size() < 2 || d == 0) return {x.empty() ? 0 : sy / n, 0};
-  const double slope = (n * sxy - sx * sy) / d;
-  return {(sy - slope * sx) / n, slope};
+  const double d = sw * sxx - sx * sx;
+  if (x.size() < 2 || !(d > 0)) return {x.empty() || !(sw > 0) ? 0 : sy / sw, 0};
+  const double slope = (sw * sxy - sx * sy) / d;
+  return {(sy - slope * sx) / sw, slope};
 }
 
 link_calibration measure_link(context& ctx, pair_of_pes pair, const calibration_options& o,
@@ -193,18 +194,9 @@ link_calibration measure_link(context& ctx, pair_of_pes pair, const calibration_
   }
   mail.close_channel(channel);
 
-  // beta: the slope of time per message against size over the larger half of the curve.
-  std::vector<double> x, y;
-  for (std::size_t i = link.curve.size() / 2; i < link.curve.size(); ++i) {
-    x.push_back(static_cast<double>(link.curve[i].message_bytes));
-    y.push_back(link.curve[i].seconds_per_message);
-  }
-  link.costs.beta = std::max(0.0, fit_line(x, y).second);
-
-  // alpha and per_item: streamer steps at several buffer sizes, time per item against 1/g (the
-  // median of `passes` runs each).
-  x.clear();
-  y.clear();
+  // alpha, beta and per_item: streamer steps at several buffer sizes (the median of `passes` runs
+  // each), fitted with the curve.
+  std::vector<streamer_timing> steps;
   for (const std::size_t g : o.buffer_items) {
     const std::uint64_t probe = std::clamp<std::uint64_t>(g * 8, 256, 1 << 16);
     const double t0 = stream_items(ctx, pair, g, probe, checksum);
@@ -214,12 +206,9 @@ link_calibration measure_link(context& ctx, pair_of_pes pair, const calibration_
     std::vector<double> per_item;
     for (int pass = 0; pass < passes; ++pass)
       per_item.push_back(stream_items(ctx, pair, g, items, checksum) / static_cast<double>(items));
-    x.push_back(1.0 / static_cast<double>(g));
-    y.push_back(median(per_item));
+    steps.push_back({g, median(per_item)});
   }
-  const auto [intercept, slope] = fit_line(x, y);
-  link.costs.alpha = std::max(0.0, slope - 16 * link.costs.beta);
-  link.costs.per_item = std::max(0.0, intercept - 8 * link.costs.beta);
+  link.costs = fit_link_costs(link.curve, steps);
   return link;
 }
 
@@ -233,6 +222,58 @@ std::string utc_now() {
 }
 
 }  // namespace
+
+link_costs fit_link_costs(const std::vector<bandwidth_point>& curve, const std::vector<streamer_timing>& steps) {
+  link_costs costs;
+  // beta: the slope of time per message against size over the larger half of the curve up to its
+  // peak. Past the peak the transport changes protocol (Open MPI's rendezvous above its eager
+  // limit ran 100x slower per byte in calibration here), which says nothing of buffer-sized messages.
+  std::size_t end = 0;
+  for (std::size_t i = 0; i < curve.size(); ++i)
+    if (curve[i].bytes_per_second >= curve[end].bytes_per_second) end = i;
+  std::vector<double> x, y, w;
+  for (std::size_t i = curve.empty() ? 0 : (end + 1) / 2; i <= end && i < curve.size(); ++i) {
+    x.push_back(static_cast<double>(curve[i].message_bytes));
+    y.push_back(curve[i].seconds_per_message);
+    w.push_back(1);
+  }
+  costs.beta = fit_line(x, y, w).second;
+  // Over a short range (a curve that peaks early) noise can tilt the slope to 0 or below; then
+  // the time per byte at the peak, which is beta plus alpha's share there: an upper bound.
+  if (!(costs.beta > 0) && !curve.empty() && curve[end].bytes_per_second > 0)
+    costs.beta = 1.0 / curve[end].bytes_per_second;
+  costs.beta = std::max(0.0, costs.beta);
+
+  // alpha and per_item: time per item is per_item + 8 beta + (alpha + 16 beta) / g, a line in 1/g.
+  // Each point's noise is a share of its own time, so the fit weighs relative errors (weights
+  // 1/y^2): a plain least-squares line is pinned by g = 1 (time per item ~ alpha, a microsecond),
+  // whose few percent of noise alone outweighs a per-item cost of nanoseconds, and its intercept
+  // came out negative on mpi. The intercept must be positive; should noise still make it not, the
+  // largest buffer, where the per-message cost is amortised, gives it directly.
+  x.clear();
+  y.clear();
+  w.clear();
+  std::size_t largest = 0;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    if (!(steps[i].seconds_per_item > 0) || steps[i].buffer_items == 0) continue;
+    x.push_back(1.0 / static_cast<double>(steps[i].buffer_items));
+    y.push_back(steps[i].seconds_per_item);
+    w.push_back(1.0 / (steps[i].seconds_per_item * steps[i].seconds_per_item));
+    if (x.size() == 1 || steps[i].buffer_items > steps[largest].buffer_items) largest = i;
+  }
+  if (x.empty()) return costs;
+  auto [intercept, slope] = fit_line(x, y, w);
+  slope = std::max(0.0, slope);
+  const double at_largest = steps[largest].seconds_per_item;
+  if (!(intercept > 0)) intercept = at_largest - slope / static_cast<double>(steps[largest].buffer_items);
+  if (!(intercept > 0)) intercept = at_largest;
+  costs.alpha = std::max(0.0, slope - 16 * costs.beta);
+  // The item's 8 bytes at beta come off; beta is fitted on large messages, and should it claim
+  // more than half of an item's time, half stays the item's own (routing, copy and delivery
+  // cost at least that on every machine measured), so per_item is never 0.
+  costs.per_item = std::max(intercept - 8 * costs.beta, intercept / 2);
+  return costs;
+}
 
 void derive_buffer_sizes(streamer_profile& profile) {
   const link_calibration& link = profile.inter.measured ? profile.inter : profile.intra;

@@ -11,6 +11,7 @@
 #include "transit/core/error.hpp"
 #include "transit/runtime/context.hpp"
 #include "transit/streamer/detail/tuning_hook.hpp"
+#include "transit/tuning/calibrate.hpp"
 #include "transit/tuning/model.hpp"
 #include "tuning_defaults.hpp"
 
@@ -28,8 +29,9 @@ enum seed_slot : int {
 };
 
 constexpr std::size_t header_bytes = 16;
+constexpr double per_message_share = 0.02;              // buffer_items = 0: alpha / g <= 2% of an item
+constexpr std::size_t max_automatic_bytes = 1u << 20;  // buffer_items = 0: at most 1 MiB messages
 constexpr std::uint32_t max_explore_steps = 24;  // settled by the 25th step at the latest
-constexpr std::size_t max_buffer_candidates = 5;
 constexpr std::size_t grid_candidates_tried = 3;
 
 std::size_t items_for(double message_bytes, std::size_t item_bytes) {
@@ -51,10 +53,12 @@ bool same(const step_configuration& a, const step_configuration& b) {
 
 /// Tries configurations one step each, in rounds, and settles on the cheapest (seconds per item
 /// inserted, the step's mean wall time over PEs divided by the items each PE inserted):
-///  1. buffer sizes within the 50-90% bandwidth range, on the starting grid;
-///  2. the grids the cost model ranks best for the observed workload, with the best buffer;
-///  3. on a new best grid, the neighbouring buffer sizes (half and double) within the range;
-///  4. the two best configurations once more (a shared machine is noisy: the least of a
+///  1. the grids the cost model ranks best for the observed workload, with the starting buffer
+///     (the grid matters most: a poor starting grid ran 3x slower than the best on 8 local PEs,
+///     and buffer sizes measured on it said little about the best grid's);
+///  2. on the best grid so far, buffer sizes around the automatic one (buffer_items = 0): powers
+///     of two from a quarter of it to twice it;
+///  3. the two best configurations once more (a shared machine is noisy: the least of a
 ///     configuration's measurements counts);
 /// then it keeps the best. Every step at most one configuration; settled within 25 steps.
 class round_tuner final : public step_tuner {
@@ -64,35 +68,19 @@ class round_tuner final : public step_tuner {
         physical_(ctx.topology().physical()),
         costs_(seed_costs(seed)),
         item_bytes_(item_bytes),
-        best_(initial),
-        grid_of_buffers_(initial) {
-    // Powers of two from the 50% to the 90% point of the bandwidth curve (each point rounded to
-    // the nearest power of two), at most max_buffer_candidates spread evenly; one within 10% of
-    // the starting size is the starting size.
+        best_(initial) {
     const auto nearest_power = [](std::size_t n) {
       std::size_t p = 1;
       while (p * 2 <= n) p *= 2;
       return n - p <= 2 * p - n ? p : 2 * p;
     };
-    const std::size_t low = nearest_power(items_for(seed.values[bytes_50], item_bytes));
-    const std::size_t high = std::max(low, nearest_power(items_for(seed.values[bytes_90], item_bytes)));
+    // Powers of two around the automatic buffer, a quarter of it to twice it.
+    const std::size_t around = nearest_power(automatic_buffer_items(seed, item_bytes));
     std::vector<std::size_t> sizes;
-    for (std::size_t b = low; b <= high; b *= 2) sizes.push_back(b);
-    if (sizes.size() > max_buffer_candidates) {
-      std::vector<std::size_t> spread;
-      for (std::size_t i = 0; i < max_buffer_candidates; ++i)
-        spread.push_back(sizes[i * (sizes.size() - 1) / (max_buffer_candidates - 1)]);
-      sizes = spread;
-    }
-    buffer_range_ = {std::min(low, initial.buffer_items), std::max(high, initial.buffer_items)};
-    const auto close = [](std::size_t a, std::size_t b) { return 10 * std::max(a, b) <= 11 * std::min(a, b); };
-    for (const std::size_t b : sizes) {
-      if (close(b, initial.buffer_items)) continue;
-      step_configuration c = initial;
-      c.buffer_items = b;
-      queue_.push_back(c);
-    }
-    round_ = round::buffers;
+    for (const std::size_t b : {around / 4, around / 2, around, around * 2})
+      if (b >= 1) sizes.push_back(b);
+    buffer_sizes_ = sizes;
+    round_ = round::grids;
   }
 
   step_configuration next(const step_outcome& outcome, const step_configuration& current) override {
@@ -119,7 +107,7 @@ class round_tuner final : public step_tuner {
   bool explored() const noexcept override { return explored_; }
 
  private:
-  enum class round { buffers, grids, refine, confirm, done };
+  enum class round { grids, buffers, confirm, done };
   struct trial {
     step_configuration config;
     double best = std::numeric_limits<double>::infinity();
@@ -153,9 +141,8 @@ class round_tuner final : public step_tuner {
     const trial* best = cheapest();
     if (best == nullptr) return false;  // nothing measured yet (steps without items): keep waiting
     switch (round_) {
-      case round::buffers: {
-        round_ = round::grids;
-        grid_of_buffers_ = best->config;
+      case round::grids: {
+        round_ = round::buffers;
         step_workload w;
         w.item_bytes = item_bytes_;
         w.items_per_pe = items_per_pe_;
@@ -163,7 +150,7 @@ class round_tuner final : public step_tuner {
         std::vector<std::pair<double, step_configuration>> ranked;
         for (const auto& candidate : candidate_grids(machine_, physical_)) {
           step_configuration c{candidate.grid, candidate.route, best->config.buffer_items};
-          if (candidate.grid == best->config.grid && candidate.route == best->config.route) continue;
+          if (measured(c)) continue;
           try {
             ranked.emplace_back(predict_step(machine_, c.grid, c.route, c.buffer_items, w, costs_).seconds, c);
           } catch (const std::invalid_argument&) {
@@ -175,28 +162,26 @@ class round_tuner final : public step_tuner {
           queue_.push_back(ranked[i].second);
         return true;
       }
-      case round::grids: {
-        round_ = round::refine;
-        if (best->config.grid == grid_of_buffers_.grid && best->config.route == grid_of_buffers_.route) return true;
-        for (const std::size_t b : {best->config.buffer_items / 2, best->config.buffer_items * 2}) {
-          if (b < buffer_range_.first || b > buffer_range_.second) continue;
+      case round::buffers: {
+        round_ = round::confirm;
+        const auto close = [](std::size_t a, std::size_t b) { return 10 * std::max(a, b) <= 11 * std::min(a, b); };
+        for (const std::size_t b : buffer_sizes_) {
+          if (close(b, best->config.buffer_items)) continue;
           step_configuration c = best->config;
           c.buffer_items = b;
           if (!measured(c)) queue_.push_back(c);
         }
         return true;
       }
-      case round::refine: {
-        round_ = round::confirm;
+      case round::confirm: {
+        round_ = round::done;
         std::vector<const trial*> order;
         for (const auto& t : trials_) order.push_back(&t);
         std::stable_sort(order.begin(), order.end(), [](const trial* a, const trial* b) { return a->best < b->best; });
         for (std::size_t i = 0; i < order.size() && i < 2; ++i) queue_.push_back(order[i]->config);
         return true;
       }
-      case round::confirm:
       case round::done:
-        round_ = round::done;
         return false;
     }
     return false;
@@ -214,16 +199,33 @@ class round_tuner final : public step_tuner {
   machine_costs costs_;
   std::size_t item_bytes_;
   step_configuration best_;
-  step_configuration grid_of_buffers_;
-  std::pair<std::size_t, std::size_t> buffer_range_{1, 1};
+  std::vector<std::size_t> buffer_sizes_;  // the buffer round's candidates
   std::deque<step_configuration> queue_;
   std::vector<trial> trials_;
-  round round_ = round::buffers;
+  round round_ = round::grids;
   double items_per_pe_ = 0;
   std::uint32_t steps_ = 0;
   bool settled_ = false;
   bool explored_ = false;
 };
+
+std::size_t buffer_from_costs(const link_costs& costs, double bytes_75, std::size_t item_bytes) {
+  item_bytes = std::max<std::size_t>(1, item_bytes);
+  const std::size_t from_curve = items_for(bytes_75, item_bytes);
+  // The smallest buffer at which the per-message cost, spread over the buffer's items, is at most
+  // a fiftieth of an item's own cost (the model's item rate within 2% of its peak):
+  // g = (alpha + e beta) / (0.02 (c + m beta)). It counts the per-item cost, which the 75%
+  // bandwidth point (thesis 2.3.1) does not: where transit's per-message path costs hundreds of
+  // items (mpi here), the 75% point left a tenth of the item rate on the table. At most 1 MiB
+  // messages; without calibrated costs, the 75% point. No lower bound from the curve: its 50%
+  // point moved to 64 KiB on the local backend under load, where 2-32 KiB buffers ran fastest.
+  const double per_item = costs.per_item + static_cast<double>(item_bytes) * costs.beta;
+  if (!(costs.alpha > 0) || !(per_item > 0)) return from_curve;
+  const double g =
+      std::ceil((costs.alpha + static_cast<double>(header_bytes) * costs.beta) / (per_message_share * per_item));
+  const std::size_t high = items_for(static_cast<double>(max_automatic_bytes), item_bytes);
+  return std::clamp(static_cast<std::size_t>(std::min(g, 4294967295.0)), std::size_t{1}, high);
+}
 
 }  // namespace
 
@@ -251,8 +253,10 @@ tuning_seed local_tuning_seed(const context& ctx, std::size_t item_bytes) {
 }
 
 std::size_t automatic_buffer_items(const tuning_seed& seed, std::size_t item_bytes) {
-  const double bytes = seed.values[bytes_75] > 0 ? seed.values[bytes_75] : tuning_defaults::buffer_bytes_75;
-  return items_for(bytes, std::max<std::size_t>(1, item_bytes));
+  const double curve_bytes = seed.values[bytes_75] > 0 ? seed.values[bytes_75] : tuning_defaults::buffer_bytes_75;
+  if (seed.values[has_profile] == 0) return items_for(curve_bytes, std::max<std::size_t>(1, item_bytes));
+  return buffer_from_costs({seed.values[inter_alpha], seed.values[inter_beta], seed.values[inter_item]},
+                           curve_bytes, item_bytes);
 }
 
 std::unique_ptr<step_tuner> make_step_tuner(const context& ctx, const tuning_seed& seed,
@@ -261,3 +265,12 @@ std::unique_ptr<step_tuner> make_step_tuner(const context& ctx, const tuning_see
 }
 
 }  // namespace transit::detail
+
+namespace transit {
+
+std::size_t automatic_buffer_items(const streamer_profile& profile, std::size_t item_bytes) {
+  const link_costs& costs = profile.inter.measured ? profile.inter.costs : profile.intra.costs;
+  return detail::buffer_from_costs(costs, static_cast<double>(profile.buffer_bytes_75), item_bytes);
+}
+
+}  // namespace transit

@@ -198,4 +198,40 @@ TEST(tuning_tuner, automatic_buffer_from_the_profile) {
             0);
 }
 
+TEST(tuning_tuner, automatic_buffer_from_calibrated_costs) {
+  // With calibrated costs, buffer_items = 0 is the smallest buffer whose per-message cost is at
+  // most 2% of an item's: g = (alpha + 16 beta) / (0.02 (per_item + item bytes x beta)).
+  const std::string path = transit::testing::use_own_profile_file() + ".costs";
+  setenv("TRANSIT_PROFILE", path.c_str(), 1);
+  profile_file file = profile_file::empty(path);
+  streamer_profile p;
+  p.pes_per_node = 1;
+  p.host = this_host();
+  p.pes = 1;
+  p.created = "2026-11-22T00:00:00Z";
+  p.intra.measured = true;
+  p.intra.costs = {1e-6, 0.25e-9, 4e-9};  // shaped like the mpi backend's here
+  p.buffer_bytes_50 = 1024;
+  p.buffer_bytes_75 = 4096 + 16;
+  p.buffer_bytes_90 = 16384;
+  p.peak_bytes_per_second = 1e9;
+  for (const char* backend : {"local", "mpi"}) {
+    p.backend = backend;
+    file.put(p);
+  }
+  file.save();
+  EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
+              streamer_options o;
+              o.buffer_items = 0;
+              streamer<std::uint64_t> a(ctx, o, [](const std::uint64_t&) {});
+              EXPECT_EQ(a.current_options().buffer_items, 8367u);  // 1.004 us / (0.02 x 6 ns), rounded up
+              streamer<std::array<std::byte, 64>> b(ctx, o, [](const std::array<std::byte, 64>&) {});
+              EXPECT_EQ(b.current_options().buffer_items, 2510u);  // 1.004 us / (0.02 x 20 ns)
+              for (int i = 0; i < 100; ++i) a.insert(1, i % ctx.size());
+              a.finish();
+              b.finish();
+            }),
+            0);
+}
+
 }  // namespace

@@ -29,6 +29,25 @@ struct calibration_options {
 /// options out of range.
 streamer_profile calibrate_streamer(context& ctx, const calibration_options& options = {});
 
+/// One streamer measurement of calibration: 8-byte items in buffers of `buffer_items`, seconds per
+/// item (per PE, each PE of the pair sending and receiving).
+struct streamer_timing {
+  std::size_t buffer_items = 0;
+  double seconds_per_item = 0;
+};
+
+/// Local: the costs of a link from its measurements (docs/tuning.md, "Calibration"): beta from the
+/// curve up to its peak (the time per byte at the peak when that slope is not positive), alpha and per_item from the streamer timings, per item
+/// per_item + 8 beta + (alpha + 16 beta) / g, fitted with relative-error weights. per_item is
+/// positive whenever any timing is; all three are finite and not negative.
+link_costs fit_link_costs(const std::vector<bandwidth_point>& curve, const std::vector<streamer_timing>& steps);
+
+/// Local: what buffer_items = 0 stands for with this profile, for items of `item_bytes`: the
+/// smallest buffer whose per-message cost is at most 2% of an item's, g = (alpha + 16 beta) /
+/// (0.02 (per_item + item_bytes beta)) with the inter-node costs (intra-node on one node), at most
+/// 1 MiB messages; the 75% point without costs (docs/tuning.md).
+std::size_t automatic_buffer_items(const streamer_profile& profile, std::size_t item_bytes);
+
 /// Local: sets peak_bytes_per_second and buffer_bytes_50/75/90 of `profile` from its curve (the
 /// inter-node one when measured, else the intra-node one): the smallest payloads reaching 50%,
 /// 75% and 90% of the curve's peak (thesis 2.3.1 and 6.1.2).
