@@ -111,7 +111,7 @@ class transfer {
         put_(direction == transfer_direction::put),
         data_(data),
         max_packed_(engine.max_packed_bytes()),
-        packable_(max_packed_ / 4) {}
+        packable_(packed_piece_limit(engine)) {}
 
   void blocking(std::span<const piece> pieces) {
     for (const piece& p : pieces) {

@@ -193,6 +193,9 @@ class global_array {
   transfer_protocol chosen_protocol(std::size_t region_bytes, std::size_t regions, int target) const {
     return selector_.choose(region_bytes, regions, target);
   }
+  /// Local: the largest region (bytes) `packed` gathers into packed messages. Larger regions go as
+  /// `pipelined` does, so for regions all above this size the two protocols are one transfer.
+  std::size_t packed_region_limit() const noexcept { return detail::packed_piece_limit(*engine_); }
 
  private:
   std::size_t begin_of(std::size_t pe) const noexcept { return layout_.begin_of(pe); }

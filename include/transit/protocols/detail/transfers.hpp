@@ -58,6 +58,10 @@ class protocol_selector {
 
 enum class transfer_direction { put, get };
 
+/// The largest piece packed gathers into a packed request (bytes); larger pieces go pipelined, so
+/// for regions all above it packed and pipelined are the same transfer.
+inline std::size_t packed_piece_limit(const one_sided_engine& engine) noexcept { return engine.max_packed_bytes() / 4; }
+
 /// put: writes `elements` elements at `data` to the regions; get: reads them into `data`.
 /// Checks the regions and the element count (std::out_of_range, std::invalid_argument).
 void transfer_regions(one_sided_engine& engine, const block_layout& layout, const protocol_selector& selector,
