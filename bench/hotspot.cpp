@@ -4,8 +4,9 @@
 // --op fetch-add: one fetch_add on the target's word; --op put-v: a noncontiguous put of
 // --regions regions of --region-bytes bytes into the target's block, then fence() (the vectored
 // put complete at its target). Reports the time per operation, each PE's mean over its rounds,
-// as mean, median and max over PEs, and what reached PE 0 (request messages against requests
-// aimed at it: the effect of aggregation and combining). Verified: every word holds exactly the
+// as mean, median and max over PEs, what reached PE 0 (request messages against requests
+// aimed at it: the effect of aggregation and combining) and the request messages that crossed
+// between nodes (mpi-rma: operations on another node's memory). Verified: every word holds exactly the
 // increments aimed at it; every region the bytes of its source's last round.
 #include <algorithm>
 #include <chrono>
@@ -141,11 +142,15 @@ measurement run_hotspot(context& ctx, const setup&) {
   const std::uint64_t per_op_requests = put_v ? static_cast<std::uint64_t>(p.regions) : 1;
   const std::uint64_t aimed_at_pe0 = contenders * per_op_requests * static_cast<std::uint64_t>(p.ops) *
                                      static_cast<std::uint64_t>(p.iterations);
+  // Request messages that reached PE 0's endpoint (helper mode: node 0's helper, which serves PE
+  // 0 and reports its counters there). mpi_rma has no such count: MPI carries its operations.
+  const bool rma = o.topology == request_topology::mpi_rma;
   const std::uint64_t at_target = ctx.allreduce(rank == 0 ? st.request_messages_received : 0, reduce_op::sum);
 
   m.items_per_pe = static_cast<double>(p.ops) * p.iterations;
   m.verified = ok;
   m.stats.messages_sent = st.messages_sent;  // the record's generic fields, from the one-sided counters
+  m.stats.inter_node_messages = st.request_messages_between_nodes;
   m.stats.items_forwarded = st.requests_forwarded;
   m.stats.buffer_bytes_peak = st.request_buffer_bytes_peak;
   m.buffer_bytes_bound = st.request_buffer_bytes;
@@ -165,10 +170,14 @@ measurement run_hotspot(context& ctx, const setup&) {
   m.extra["max_us"] = times.back();
   m.extra["requests_issued"] = ctx.allreduce(st.requests_sent, reduce_op::sum);
   m.extra["requests_aimed_at_pe0"] = aimed_at_pe0;
-  m.extra["request_messages_at_target"] = at_target;
-  // Below 1: aggregation and combining at work (PE 0's own requests reach it without a message).
+  m.extra["request_messages_between_nodes"] = ctx.allreduce(st.request_messages_between_nodes, reduce_op::sum);
+  // null where there is nothing to say: mpi_rma's messages are MPI's own; at 0% contention no
+  // request aims at PE 0.
+  m.extra["request_messages_at_target"] = rma ? json(nullptr) : json(at_target);
+  // Below 1: aggregation and combining at work (PE 0's own requests, and in helper mode those of
+  // its node's PEs, reach it without a message).
   m.extra["target_messages_per_request"] =
-      aimed_at_pe0 > 0 ? static_cast<double>(at_target) / static_cast<double>(aimed_at_pe0) : 0.0;
+      rma || aimed_at_pe0 == 0 ? json(nullptr) : json(static_cast<double>(at_target) / static_cast<double>(aimed_at_pe0));
   m.extra["requests_combined"] = ctx.allreduce(st.requests_combined, reduce_op::sum);
   m.extra["links_max"] = ctx.allreduce(st.links, reduce_op::max);
   m.extra["request_buffer_bytes_per_pe"] = ctx.allreduce(st.request_buffer_bytes, reduce_op::max);

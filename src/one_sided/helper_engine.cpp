@@ -89,6 +89,7 @@ class node_helper final : private hub::host {
     c.request_messages_received = published_[5].load(std::memory_order_relaxed);
     c.credit_waits = published_[6].load(std::memory_order_relaxed);
     c.buffer_bytes_peak = published_[7].load(std::memory_order_relaxed);
+    c.request_messages_between_nodes = published_[8].load(std::memory_order_relaxed);
     return c;
   }
   std::uint64_t buffer_bound() const noexcept { return hub_->buffer_bound(); }
@@ -127,10 +128,10 @@ class node_helper final : private hub::host {
 
   void publish() {
     const hub_counters& c = hub_->counters();
-    const std::uint64_t values[8] = {c.requests_forwarded, c.requests_combined,     c.requests_served,
+    const std::uint64_t values[9] = {c.requests_forwarded, c.requests_combined,     c.requests_served,
                                      c.messages_sent,      c.request_messages_sent, c.request_messages_received,
-                                     c.credit_waits,       c.buffer_bytes_peak};
-    for (int i = 0; i < 8; ++i) published_[i].store(values[i], std::memory_order_relaxed);
+                                     c.credit_waits,       c.buffer_bytes_peak,     c.request_messages_between_nodes};
+    for (int i = 0; i < 9; ++i) published_[i].store(values[i], std::memory_order_relaxed);
   }
 
   // Each PE's requests go in ring order; one that finds no room stays at the head of its ring.
@@ -190,7 +191,7 @@ class node_helper final : private hub::host {
   std::atomic<std::uint64_t> snapshot_answered_{0};
   std::atomic<std::uint64_t> snapshot_sent_{0};
   std::atomic<std::uint64_t> snapshot_received_{0};
-  std::atomic<std::uint64_t> published_[8] = {};
+  std::atomic<std::uint64_t> published_[9] = {};
 };
 
 class helper_engine final : public routed_engine {
@@ -240,7 +241,10 @@ hub::config helper_engine::plan_routes(const node_plan& plan) const {
   c.atomic = true;  // the node's PEs touch the same memory
   std::set<int> in_links;
   for (const hop& h : plan.route->out_links(node)) {
-    if (std::find(c.links.begin(), c.links.end(), h.pe) == c.links.end()) c.links.push_back(h.pe);
+    if (std::find(c.links.begin(), c.links.end(), h.pe) == c.links.end()) {
+      c.links.push_back(h.pe);
+      c.links_between_nodes.push_back(true);  // helpers are the endpoints of whole nodes
+    }
   }
   for (const hop& h : plan.route->in_links(node)) in_links.insert(h.pe);
   c.in_links = in_links.size();

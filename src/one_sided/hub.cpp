@@ -100,6 +100,7 @@ void add_hub_counters(one_sided_stats& s, const hub_counters& c) noexcept {
   s.requests_served = c.requests_served;
   s.messages_sent = c.messages_sent;
   s.request_messages_sent = c.request_messages_sent;
+  s.request_messages_between_nodes = c.request_messages_between_nodes;
   s.request_messages_received = c.request_messages_received;
   s.credit_waits = c.credit_waits;
   s.request_buffer_bytes_peak = c.buffer_bytes_peak;
@@ -109,9 +110,11 @@ hub::hub(config c, transport& net, mailbox* mail, std::uint32_t channel, host& h
     : config_(std::move(c)), net_(net), mail_(mail), channel_(channel), host_(h), element_size_(config_.element_size) {
   TRANSIT_ASSERT(config_.buffer_bytes >= sizeof(message_header) + sizeof(request_record) + 8,
                  "request buffers hold at least one request");
+  TRANSIT_ASSERT(config_.links_between_nodes.size() == config_.links.size(), "every link says where it goes");
   links_ = std::vector<link>(config_.links.size());
   for (std::size_t i = 0; i < links_.size(); ++i) {
     links_[i].endpoint = config_.links[i];
+    links_[i].between_nodes = config_.links_between_nodes[i];
     TRANSIT_ASSERT(link_of_.emplace(links_[i].endpoint, i).second, "one link per next-hop endpoint");
   }
   int endpoints = 0;
@@ -252,6 +255,7 @@ bool hub::send_link(link& l) {
   hold_bytes(-static_cast<std::int64_t>(config_.buffer_bytes));  // now the receiver's to hold
   ++counters_.messages_sent;
   ++counters_.request_messages_sent;
+  if (l.between_nodes) ++counters_.request_messages_between_nodes;
   return true;
 }
 

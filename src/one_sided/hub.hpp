@@ -85,6 +85,7 @@ struct hub_counters {
   std::uint64_t messages_sent = 0;
   std::uint64_t messages_received = 0;
   std::uint64_t request_messages_sent = 0;
+  std::uint64_t request_messages_between_nodes = 0;
   std::uint64_t request_messages_received = 0;
   std::uint64_t credit_waits = 0;
   std::uint64_t buffer_bytes = 0;       // request buffers held now (open and queued)
@@ -117,6 +118,7 @@ class hub {
     bool atomic = false;                    // other threads touch the memory served here
     std::vector<std::int32_t> route;        // owner PE -> index in links, -1: served here
     std::vector<int> links;                 // outgoing links: next-hop endpoints, one link each
+    std::vector<bool> links_between_nodes;  // by link: its next hop is on another node (counted)
     std::vector<std::int32_t> endpoint_of;  // requesting PE -> endpoint its replies go to
     std::size_t in_links = 0;               // incoming links, for the memory bound
   };
@@ -152,6 +154,7 @@ class hub {
   };
   struct link {
     int endpoint = -1;
+    bool between_nodes = false;
     message_buffer buffer;  // open buffer, or empty
     std::size_t used = 0;   // payload bytes written, header included
     std::uint32_t records = 0;

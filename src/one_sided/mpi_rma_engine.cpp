@@ -67,8 +67,12 @@ class mpi_rma_engine final : public one_sided_engine {
     unit_ = config.mutexes ? mutex_bytes : config.element_size;
     const std::size_t bytes = config.local_elements * unit_;
     void* base = nullptr;
+    // Across hosts over TCP Open MPI 4.1 has no component for this at MPI_THREAD_MULTIPLE: osc rdma
+    // needs RDMA and atomics from a btl, osc sm one host, and Debian's openmpi-mca-params.conf
+    // excludes osc pt2pt (which refuses MULTIPLE anyway) and ucx. Say so rather than just fail.
     mpi_check(MPI_Win_allocate(static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, comm_, &base, &window_),
-              "MPI_Win_allocate");
+              "MPI_Win_allocate (no osc component for this job? between hosts over TCP try --mca osc pt2pt "
+              "with --transit-mpi-threads=funneled; docs/one_sided.md, \"The mpi_rma baseline\")");
     block_ = {static_cast<std::byte*>(base), bytes};
     if (config.mutexes || config.initialize == nullptr) {
       std::memset(block_.data(), 0, bytes);
@@ -97,12 +101,13 @@ class mpi_rma_engine final : public one_sided_engine {
 
   void issue(const operation& op, completion* done, std::shared_ptr<completion> keep) override {
     ++requests_sent_;
-    if (op.code == op_code::lock || op.code == op_code::unlock) {
-      mutex_operation(op, done);
+    if (op.code == op_code::put_packed || op.code == op_code::get_packed) {
+      issue_unpacked(op, done, keep);  // counts its pieces
       return;
     }
-    if (op.code == op_code::put_packed || op.code == op_code::get_packed) {
-      issue_unpacked(op, done, keep);
+    if (ctx_.machine().node_of(op.owner) != ctx_.machine().node_of(ctx_.rank())) ++operations_between_nodes_;
+    if (op.code == op_code::lock || op.code == op_code::unlock) {
+      mutex_operation(op, done);
       return;
     }
     const int target = op.owner;
@@ -250,6 +255,8 @@ class mpi_rma_engine final : public one_sided_engine {
     one_sided_stats s;
     s.requests_sent = requests_sent_;
     s.links = static_cast<std::uint64_t>(ctx_.size() - 1);  // direct to every PE
+    s.request_messages_between_nodes = operations_between_nodes_;
+    if (config_.mutexes) s.requests_served = mutex_operations_here();
     return s;
   }
 
@@ -296,6 +303,23 @@ class mpi_rma_engine final : public one_sided_engine {
     pending_.push_back(pending_request{done, std::move(keep)});
   }
 
+  // Lock and unlock requests applied to this PE's mutexes: tickets taken plus tickets served,
+  // read atomically from this PE's own window (the operations never involve this PE's CPU).
+  std::uint64_t mutex_operations_here() const {
+    std::uint64_t total = 0;
+    for (std::size_t m = 0; m < config_.local_elements; ++m) {
+      for (const std::size_t field : {std::size_t{0}, std::size_t{8}}) {
+        std::uint64_t value = 0;
+        mpi_check(MPI_Fetch_and_op(nullptr, &value, MPI_UINT64_T, ctx_.rank(),
+                                   static_cast<MPI_Aint>(m * mutex_bytes + field), MPI_NO_OP, window_),
+                  "MPI_Fetch_and_op");
+        mpi_check(MPI_Win_flush(ctx_.rank(), window_), "MPI_Win_flush");
+        total += value;
+      }
+    }
+    return total;
+  }
+
   void mutex_operation(const operation& op, completion* done) {
     const int home = op.owner;
     const MPI_Aint at = static_cast<MPI_Aint>((op.offset / static_cast<std::uint64_t>(ctx_.size())) * mutex_bytes);
@@ -335,6 +359,7 @@ class mpi_rma_engine final : public one_sided_engine {
   std::vector<MPI_Request> requests_;
   std::vector<pending_request> pending_;  // parallel to requests_
   std::uint64_t requests_sent_ = 0;
+  std::uint64_t operations_between_nodes_ = 0;
   engine_registration registration_{ctx_, this};
 };
 

@@ -61,7 +61,10 @@ hub::config polling_engine::plan_routes() const {
     const int target = m.node_of(owner);
     const int next = target == node ? owner : on_node(plan.route->next_hop(node, target, -1).pe, local);
     const auto [it, added] = link_of.emplace(next, static_cast<int>(c.links.size()));
-    if (added) c.links.push_back(next);
+    if (added) {
+      c.links.push_back(next);
+      c.links_between_nodes.push_back(target != node);
+    }
     c.route[static_cast<std::size_t>(owner)] = it->second;
   }
   // Incoming links: the node's other PEs, and the PEs of upstream nodes that map onto this one.

@@ -33,6 +33,9 @@ class global_mutexes {
   void unlock(int mutex);
   /// Local. Number of mutexes.
   int count() const noexcept { return count_; }
+  /// Local: this PE's counters. requests_served counts the lock and unlock requests applied to the
+  /// mutexes homed here (helper mode: at the node's helper, reported by the node's first PE).
+  one_sided_stats stats() const { return engine_->stats(); }
 
  private:
   void check(int mutex, const char* what) const;

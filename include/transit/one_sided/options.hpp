@@ -53,6 +53,9 @@ struct one_sided_stats {
   std::uint64_t requests_served = 0;      ///< requests applied to memory (or mutexes) here
   std::uint64_t messages_sent = 0;        ///< transport messages: request buffers, replies, credits
   std::uint64_t request_messages_sent = 0;      ///< request buffers sent
+  /// Request buffers sent to an endpoint on another node (mpi_rma: MPI operations on another
+  /// node's memory): the traffic between nodes that forwarding and aggregation cut.
+  std::uint64_t request_messages_between_nodes = 0;
   std::uint64_t request_messages_received = 0;  ///< request buffers received (hot-spot pressure)
   std::uint64_t credit_waits = 0;         ///< times a full buffer waited for its link's credit
   /// Request buffers (outgoing links) of this PE's serving endpoint: its next-hop peers (mpi_rma:
