@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "transit/core/median.hpp"
 #include "transit/transit.hpp"
 
 namespace CLI {
@@ -24,6 +25,8 @@ class App;
 }
 
 namespace transit::bench {
+
+using detail::median;
 
 /// JSON objects keep their fields in insertion order (kernel first), for people reading them.
 using json = nlohmann::ordered_json;

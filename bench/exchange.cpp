@@ -92,11 +92,6 @@ bool check(const byte_parcels& in, int me, int size, std::uint64_t seed) {
   return i == in.size();
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 std::vector<exchange_method> methods_of(const context& ctx) {
   if (method_name != "all") return {parse_exchange_method(method_name)};

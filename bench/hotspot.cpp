@@ -130,12 +130,9 @@ measurement run_hotspot(context& ctx, const setup&) {
   }
 
   const double per_op_us = p.ops * p.iterations > 0 ? busy / (p.ops * p.iterations) * 1e6 : 0;
-  std::vector<double> times = gather(ctx, per_op_us);
-  std::sort(times.begin(), times.end());
+  const std::vector<double> times = gather(ctx, per_op_us);
   double sum = 0;
   for (const double t : times) sum += t;
-  const double median = times.size() % 2 == 1 ? times[times.size() / 2]
-                                               : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
   const one_sided_stats st = put_v ? bytes.stats() : words.stats();
   std::uint64_t contenders = 0;
   for (int source = 0; source < pes; ++source) contenders += target_of(source, pes, p.contention) == 0 ? 1 : 0;
@@ -166,8 +163,8 @@ measurement run_hotspot(context& ctx, const setup&) {
     m.extra["region_bytes"] = p.region_bytes;
   }
   m.extra["mean_us"] = sum / static_cast<double>(times.size());
-  m.extra["median_us"] = median;
-  m.extra["max_us"] = times.back();
+  m.extra["median_us"] = median(times);
+  m.extra["max_us"] = *std::max_element(times.begin(), times.end());
   m.extra["requests_issued"] = ctx.allreduce(st.requests_sent, reduce_op::sum);
   m.extra["requests_aimed_at_pe0"] = aimed_at_pe0;
   m.extra["request_messages_between_nodes"] = ctx.allreduce(st.request_messages_between_nodes, reduce_op::sum);

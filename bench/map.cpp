@@ -19,11 +19,14 @@
 
 #include "cli.hpp"
 #include "transit/core/error.hpp"
+#include "transit/core/median.hpp"
 #include "transit/topology/mapping.hpp"
 #include "transit/topology/patterns.hpp"
 
 namespace transit::bench {
 namespace {
+
+using detail::median;
 
 /// Everything `transit map` accepts. Empty or 0 = the pattern's default.
 struct map_options {
@@ -96,11 +99,6 @@ built_pattern build_pattern(const map_options& opt) {
   return b;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // One mapper's result over all instances.
 struct result {

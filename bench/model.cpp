@@ -39,11 +39,6 @@ struct row {
   bool verified = true;
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n == 0 ? std::nan("") : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 int model_command(context& ctx) {
   const options& opt = model_line;
@@ -103,8 +98,8 @@ int model_command(context& ctx) {
         r.measured_messages = rec.messages_sent;
         r.verified &= rec.verified;
       }
-      r.measured_seconds = median(seconds);
-      r.measured_rate = median(rates);
+      r.measured_seconds = median(seconds, std::nan(""));
+      r.measured_rate = median(rates, std::nan(""));
     }
   }
   std::stable_sort(rows.begin(), rows.end(),

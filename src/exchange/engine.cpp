@@ -11,6 +11,7 @@
 
 #include "methods.hpp"
 #include "transit/core/error.hpp"
+#include "transit/core/median.hpp"
 
 namespace transit {
 
@@ -103,12 +104,6 @@ virtual_grid grid_for(const context& ctx, const exchange_options& options) {
     throw_invalid("exchange_options.grid", concat(options.grid->str(), " for ", options.grid->num_pes(), " PEs"),
                   concat("a grid for the job's ", ctx.size(), " PEs"));
   return *options.grid;
-}
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 }  // namespace
@@ -360,7 +355,7 @@ void exchange_engine::choose() {
   std::size_t best = n;
   for (std::size_t c = 0; c < n; ++c) {
     const bool raced = !per_run[c].empty();
-    const double seconds = raced ? median_of(std::move(per_run[c])) : scouted_seconds_[c];
+    const double seconds = raced ? median(std::move(per_run[c])) : scouted_seconds_[c];
     stats_.candidates.push_back(exchange_candidate{candidates_[c], seconds, raced});
     // Without a race (one survivor), the fastest scouted candidate is that survivor.
     if ((raced || plan_.empty()) && (best == n || seconds < stats_.candidates[best].seconds)) best = c;

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "transit/core/error.hpp"
+#include "transit/core/median.hpp"
 #include "transit/runtime/detail/context_access.hpp"
 #include "transit/streamer/streamer.hpp"
 
@@ -27,6 +28,7 @@ namespace transit {
 namespace {
 
 using detail::context_access;
+using detail::median;
 using clock_type = std::chrono::steady_clock;
 
 // Every PE of a local job stores here at once: atomic, so the store is no data race.
@@ -131,11 +133,6 @@ double stream_items(context& ctx, pair_of_pes pair, std::size_t g, std::uint64_t
 }
 
 constexpr int passes = 3;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
 
 /// Weighted least squares of y = intercept + slope * x (weights w, all ones for plain least squares).
 std::pair<double, double> fit_line(const std::vector<double>& x, const std::vector<double>& y,
