@@ -168,14 +168,10 @@ bool active_messages::large_calls::poll_queued() {
     ++next_;
     ++received_;  // the call counts as handled once its handler starts (as a streamer's items do)
     handled = true;
-    in_callback_ = true;
-    try {
+    {
+      const detail::flag_guard running(in_callback_);
       am_.dispatch(data.payload() + detail::large_header_bytes, static_cast<std::size_t>(h.record_bytes));
-    } catch (...) {
-      in_callback_ = false;
-      throw;
     }
-    in_callback_ = false;
     context_access::net(am_.ctx_).recycle(std::move(data));
   }
   // Held calls are looked at again by the next poll: the barrier may have ended by then.

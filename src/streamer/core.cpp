@@ -39,18 +39,6 @@ void check_capacity(const streamer_options& options) {
     throw_invalid("streamer_options.buffer_items", options.buffer_items, concat("at most ", UINT32_MAX));
 }
 
-// Clears a flag on every exit, exceptions included.
-class flag_guard {
- public:
-  explicit flag_guard(bool& flag) : flag_(flag) { flag_ = true; }
-  ~flag_guard() { flag_ = false; }
-  flag_guard(const flag_guard&) = delete;
-  flag_guard& operator=(const flag_guard&) = delete;
-
- private:
-  bool& flag_;
-};
-
 std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 0xcbf29ce484222325ULL) {
   for (const char c : text) hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
   return hash;

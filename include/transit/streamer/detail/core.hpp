@@ -124,6 +124,18 @@ struct batch_deliver {
   F f;
 };
 
+/// Sets a flag (a deliver callback is running) and clears it on every exit, exceptions included.
+class flag_guard {
+ public:
+  explicit flag_guard(bool& flag) : flag_(flag) { flag_ = true; }
+  ~flag_guard() { flag_ = false; }
+  flag_guard(const flag_guard&) = delete;
+  flag_guard& operator=(const flag_guard&) = delete;
+
+ private:
+  bool& flag_;
+};
+
 /// A member of a streamer_group that is not a streamer: an endpoint with a channel of its own whose
 /// messages each go straight to their destination as one transport message (active_messages'
 /// large calls). The group polls it after each pump, and counts its messages in the same
