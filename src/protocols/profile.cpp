@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -30,7 +29,7 @@ constexpr int format_version = 1;
 constexpr std::array<transfer_protocol, 3> fixed_protocols = {transfer_protocol::blocking, transfer_protocol::pipelined,
                                                               transfer_protocol::packed};
 
-int floor_log2(std::size_t x) noexcept { return x == 0 ? -1 : static_cast<int>(std::bit_width(x)) - 1; }
+using detail::floor_log2;
 
 [[noreturn]] void fail(const std::filesystem::path& path, const std::string& problem) {
   throw protocol_profile_error(detail::concat("profile file ", path.string(), ": ", problem));

@@ -3,7 +3,6 @@
 #include "transit/protocols/detail/transfers.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -57,7 +56,7 @@ transfer_protocol protocol_selector::choose(std::size_t region_bytes, std::size_
   }
   const bool same_node = ctx_->machine().node_of(target) == self_node_;
   // The profile answers by (floor(log2 S), floor(log2 N)) alone, so that is the memo's key.
-  const auto log2 = [](std::size_t x) { return static_cast<std::size_t>(std::bit_width(std::max<std::size_t>(x, 1))) - 1; };
+  const auto log2 = [](std::size_t x) { return static_cast<std::size_t>(floor_log2(std::max<std::size_t>(x, 1))); };
   std::uint8_t& known = memo_[(same_node ? 64 * 64 : 0) + log2(region_bytes) * 64 + log2(regions)];
   if (known == 0) known = static_cast<std::uint8_t>(profile_->choose(region_bytes, regions, same_node)) + 1;
   return static_cast<transfer_protocol>(known - 1);
