@@ -77,13 +77,12 @@ std::vector<vector_timing> time_vector_protocols(context& ctx, global_array<std:
     const double mine = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return ctx.allreduce(mine, reduce_op::max);
   };
-  std::vector<vector_timing> out(k);
+  vector_timing blank;
+  if (active) blank.chosen = a.chosen_protocol(s, n, point.target);
+  std::vector<vector_timing> out(k, blank);
   std::vector<std::vector<double>> times(k);
   std::size_t round = 0;
-  for (std::size_t q = 0; q < k; ++q) {
-    if (active) out[q].chosen = a.chosen_protocol(s, n, point.target);
-    if (point.iterations > 0) timed(protocols[q], round++);  // warm-up: first touch, buffers
-  }
+  for (std::size_t q = 0; q < k && point.iterations > 0; ++q) timed(protocols[q], round++);  // warm-up: first touch, buffers
   for (int it = 0; it < point.iterations; ++it)
     for (std::size_t j = 0; j < k; ++j) {
       const std::size_t q = (static_cast<std::size_t>(it) + j) % k;

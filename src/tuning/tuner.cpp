@@ -76,11 +76,8 @@ class round_tuner final : public step_tuner {
     };
     // Powers of two around the automatic buffer, a quarter of it to twice it.
     const std::size_t around = nearest_power(automatic_buffer_items(seed, item_bytes));
-    std::vector<std::size_t> sizes;
     for (const std::size_t b : {around / 4, around / 2, around, around * 2})
-      if (b >= 1) sizes.push_back(b);
-    buffer_sizes_ = sizes;
-    round_ = round::grids;
+      if (b >= 1) buffer_sizes_.push_back(b);
   }
 
   step_configuration next(const step_outcome& outcome, const step_configuration& current) override {
