@@ -6,7 +6,9 @@
 // put complete at its target). Reports the time per operation, each PE's mean over its rounds,
 // as mean, median and max over PEs, what reached PE 0 (request messages against requests
 // aimed at it: the effect of aggregation and combining) and the request messages that crossed
-// between nodes (mpi-rma: operations on another node's memory). Verified: every word holds exactly the
+// between nodes (mpi-rma: operations on another node's memory). --scheme mpi-raw (fetch-add only):
+// the same rounds as a plain MPI program, each fetch-add one message to the owner and one back,
+// the floor of any design that carries requests in messages. Verified: every word holds exactly the
 // increments aimed at it; every region the bytes of its source's last round.
 #include <algorithm>
 #include <chrono>
@@ -67,8 +69,52 @@ std::vector<double> gather(context& ctx, double mine) {
   return values;
 }
 
-measurement run_hotspot(context& ctx, const setup&) {
+/// The time per operation, each PE's mean over its rounds, as mean, median and max over PEs; and the
+/// fields every record carries.
+void add_times_and_setting(context& ctx, const parameters& p, double busy_seconds, measurement& m) {
+  const double per_op_us = busy_seconds / (p.ops * p.iterations) * 1e6;
+  const std::vector<double> times = gather(ctx, per_op_us);
+  double sum = 0;
+  for (const double t : times) sum += t;
+  m.items_per_pe = static_cast<double>(p.ops) * p.iterations;
+  m.extra["op"] = p.op;
+  m.extra["contention"] = p.contention;
+  m.extra["ops"] = p.ops;
+  m.extra["iterations"] = p.iterations;
+  m.extra["mean_us"] = sum / static_cast<double>(times.size());
+  m.extra["median_us"] = median(times);
+  m.extra["max_us"] = *std::max_element(times.begin(), times.end());
+}
+
+/// --scheme mpi-raw: fetch-add as a plain MPI program, one message to the owner and one back.
+/// Not a topology of global_array: the floor of any design that sends requests as messages.
+measurement run_hotspot_mpi_raw(context& ctx, const parameters& p) {
+  const int pes = ctx.size();
+  const int rank = ctx.rank();
+  const int target = target_of(rank, pes, p.contention);
+  const raw_fetch_adds raw = hotspot_mpi_raw(ctx, p.ops, p.iterations, target);
+  std::uint64_t aimed = 0;
+  for (int source = 0; source < pes; ++source) aimed += target_of(source, pes, p.contention) == rank ? 1 : 0;
+  measurement m;
+  m.seconds = raw.seconds;
+  m.verified = raw.word == aimed * static_cast<std::uint64_t>(p.ops) * static_cast<std::uint64_t>(p.iterations);
+  m.stats.messages_sent = raw.messages;
+  const bool remote = ctx.machine().node_of(target) != ctx.machine().node_of(rank);
+  m.stats.inter_node_messages = remote ? 2 * static_cast<std::uint64_t>(p.ops) * static_cast<std::uint64_t>(p.iterations) : 0;
+  m.extra["request_messages_between_nodes"] = ctx.allreduce(m.stats.inter_node_messages / 2, reduce_op::sum);
+  add_times_and_setting(ctx, p, raw.busy_seconds, m);
+  m.extra["topology"] = "mpi-raw";
+  m.extra["progress"] = "polling";
+  m.extra["combine"] = false;
+  // No request buffers and no per-endpoint counts: MPI carries each request alone.
+  for (const char* field : {"request_messages_at_target", "target_messages_per_request"}) m.extra[field] = nullptr;
+  for (const char* field : {"links_max", "request_buffer_bytes_per_pe", "request_buffer_bytes_peak"}) m.extra[field] = 0;
+  return m;
+}
+
+measurement run_hotspot(context& ctx, const setup& s) {
   const parameters p = params;
+  if (s.opt.route == scheme::mpi_raw) return run_hotspot_mpi_raw(ctx, p);
   const int pes = ctx.size();
   const int rank = ctx.rank();
   const int target = target_of(rank, pes, p.contention);
@@ -129,10 +175,7 @@ measurement run_hotspot(context& ctx, const setup&) {
     ok = words.local()[0] == aimed * static_cast<std::uint64_t>(p.ops) * static_cast<std::uint64_t>(p.iterations);
   }
 
-  const double per_op_us = p.ops * p.iterations > 0 ? busy / (p.ops * p.iterations) * 1e6 : 0;
-  const std::vector<double> times = gather(ctx, per_op_us);
-  double sum = 0;
-  for (const double t : times) sum += t;
+  add_times_and_setting(ctx, p, busy, m);
   const one_sided_stats st = put_v ? bytes.stats() : words.stats();
   std::uint64_t contenders = 0;
   for (int source = 0; source < pes; ++source) contenders += target_of(source, pes, p.contention) == 0 ? 1 : 0;
@@ -144,27 +187,19 @@ measurement run_hotspot(context& ctx, const setup&) {
   const bool rma = o.topology == request_topology::mpi_rma;
   const std::uint64_t at_target = ctx.allreduce(rank == 0 ? st.request_messages_received : 0, reduce_op::sum);
 
-  m.items_per_pe = static_cast<double>(p.ops) * p.iterations;
   m.verified = ok;
   m.stats.messages_sent = st.messages_sent;  // the record's generic fields, from the one-sided counters
   m.stats.inter_node_messages = st.request_messages_between_nodes;
   m.stats.items_forwarded = st.requests_forwarded;
   m.stats.buffer_bytes_peak = st.request_buffer_bytes_peak;
   m.buffer_bytes_bound = st.request_buffer_bytes;
-  m.extra["op"] = p.op;
-  m.extra["contention"] = p.contention;
   m.extra["topology"] = p.choice.topology;
   m.extra["progress"] = p.choice.progress;
   m.extra["combine"] = !p.no_combine;
-  m.extra["ops"] = p.ops;
-  m.extra["iterations"] = p.iterations;
   if (put_v) {
     m.extra["regions"] = p.regions;
     m.extra["region_bytes"] = p.region_bytes;
   }
-  m.extra["mean_us"] = sum / static_cast<double>(times.size());
-  m.extra["median_us"] = median(times);
-  m.extra["max_us"] = *std::max_element(times.begin(), times.end());
   m.extra["requests_issued"] = ctx.allreduce(st.requests_sent, reduce_op::sum);
   m.extra["requests_aimed_at_pe0"] = aimed_at_pe0;
   m.extra["request_messages_between_nodes"] = ctx.allreduce(st.request_messages_between_nodes, reduce_op::sum);
@@ -217,6 +252,12 @@ const bool registered = register_kernel({
               ->type_name("U");
         },
     .default_items = [] { return std::uint64_t{1000}; },
+    .check =
+        [](const options& opt) {
+          if (opt.route == scheme::mpi_raw && params.op != "fetch-add")
+            usage_error("--op", params.op, "fetch-add with --scheme mpi-raw (its plain MPI version)");
+        },
+    .mpi_raw = true,
 });
 
 }  // namespace

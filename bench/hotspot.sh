@@ -5,9 +5,11 @@
 #
 # Default (one host): 16 ranks oversubscribed here, emulated nodes of 4 (--transit-pes-per-node=4),
 #   every rank on shared memory (mpi-rma is then Open MPI's shared-memory osc component):
-#   fetch-add at 100% contention: mfcg (combining), mfcg --no-combine and mpi-rma (Open MPI's
-#     default one-sided component); the bar: mpi-rma/mfcg >= 3 on the mean time per operation and
-#     >= 5 on the max, and with combining fewer request messages at PE 0 than requests aimed at it;
+#   fetch-add at 100% contention: mfcg (combining; polling and helper progress), mfcg --no-combine,
+#     mpi-rma (Open MPI's default one-sided component) and --scheme mpi-raw (a plain MPI program,
+#     one message to PE 0 and one back: the floor of any message-based design); the bar:
+#     mpi-rma/mfcg >= 3 on the mean time per operation and >= 5 on the max, and with combining
+#     fewer request messages at PE 0 than requests aimed at it;
 #   fetch-add at 0% contention: fcg, mfcg and cfcg; the forwarding penalty mfcg/fcg and cfcg/fcg
 #     (HiCOO figs. 10a, 11a).
 #   Each configuration runs --repeat REPEAT times in one job.
@@ -55,12 +57,17 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 if [ -z "$cluster_mode" ]; then
   mpi=(mpirun -n 16 --oversubscribe --mca mpi_yield_when_idle 1)
   common+=(--repeat "$repeat" --transit-pes-per-node=4)
-  echo "command: ${mpi[*]} $transit ${common[*]} --contention C --topology T [--no-combine]"
+  echo "command: ${mpi[*]} $transit ${common[*]} --contention C (--topology T [--progress P] [--no-combine] | --scheme mpi-raw)"
   for contention in 100 0; do
-    if [ "$contention" = 100 ]; then configs=("mfcg" "mfcg --no-combine" "mpi-rma"); else configs=("fcg" "mfcg" "cfcg"); fi
+    if [ "$contention" = 100 ]; then
+      configs=("--topology mfcg" "--topology mfcg --progress helper" "--topology mfcg --no-combine"
+               "--topology mpi-rma" "--scheme mpi-raw")
+    else
+      configs=("--topology fcg" "--topology mfcg" "--topology cfcg")
+    fi
     for config in "${configs[@]}"; do
-      # shellcheck disable=SC2086  # config is a topology and maybe a flag
-      "${mpi[@]}" "$transit" "${common[@]}" --contention "$contention" --topology $config | grep '^{' >>"$log"
+      # shellcheck disable=SC2086  # config is several flags
+      "${mpi[@]}" "$transit" "${common[@]}" --contention "$contention" $config | grep '^{' >>"$log"
     done
   done
 else
@@ -121,8 +128,8 @@ python3 - "$log" <<'PY'
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 def key(r):
-    return (r["contention"], r["topology"] + ("/" + r["progress"] if r["topology"] != "mpi-rma" else "")
-            + ("" if r["combine"] else " no-combine"))
+    return (r["contention"], r["topology"] + ("/" + r["progress"] if r["topology"] not in ("mpi-rma", "mpi-raw") else "")
+            + ("" if r["combine"] or r["topology"] == "mpi-raw" else " no-combine"))
 groups = {}
 for r in rows: groups.setdefault(key(r), []).append(r)
 def med(k, f):
@@ -158,6 +165,10 @@ for progress in ("polling", "helper"):
     print("  " + ratio_line("mpi-rma/mfcg max ", rma, hot, "max_us") + "  (bar >= 5)")
     print("  combining: %.3f request messages at PE 0's endpoint per request aimed at PE 0 (bar < 1)" %
           med(hot, "target_messages_per_request"))
+raw = (100, "mpi-raw")
+if raw in groups and rma in groups:
+    print("floor, 100%: " + ratio_line("mpi-rma/mpi-raw mean", rma, raw, "mean_us") +
+          "  (one MPI message to PE 0 and one back, no forwarding: no design that sends requests does better)")
 for progress in ("polling", "helper"):
     fcg = (0, "fcg/" + progress)
     if fcg not in groups: continue

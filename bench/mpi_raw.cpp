@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <numeric>
 #include <stdexcept>
@@ -222,6 +223,64 @@ measurement alltoall_mpi_raw(context& ctx, const setup& s) {
   m.stats.messages_sent = raw.messages();
   m.stats.bytes_sent = raw.messages() * bytes;
   return m;
+}
+
+raw_fetch_adds hotspot_mpi_raw(context& ctx, int ops, int iterations, int target) {
+  constexpr int request_tag = 1, reply_tag = 2;
+  MPI_Comm comm = MPI_COMM_NULL;
+  check(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "MPI_Comm_dup");
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  raw_fetch_adds out;
+  // The owner applies every request that has arrived and answers it at once: called wherever this
+  // PE waits, so two PEs aiming at each other never wait for each other.
+  const auto serve = [&] {
+    for (;;) {
+      int flag = 0;
+      MPI_Message handle;
+      MPI_Status status;
+      check(MPI_Improbe(MPI_ANY_SOURCE, request_tag, comm, &flag, &handle, &status), "MPI_Improbe");
+      if (!flag) return;
+      std::uint64_t delta = 0;
+      check(MPI_Mrecv(&delta, 1, MPI_UINT64_T, &handle, MPI_STATUS_IGNORE), "MPI_Mrecv");
+      const std::uint64_t old = out.word;
+      out.word += delta;
+      check(MPI_Send(&old, 1, MPI_UINT64_T, status.MPI_SOURCE, reply_tag, comm), "MPI_Send");
+      ++out.messages;
+    }
+  };
+  const auto wait_serving = [&](int count, MPI_Request* requests) {
+    for (int done = 0; !done;) {
+      serve();
+      check(MPI_Testall(count, requests, &done, MPI_STATUSES_IGNORE), "MPI_Testall");
+    }
+  };
+  out.seconds = measure(ctx, [&] {
+    for (int it = 0; it < iterations; ++it) {
+      const auto start = std::chrono::steady_clock::now();
+      for (int k = 0; k < ops; ++k) {
+        const std::uint64_t one = 1;
+        if (target == rank) {
+          serve();
+          out.word += one;
+          continue;
+        }
+        std::uint64_t old = 0;
+        MPI_Request pair[2];
+        check(MPI_Irecv(&old, 1, MPI_UINT64_T, target, reply_tag, comm, &pair[0]), "MPI_Irecv");
+        check(MPI_Isend(&one, 1, MPI_UINT64_T, target, request_tag, comm, &pair[1]), "MPI_Isend");
+        ++out.messages;
+        wait_serving(2, pair);
+      }
+      out.busy_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      // A PE leaves the barrier only after every PE's operations of the round were answered.
+      MPI_Request round = MPI_REQUEST_NULL;
+      check(MPI_Ibarrier(comm, &round), "MPI_Ibarrier");
+      wait_serving(1, &round);
+    }
+  });
+  MPI_Comm_free(&comm);
+  return out;
 }
 
 }  // namespace transit::bench
