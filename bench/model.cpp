@@ -85,21 +85,34 @@ int model_command(context& ctx) {
   for (const auto& c : candidate_grids(ctx.machine(), ctx.topology().physical()))
     rows.push_back({c, predict_step(ctx.machine(), c.grid, c.route, buffer, workload, costs)});
   if (measure_flag) {
-    for (auto& r : rows) {
+    // Interleaved, not grid after grid: round i runs every grid once, starting at a different grid
+    // each round, so a burst of load on a shared machine (or the machine warming up) lands on
+    // one run of several grids rather than on every run of one grid; each grid's time is the
+    // median of its runs. One unmeasured run first takes the first touch of memory (page faults,
+    // the allocator growing) off the first grid's measurement.
+    const auto options_for = [&](const row& r) {
       options o = opt;
       o.route = scheme_of(r.candidate.route);
       o.grid = r.candidate.spec();
       o.buffer_items = buffer;
-      std::vector<double> seconds, rates;
-      for (int i = 0; i < opt.repeat; ++i) {
-        const record rec = run_once(ctx, o, i);
-        seconds.push_back(rec.seconds);
-        rates.push_back(rec.rate);
+      return o;
+    };
+    if (!rows.empty()) run_once(ctx, options_for(rows.front()), 0);
+    std::vector<std::vector<double>> seconds(rows.size()), rates(rows.size());
+    for (int i = 0; i < opt.repeat; ++i) {
+      for (std::size_t j = 0; j < rows.size(); ++j) {
+        const std::size_t at = (j + static_cast<std::size_t>(i)) % rows.size();
+        row& r = rows[at];
+        const record rec = run_once(ctx, options_for(r), i);
+        seconds[at].push_back(rec.seconds);
+        rates[at].push_back(rec.rate);
         r.measured_messages = rec.messages_sent;
         r.verified &= rec.verified;
       }
-      r.measured_seconds = median(seconds, std::nan(""));
-      r.measured_rate = median(rates, std::nan(""));
+    }
+    for (std::size_t j = 0; j < rows.size(); ++j) {
+      rows[j].measured_seconds = median(seconds[j], std::nan(""));
+      rows[j].measured_rate = median(rates[j], std::nan(""));
     }
   }
   std::stable_sort(rows.begin(), rows.end(),
@@ -132,6 +145,10 @@ int model_command(context& ctx) {
                   {"item_bytes", workload.item_bytes},
                   {"items_per_pe", workload.items_per_pe},
                   {"predicted_seconds", r.predicted.seconds},
+                  {"predicted_message_seconds", r.predicted.message_seconds},
+                  {"predicted_byte_seconds", r.predicted.byte_seconds},
+                  {"predicted_item_seconds", r.predicted.item_seconds},
+                  {"predicted_flush_seconds", r.predicted.flush_seconds},
                   {"predicted_messages", r.predicted.messages},
                   {"predicted_inter_node_messages", r.predicted.inter_node_messages},
                   {"predicted_item_hops", r.predicted.item_hops},

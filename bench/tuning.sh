@@ -149,7 +149,10 @@ done
 echo
 echo "== model against measurement, alltoall (Spearman rank correlation of times over the candidate grids)"
 for pes in 8 16; do
-  out=$("$transit" model alltoall --measure --repeat "$repeats" --items-per-pe 262144 --json \
+  # A million items per PE: a run of 262144 lasted 10-20 ms at 8 PEs, a few of the scheduler's
+  # time slices for 8 threads on 2 cores, and its grids' order was mostly that jitter. Runs of
+  # every grid are interleaved (transit model does), medians of 2 x REPEATS + 1.
+  out=$("$transit" model alltoall --measure --repeat $((2 * repeats + 1)) --items-per-pe 1048576 --json \
         --transit-backend=local --transit-pes=$pes --transit-pes-per-node=4 --transit-pes-force)
   printf '%s\n' "$out" >>"$log"
   printf 'local %2d PEs: rank correlation %s over %s grids\n' "$pes" \

@@ -103,6 +103,7 @@ mpi_transport::mpi_transport(MPI_Comm parent) : max_message_bytes_(max_message_b
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
   since_sync_.assign(size_, 0);
+  bytes_since_sync_.assign(size_, 0);
   unacked_.assign(size_, 0);
   backlog_.resize(size_);
   arriving_.resize(size_);
@@ -181,9 +182,11 @@ void mpi_transport::send(int dest, std::uint32_t channel, message_buffer&& data)
 }
 
 void mpi_transport::post(int dest, message_buffer&& data) {
-  const bool synchronous = ++since_sync_[dest] >= sync_interval;
+  bytes_since_sync_[dest] += data.wire_size();
+  const bool synchronous = ++since_sync_[dest] >= sync_interval || bytes_since_sync_[dest] >= sync_bytes;
   if (synchronous) {
     since_sync_[dest] = 0;
+    bytes_since_sync_[dest] = 0;
     ++unacked_[dest];
   }
   if (data.wire_size() <= max_message_bytes_) {

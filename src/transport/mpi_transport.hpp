@@ -1,13 +1,18 @@
 #pragma once
 // The mpi backend: one PE per rank, non-blocking point-to-point on a communicator of its own.
 //
-// Flow control, so no receiver's unexpected-message queue grows without bound: every
-// `sync_interval`-th message to a destination is sent synchronously (MPI_Issend), and at most
-// `max_unacked` such messages per destination may be unmatched; later messages wait in a
-// per-destination backlog here, at the sender, drained as the receiver matches. MPI's
-// non-overtaking rule then bounds the unmatched messages from one sender to
-// sync_interval * (max_unacked + 1). send() itself never blocks, so a PE that is waiting can
-// always keep receiving (no hold-and-wait).
+// Flow control, so no receiver's unexpected-message queue grows without bound: a message to a
+// destination is sent synchronously (MPI_Issend) once `sync_interval` messages or
+// `sync_bytes` bytes have gone there since the last synchronous one, and at most `max_unacked`
+// such messages per destination may be unmatched; later messages wait in a per-destination
+// backlog here, at the sender, drained as the receiver matches. MPI's non-overtaking rule then
+// bounds the unmatched messages from one sender to sync_interval * (max_unacked + 1), and their
+// bytes to about (sync_bytes + one message) * (max_unacked + 1). The bound is in bytes first: it
+// is the receiver's memory that it protects. Counted in messages alone (every 16th synchronous),
+// it held a sender of one-item messages to 64 unmatched messages (2.5 KiB): the sender then
+// waited for the receiver at every 64th message, and its naps left the receiver idle
+// (`--scheme none`, issue 13). send() itself never blocks, so a PE that is waiting can always
+// keep receiving (no hold-and-wait).
 //
 // Large messages: MPI counts bytes in int, and one message of many GiB would hold the shared-memory
 // pipe. A message above `max_message_bytes` (default 1 GiB; env TRANSIT_MAX_MESSAGE_BYTES lowers
@@ -32,7 +37,8 @@ void mpi_check(int rc, const char* call);
 
 class mpi_transport final : public transport {
  public:
-  static constexpr int sync_interval = 16;
+  static constexpr int sync_interval = 256;
+  static constexpr std::size_t sync_bytes = std::size_t{64} << 10;
   static constexpr int max_unacked = 4;
   static constexpr std::size_t default_max_message_bytes = std::size_t{1} << 30;
 
@@ -76,7 +82,8 @@ class mpi_transport final : public transport {
   int size_ = 0;
   std::vector<MPI_Request> requests_;  // parallel to in_flight_
   std::vector<in_flight> in_flight_;
-  std::vector<int> since_sync_;        // per destination
+  std::vector<int> since_sync_;        // per destination: messages since the last synchronous one
+  std::vector<std::size_t> bytes_since_sync_;  // per destination: their bytes
   std::vector<int> unacked_;           // per destination
   std::vector<std::deque<message_buffer>> backlog_;  // per destination
   std::size_t backlogged_ = 0;

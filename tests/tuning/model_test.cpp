@@ -185,6 +185,46 @@ TEST(tuning_model, candidates_cover_one_to_four_dimensions_and_node_aware) {
             0);
 }
 
+// PEs sharing cores: balanced work takes pes_per_core times as long; a PE with more work than the
+// rest finishes its excess at full speed once they are done (fair sharing), so one heavier PE
+// costs less than pes_per_core times its excess. And two calibrations of one link (same_link)
+// are used as their mean.
+TEST(tuning_model, shared_cores_and_one_kind_of_link) {
+  EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
+              const int p = ctx.size();
+              if (p < 4) return;
+              const virtual_grid direct = virtual_grid::direct(p);
+              step_workload balanced;
+              balanced.items_per_pe = 100000;
+              balanced.pattern = destinations::others;
+              machine_costs alone = built_in_costs("local", 1), shared = built_in_costs("local", 4);
+              const auto one = predict_step(ctx.machine(), direct, routing::grid, 64, balanced, alone);
+              const auto four = predict_step(ctx.machine(), direct, routing::grid, 64, balanced, shared);
+              EXPECT_NEAR(four.seconds - four.flush_seconds, 4 * (one.seconds - one.flush_seconds), 1e-12);
+
+              // Every PE sends to PE 0 only: PE 0 receives p - 1 times what each other PE sends.
+              step_workload hot;
+              hot.pattern = destinations::matrix;
+              hot.matrix.assign(static_cast<std::size_t>(p) * p, 0);
+              for (int s = 1; s < p; ++s) hot.matrix[static_cast<std::size_t>(s) * p] = 1000;
+              const auto hot_one = predict_step(ctx.machine(), direct, routing::grid, 64, hot, alone);
+              const auto hot_four = predict_step(ctx.machine(), direct, routing::grid, 64, hot, shared);
+              const double busiest = hot_one.seconds - hot_one.flush_seconds;  // PE 0's work, alone on its core
+              const double run = hot_four.seconds - hot_four.flush_seconds;
+              EXPECT_GT(run, busiest);
+              EXPECT_LT(run, 4 * busiest);
+
+              machine_costs apart = alone, mean = alone;
+              apart.inter = {2 * alone.intra.alpha, 3 * alone.intra.beta, 2 * alone.intra.per_item};
+              apart.same_link = true;
+              mean.intra = mean.inter = {1.5 * alone.intra.alpha, 2 * alone.intra.beta, 1.5 * alone.intra.per_item};
+              const auto a = predict_step(ctx.machine(), direct, routing::grid, 64, balanced, apart);
+              const auto b = predict_step(ctx.machine(), direct, routing::grid, 64, balanced, mean);
+              EXPECT_DOUBLE_EQ(a.seconds, b.seconds);
+            }),
+            0);
+}
+
 TEST(tuning_model, rank_correlation) {
   EXPECT_DOUBLE_EQ(rank_correlation({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0);
   EXPECT_DOUBLE_EQ(rank_correlation({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);

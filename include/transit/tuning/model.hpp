@@ -24,6 +24,9 @@ namespace transit {
 struct machine_costs {
   link_costs intra, inter;
   double pes_per_core = 1;
+  /// intra and inter measure one kind of link (the local backend, whose nodes are labels on one
+  /// host): the model uses their mean for both.
+  bool same_link = false;
 };
 
 class context;
