@@ -264,7 +264,7 @@ measurement run_halo(context& ctx, const setup& run_setup) {
   // Interleaved as bench vector's points are: the steps of each protocol in `rounds` slices, the
   // order rotated by one per round, and the median slice taken, so a busy stretch of the shared
   // machine falls on every protocol alike instead of on the one measured then.
-  const int rounds = std::min(steps, 5);
+  const int rounds = std::min(steps, 10);
   std::vector<std::vector<double>> slices(protocols.size());
   for (const auto p : protocols) exchange(p);  // warm-up
   for (int r = 0; r < rounds; ++r)
