@@ -227,8 +227,8 @@ void routed_engine::issue(const operation& op, completion* done, std::shared_ptr
   const std::uint64_t per_piece = packed ? std::max<std::uint64_t>(1, op.count)
                                   : region ? std::max<std::uint64_t>(1, piece_bytes_ / element) : 1;
   TRANSIT_ASSERT(!packed || (op.code == op_code::put_packed ? op.packed_bytes
-                                                            : std::max<std::uint64_t>(op.packed_bytes, op.count * sizeof(packed_region))) <= piece_bytes_,
-                 "a packed request fits one request buffer");
+                                                            : std::max<std::uint64_t>(op.packed_bytes, op.count * sizeof(packed_region))) <= max_packed_bytes(),
+                 "a packed request fits max_packed_bytes()");
   for (std::uint64_t first = 0; first < op.count;) {
     const std::uint64_t n = std::min(per_piece, op.count - first);
     std::size_t in_bytes = 0;

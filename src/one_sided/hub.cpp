@@ -121,12 +121,13 @@ hub::hub(config c, transport& net, mailbox* mail, std::uint32_t channel, host& h
   for (const int e : config_.endpoint_of) endpoints = std::max(endpoints, e + 1);
   for (const auto& l : links_) endpoints = std::max(endpoints, l.endpoint + 1);
   control_.resize(static_cast<std::size_t>(std::max(endpoints, config_.self + 1)));
+  largest_message_ = config_.buffer_bytes;
 }
 
 hub::~hub() = default;
 
 std::uint64_t hub::buffer_bound() const noexcept {
-  return (links_.size() + config_.in_links * static_cast<std::size_t>(link_credits)) * config_.buffer_bytes;
+  return (links_.size() + config_.in_links * static_cast<std::size_t>(link_credits)) * largest_message_;
 }
 
 bool hub::idle() const noexcept {
@@ -155,27 +156,32 @@ bool hub::route_or_serve(const request_record& r, const std::byte* payload) {
   return append(static_cast<std::size_t>(next), r, payload);
 }
 
-void hub::open_buffer(link& l) {
-  l.buffer = net_.allocate(config_.buffer_bytes);
+void hub::open_buffer(link& l, std::size_t bytes) {
+  l.buffer = net_.allocate(bytes);
+  l.capacity = bytes;
   l.used = sizeof(message_header);
   l.records = 0;
   l.opened = std::chrono::steady_clock::now();
   ++open_buffers_;
-  hold_bytes(static_cast<std::int64_t>(config_.buffer_bytes));
+  largest_message_ = std::max(largest_message_, bytes);
+  hold_bytes(static_cast<std::int64_t>(bytes));
 }
 
 bool hub::append(std::size_t link_index, const request_record& r, const std::byte* payload) {
   link& l = links_[link_index];
   if (l.buffer && config_.combine && try_combine(l, r, payload)) return true;
   const std::size_t need = sizeof(request_record) + padded(r.payload_bytes);
-  if (l.buffer && l.used + need > config_.buffer_bytes && !send_link(l)) return false;
-  if (!l.buffer) open_buffer(l);
+  if (l.buffer && l.used + need > l.capacity && !send_link(l)) return false;
+  // A packed request larger than a buffer (routed_engine::max_packed_bytes) gets a message of its
+  // own size, in its place in the link's order and under the same credits.
+  if (!l.buffer) open_buffer(l, std::max(config_.buffer_bytes, sizeof(message_header) + need));
   std::byte* at = l.buffer.payload() + l.used;
   std::memcpy(at, &r, sizeof r);
   if (r.payload_bytes > 0) std::memcpy(at + sizeof r, payload, r.payload_bytes);
   if (config_.combine) note_for_combining(l, r, static_cast<std::uint32_t>(l.used));
   l.used += need;
   ++l.records;
+  if (l.capacity > config_.buffer_bytes) send_link(l);  // full; without credit it waits as any full buffer
   return true;
 }
 
@@ -246,13 +252,14 @@ bool hub::send_link(link& l) {
   l.buffer.set_size(l.used);
   net_.send(l.endpoint, channel_, std::move(l.buffer));
   l.buffer = message_buffer();
+  hold_bytes(-static_cast<std::int64_t>(l.capacity));  // now the receiver's to hold
+  l.capacity = 0;
   l.used = 0;
   l.records = 0;
   --l.credits;
   l.waiting = false;
   l.combinable.clear();
   --open_buffers_;
-  hold_bytes(-static_cast<std::int64_t>(config_.buffer_bytes));  // now the receiver's to hold
   ++counters_.messages_sent;
   ++counters_.request_messages_sent;
   if (l.between_nodes) ++counters_.request_messages_between_nodes;
@@ -501,8 +508,10 @@ bool hub::receive() {
       in_links_.emplace_back().endpoint = m.source;
     }
     in_link& in = in_links_[it->second];
+    const std::size_t held = std::max(config_.buffer_bytes, m.data.size());
+    largest_message_ = std::max(largest_message_, held);
     in.queue.push_back(std::move(m.data));
-    hold_bytes(static_cast<std::int64_t>(config_.buffer_bytes));
+    hold_bytes(static_cast<std::int64_t>(held));
     if (!in.listed) {
       in.listed = true;
       busy_.push_back(it->second);
@@ -531,10 +540,10 @@ bool hub::process(in_link& in) {
     }
     control_record* c = control_slot(in.endpoint, 0);
     *c = control_record{control_type::credit, 0, 0, 0, -1, 1};
+    hold_bytes(-static_cast<std::int64_t>(std::max(config_.buffer_bytes, m.size())));
     net_.recycle(std::move(m));
     in.queue.pop_front();
     in.cursor = 0;
-    hold_bytes(-static_cast<std::int64_t>(config_.buffer_bytes));
     progressed = true;
   }
   return progressed;

@@ -141,7 +141,8 @@ class hub {
 
   const hub_counters& counters() const noexcept { return counters_; }
   std::size_t num_links() const noexcept { return links_.size(); }
-  /// One open buffer per outgoing link plus link_credits per incoming link.
+  /// One open buffer per outgoing link plus link_credits per incoming link, each of buffer_bytes
+  /// or of the largest request message this hub has held (a packed request above a buffer).
   std::uint64_t buffer_bound() const noexcept;
   /// Requests held anywhere in this hub (open buffers, queued messages, combined requests).
   bool idle() const noexcept;
@@ -156,6 +157,7 @@ class hub {
     int endpoint = -1;
     bool between_nodes = false;
     message_buffer buffer;  // open buffer, or empty
+    std::size_t capacity = 0;  // of the open buffer: buffer_bytes, or a large packed request's own size
     std::size_t used = 0;   // payload bytes written, header included
     std::uint32_t records = 0;
     int credits = link_credits;
@@ -185,7 +187,7 @@ class hub {
   bool try_combine(link& l, const request_record& r, const std::byte* payload);
   void note_for_combining(link& l, const request_record& r, std::uint32_t offset);
   bool send_link(link& l);
-  void open_buffer(link& l);
+  void open_buffer(link& l, std::size_t bytes);
   bool route_or_serve(const request_record& r, const std::byte* payload);
   void serve(const request_record& r, const std::byte* payload);
   void serve_mutex(const request_record& r);
@@ -225,6 +227,7 @@ class hub {
   };
   std::unordered_map<std::uint64_t, mutex_state> mutexes_;
   std::size_t open_buffers_ = 0;
+  std::size_t largest_message_ = 0;  // bytes of the largest request message held, at least buffer_bytes
   std::vector<message> batch_;
   std::vector<std::byte> scratch_;
   hub_counters counters_;

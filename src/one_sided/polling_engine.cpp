@@ -24,6 +24,11 @@ class polling_engine final : public routed_engine, private hub::host {
   one_sided_stats stats() const override;
 
  private:
+  /// A packed request larger than one buffer travels as a request message of its own size (the
+  /// hub sizes it), up to packed_message_buffers buffers of payload: see engine.hpp.
+  std::size_t max_packed_bytes() const noexcept override {
+    return packed_message_buffers * config_.options.buffer_bytes;
+  }
   bool submit(const request_record& r, const std::byte* payload) override { return hub_->submit(r, payload); }
   bool poll_endpoint(bool waiting) override { return hub_->poll(waiting); }
   std::byte* block_of(int) override { return block_.data(); }

@@ -54,7 +54,8 @@ class routed_engine : public one_sided_engine {
   void fence() final;
   void sync() final;
   bool progress() final { return poll(false); }
-  std::size_t max_packed_bytes() const noexcept final { return piece_bytes_; }
+  /// One request buffer's piece; the polling engine allows more (packed_message_buffers).
+  std::size_t max_packed_bytes() const noexcept override { return piece_bytes_; }
 
  protected:
   routed_engine(context& ctx, const engine_config& config);

@@ -42,6 +42,12 @@ int vector_partner(const context& ctx, int pe, bool same_node) {
   return m.pe_on_node(next, local % m.pes_on_node(next));
 }
 
+namespace {
+/// A point whose warm-up transfer took at most this on average (seconds) is cheap: twice it, 2x
+/// the iterations; three times, 3x.
+constexpr double cheap_point_seconds = 6e-4;
+}  // namespace
+
 vector_timing time_vector_point(context& ctx, global_array<std::uint8_t>& a, const vector_point& point) {
   return time_vector_protocols(ctx, a, point, std::span<const transfer_protocol>(&point.protocol, 1)).front();
 }
@@ -82,8 +88,16 @@ std::vector<vector_timing> time_vector_protocols(context& ctx, global_array<std:
   std::vector<vector_timing> out(k, blank);
   std::vector<std::vector<double>> times(k);
   std::size_t round = 0;
-  for (std::size_t q = 0; q < k && point.iterations > 0; ++q) timed(protocols[q], round++);  // warm-up: first touch, buffers
-  for (int it = 0; it < point.iterations; ++it)
+  double warm = 0;  // the warm-up transfers' times, the same on every PE (maxima over PEs)
+  for (std::size_t q = 0; q < k && point.iterations > 0; ++q) warm += timed(protocols[q], round++);  // first touch, buffers
+  // Cheap points take up to three times the iterations: there the protocols differ least, each
+  // sample is mostly the scheduling noise of the shared cores, and the extra samples cost little.
+  // Decided from the per-transfer mean, so the calibration (three protocols) and the sweep (four)
+  // take the same number at a point.
+  const int rounds = point.iterations * std::clamp(static_cast<int>(cheap_point_seconds * static_cast<double>(k) /
+                                                                    std::max(warm, 1e-9)),
+                                                   1, 3);
+  for (int it = 0; it < rounds; ++it)
     for (std::size_t j = 0; j < k; ++j) {
       const std::size_t q = (static_cast<std::size_t>(it) + j) % k;
       times[q].push_back(timed(protocols[q], round++));

@@ -179,6 +179,11 @@ const protocol_point* protocol_table::lookup(std::size_t region_bytes, std::size
   return best;
 }
 
+namespace {
+/// The largest lead one point's protocols count with in smoothing (log 1.5).
+const double max_smoothing_lead = std::log(1.5);
+}  // namespace
+
 transfer_protocol protocol_table::smoothed_fastest(const protocol_point& at) const noexcept {
   const auto usable = [](const protocol_point& p) { return p.blocking > 0 && p.pipelined > 0 && p.packed > 0; };
   if (!usable(at)) return at.fastest();
@@ -188,10 +193,14 @@ transfer_protocol protocol_table::smoothed_fastest(const protocol_point& at) con
     const int ds = std::abs(floor_log2(p.region_bytes) - s), dn = std::abs(floor_log2(p.regions) - n);
     if (ds + dn > 1 || !usable(p)) continue;
     const double weight = ds + dn == 0 ? 2.0 : 1.0;
-    double mean = 0;
-    for (const auto q : fixed_protocols) mean += std::log(p.seconds(q));
-    mean /= static_cast<double>(fixed_protocols.size());
-    for (std::size_t i = 0; i < fixed_protocols.size(); ++i) score[i] += weight * (std::log(p.seconds(fixed_protocols[i])) - mean);
+    // Each protocol's log time over the point's fastest (the same ranking as relative to the
+    // point's mean), capped at log 1.5: one point's burst (a median 8 times its neighbours', seen
+    // on a loaded machine) says "this protocol lost here", not "by 8x", so it cannot outvote a
+    // clear lead of the point itself.
+    double fastest = p.seconds(fixed_protocols[0]);
+    for (const auto q : fixed_protocols) fastest = std::min(fastest, p.seconds(q));
+    for (std::size_t i = 0; i < fixed_protocols.size(); ++i)
+      score[i] += weight * std::min(std::log(p.seconds(fixed_protocols[i]) / fastest), max_smoothing_lead);
   }
   std::size_t best = 0;  // blocking on ties, then pipelined, as fastest()
   for (std::size_t i = 1; i < score.size(); ++i)

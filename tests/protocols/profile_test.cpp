@@ -120,6 +120,20 @@ TEST(protocol_smoothing, a_clear_winner_keeps_its_point) {
   EXPECT_EQ(t.smoothed_fastest(point_at(t, 512, 16)), transfer_protocol::pipelined);
 }
 
+// One neighbour's burst (packed's median 8 times its usual, as a loaded machine gives) counts as
+// that neighbour preferring pipelined by the cap (1.5x), no more: the points around it, where
+// packed leads by 30% themselves and at their other neighbours, keep packed. Uncapped, the one
+// burst outvoted the four other points' leads (a miss seen in a loaded sweep, S = 4 KiB, N = 16).
+TEST(protocol_smoothing, one_neighbours_burst_does_not_outvote_a_clear_lead) {
+  const protocol_table t = grid([](std::size_t s, std::size_t n) {
+    if (s == 128 && n == 16) return protocol_point{s, n, 5.0, 1.3, 8.0};
+    return protocol_point{s, n, 5.0, 1.3, 1.0};
+  });
+  EXPECT_EQ(point_at(t, 128, 16).fastest(), transfer_protocol::pipelined);
+  for (const auto& [s, n] : {std::pair<std::size_t, std::size_t>{64, 16}, {256, 16}, {128, 8}, {128, 32}})
+    EXPECT_EQ(t.smoothed_fastest(point_at(t, s, n)), transfer_protocol::packed) << s << " " << n;
+}
+
 // A boundary of the cost structure (packed by 20% up to 256 B, pipelined by 20% above, blocking
 // for one region) stays where it is: at the edge the point and its own-side neighbour outweigh
 // the other side.

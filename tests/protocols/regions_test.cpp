@@ -228,6 +228,67 @@ TEST(protocols, packed_sends_fewer_requests_than_pipelined) {
             0);
 }
 
+// Polling mode packs regions up to a quarter of 16 request buffers into one packed request, sent
+// as a message of its own size when larger than a buffer: 48 regions of 8 KiB (half a default
+// buffer each) go in two packed requests instead of 48 pipelined ones, and a region above the
+// packed limit goes pipelined in buffer-sized pieces (the AMSize rule); every element checked,
+// written with put_regions and read back with get_regions.
+TEST(protocols, packed_carries_regions_beyond_one_buffer_in_one_request) {
+  if (std::getenv("TRANSIT_PROTOCOL") != nullptr) GTEST_SKIP() << "explicit protocols only";
+  EXPECT_EQ(run_spmd([](context& ctx) {
+              constexpr std::size_t region_elements = 1024, regions = 48, large_elements = 10240;
+              const std::size_t per_pe = 2 * region_elements * regions + large_elements;
+              global_array<std::int64_t> a(ctx, per_pe * static_cast<std::size_t>(ctx.size()));
+              const std::size_t limit = a.packed_region_limit();
+              ASSERT_GE(limit, 4 * one_sided_options{}.buffer_bytes) << "polling mode packs regions above one buffer";
+              ASSERT_LT(large_elements * sizeof(std::int64_t), 2 * limit);
+              const std::size_t next = static_cast<std::size_t>((ctx.rank() + 1) % ctx.size());
+              const std::size_t begin = next * per_pe;
+              for (const auto p : {transfer_protocol::pipelined, transfer_protocol::packed}) {
+                for (const bool with_large : {false, true}) {
+                  std::vector<region> r;
+                  for (std::size_t i = 0; i < regions; ++i) r.push_back({begin + 2 * region_elements * i, region_elements});
+                  if (with_large) r.push_back({begin + 2 * region_elements * regions, large_elements});
+                  std::size_t total = 0;
+                  for (const auto& x : r) total += x.count;
+                  std::vector<std::int64_t> values(total);
+                  for (std::size_t i = 0; i < total; ++i)
+                    values[i] = static_cast<std::int64_t>(i * 7919 + (with_large ? 5 : 3) + (p == transfer_protocol::packed ? 1 : 0) +
+                                                          1000000 * static_cast<std::size_t>(ctx.rank()));
+                  const auto before = a.stats().requests_sent;
+                  a.put_regions(r, values, p);
+                  const auto sent = a.stats().requests_sent - before;
+                  if (ctx.size() > 1 && p == transfer_protocol::packed) {
+                    // 48 x (8 KiB + 16 B) in requests of at most 16 buffers: two; the large region
+                    // in ceil(80 KiB / one buffer's piece) = 6 pieces.
+                    EXPECT_EQ(sent, with_large ? 2u + 6u : 2u) << to_string(p);
+                  } else if (ctx.size() > 1) {
+                    EXPECT_GE(sent, with_large ? regions + 6 : regions) << to_string(p);
+                  }
+                  a.sync();
+                  // The owner sees every element of every region.
+                  const int from = (ctx.rank() + ctx.size() - 1) % ctx.size();
+                  std::size_t at = 0;
+                  for (const auto& x : r) {
+                    for (std::size_t e = 0; e < x.count; ++e, ++at) {
+                      const std::size_t mine = x.index - begin + e;
+                      ASSERT_EQ(a.local()[mine], static_cast<std::int64_t>(at * 7919 + (with_large ? 5 : 3) +
+                                                                           (p == transfer_protocol::packed ? 1 : 0) +
+                                                                           1000000 * static_cast<std::size_t>(from)))
+                          << to_string(p) << " element " << mine;
+                    }
+                  }
+                  a.sync();
+                  std::vector<std::int64_t> back(total, -1);
+                  a.get_regions(r, back, p);
+                  for (std::size_t i = 0; i < total; ++i) ASSERT_EQ(back[i], values[i]) << to_string(p) << " value " << i;
+                  a.sync();
+                }
+              }
+            }),
+            0);
+}
+
 // Under TRANSIT_PROTOCOL=blocking|pipelined|packed, automatic (and chosen_protocol) takes that one.
 TEST(protocols, transit_protocol_forces_the_choice) {
   const char* env = std::getenv("TRANSIT_PROTOCOL");

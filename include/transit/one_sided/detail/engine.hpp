@@ -33,7 +33,11 @@
 // Aggregation. Each link holds at most one open buffer of buffer_bytes. It goes when full, when
 // flush_period has passed since its first request, or when its endpoint runs out of work (a PE
 // that waits, an idle helper): aggregation costs latency only while there is other work to do.
-// Transfers larger than a buffer travel in pieces that fit one.
+// Transfers larger than a buffer travel in pieces that fit one. The exception is a packed request
+// (protocols/: many regions gathered by the caller) larger than a buffer, in polling mode: it goes
+// as one request message of its own size, in its place in the link's order and under the same
+// credits, so a packed transfer is one message where its regions pipelined would be one per
+// buffer (as active messages send a large call in a message of its own).
 //
 // Flow control and memory. A link may have `link_credits` buffers in flight; the receiver returns
 // a credit when it has processed one (served or passed on every request in it). A full buffer
@@ -42,7 +46,9 @@
 // forwarding endpoint leaves the message it cannot finish queued on its incoming link and carries
 // on with everything else. So request-buffer memory per endpoint is at most one open buffer per
 // outgoing link plus link_credits buffers per incoming link: O(sqrt(nodes)) for mfcg,
-// O(cbrt(nodes)) for cfcg, against O(nodes) for fcg. No deadlock: a message queued on link
+// O(cbrt(nodes)) for cfcg, against O(nodes) for fcg; a buffer counts at the size of the largest
+// packed request message the endpoint has held, when that is larger (up to packed_message_buffers
+// buffers). No deadlock: a message queued on link
 // (u, v) waits only for credit on the next link (v, w) of its requests' routes; the graph of these
 // waits is acyclic for lowest-dimension-first routes with the partial-grid rule
 // (docs/one_sided.md proves it; tests/grid checks it on every grid shape up to 64 nodes), hops
@@ -151,9 +157,17 @@ class one_sided_engine {
   virtual void sync() = 0;
   virtual one_sided_stats stats() const = 0;
   /// Most payload bytes of one put_packed or get_packed request (records and elements; for
-  /// get_packed, the reply's elements too): what fits one request buffer.
+  /// get_packed, the reply's elements too): polling mode, packed_message_buffers x buffer_bytes
+  /// (a packed request larger than a buffer goes as a request message of its own size); helper
+  /// mode (its rings hold one buffer's piece), one request buffer's piece; mpi_rma, no limit
+  /// that matters (a packed request is one MPI call per region there).
   virtual std::size_t max_packed_bytes() const noexcept = 0;
 };
+
+/// How many request buffers of payload one packed request may carry in polling mode (16: 256 KiB
+/// with the default 16 KiB buffers; protocols/ packs regions up to a quarter of it, 64 KiB;
+/// docs/protocols.md says why).
+inline constexpr std::size_t packed_message_buffers = 16;
 
 struct engine_config {
   one_sided_options options;

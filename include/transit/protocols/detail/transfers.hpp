@@ -9,7 +9,8 @@
 //              engine's fence) before the next;
 //   pipelined: every piece issued at once as an ordinary put or get request, one wait at the end;
 //   packed:    pieces of at most max_packed_bytes()/4 bytes gathered into put_packed /
-//              get_packed requests of at most max_packed_bytes() (one request buffer), which the
+//              get_packed requests of at most max_packed_bytes() (polling mode: up to 16 request
+//              buffers, sent as one message of its own size when above one buffer), which the
 //              owner unpacks; larger pieces go pipelined, in their place in the order (GASNet's
 //              AMSize rule: a medium active message up to a size, RDMA beyond).
 // Order: one owner's pieces are issued in the order of the regions and travel one route, so
