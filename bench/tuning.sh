@@ -11,13 +11,22 @@
 # alltoall and phold (2 MPI ranks, and 8 local PEs in nodes of 4); --tune within 10% of the best
 # fixed (grid, buffer) within 25 steps; the model's grid order against the measured one for
 # alltoall at 8 and 16 local PEs (Spearman's rank correlation).
+#
+# A subset: TUNING_PARTS (default "calibrate none buffers tune model"), TUNING_KERNELS (default
+# "histogram alltoall phold"), TUNING_WHERE (default "mpi local8"); e.g. TUNING_PARTS="calibrate
+# buffers" TUNING_KERNELS=phold. Without "calibrate" the profile in $TRANSIT_PROFILE is used as is.
 set -euo pipefail
 transit=${1:-build-bench/bin/transit}
 repeats=${2:-5}
+parts=" ${TUNING_PARTS:-calibrate none buffers tune model} "
+kernels=${TUNING_KERNELS:-histogram alltoall phold}
+wheres=${TUNING_WHERE:-mpi local8}
+part() { [[ $parts == *" $1 "* ]]; }
 log=${TUNING_LOG:-/tmp/transit-tuning.jsonl}
+rates=$(mktemp -d)  # one file of rates per variant, this run's own (another may run beside it)
+trap 'rm -rf "$rates"' EXIT
 export TRANSIT_PROFILE=${TRANSIT_PROFILE:-/tmp/transit-tuning-profile.json}
 : >"$log"
-rm -f "$TRANSIT_PROFILE"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
 # The single-copy mechanism is left to the profile (calibration chooses it below).
 unset OMPI_MCA_btl_vader_single_copy_mechanism TRANSIT_SINGLE_COPY
@@ -37,7 +46,7 @@ for line in sys.stdin:
 median() { python3 -c 'import statistics, sys; print(f"{statistics.median(float(x) for x in sys.stdin.read().split()):.6g}")'; }
 ratio() { python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(f'{a / b:.3f}' if b else 'nan')" "$1" "$2"; }
 
-# rate_of LABEL FIELD -- COMMAND...: one run, FIELD appended to /tmp/tuning-rate.LABEL, record to the log
+# rate_of LABEL FIELD -- COMMAND...: one run, FIELD appended to $rates/LABEL, record to the log
 rate_of() {
   local label=$1 f=$2
   shift 3
@@ -45,7 +54,7 @@ rate_of() {
   out=$("$@" --json)
   printf '%s\n' "$out" >>"$log"
   if grep -q '"verified":false' <<<"$out"; then echo "$label: VERIFICATION FAILED" >&2; fi
-  field "$f" <<<"$out" | tail -1 >>"/tmp/tuning-rate.$label"
+  field "$f" <<<"$out" | tail -1 >>"$rates/$label"
 }
 
 # interleave LAUNCHER KERNEL FIELD COMMON: runs every variant (given as 'label|args' lines on stdin)
@@ -55,7 +64,7 @@ interleave() {
   local launcher=$1 kernel=$2 f=$3 common=$4
   local -a variants=()
   while IFS= read -r line; do [ -n "$line" ] && variants+=("$line"); done
-  for v in "${variants[@]}"; do rm -f "/tmp/tuning-rate.${v%%|*}"; done
+  for v in "${variants[@]}"; do rm -f "$rates/${v%%|*}"; done
   for _ in $(seq "$repeats"); do
     for v in "${variants[@]}"; do
       local label=${v%%|*} args=${v#*|}
@@ -68,7 +77,7 @@ interleave() {
     done
   done
   for v in "${variants[@]}"; do
-    printf '%s %s\n' "${v%%|*}" "$(median <"/tmp/tuning-rate.${v%%|*}")"
+    printf '%s %s\n' "${v%%|*}" "$(median <"$rates/${v%%|*}")"
   done
 }
 
@@ -77,13 +86,17 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 echo "profile: $TRANSIT_PROFILE"
 
 # ---- calibration: the mpi backend twice (one single-copy mechanism per run), local 8 in nodes of 4
-"${mpi[@]}" "$transit" calibrate streamer --json >>"$log"
-"${mpi[@]}" "$transit" calibrate streamer --json >>"$log"
-"$transit" calibrate streamer --json "${local8[@]}" >>"$log"
+if part calibrate; then
+  rm -f "$TRANSIT_PROFILE"
+  "${mpi[@]}" "$transit" calibrate streamer --json >>"$log"
+  "${mpi[@]}" "$transit" calibrate streamer --json >>"$log"
+  "$transit" calibrate streamer --json "${local8[@]}" >>"$log"
+fi
 "$transit" info "${local8[@]}" | grep -E '^(profile|buffer_items|costs)'
 "${mpi[@]}" "$transit" info | grep -E '^(profile|buffer_items|costs|single-copy)'
 
 # ---- 1. per-message cost: --scheme none against --scheme mpi-raw, 2 MPI ranks
+if part none; then
 echo
 echo "== per-message cost (2 MPI ranks; items/s/PE, medians of $repeats, interleaved)"
 for kernel in histogram alltoall; do
@@ -93,12 +106,14 @@ for kernel in histogram alltoall; do
   raw=$(awk '$1 == "raw" {print $2}' <<<"$result")
   printf '%-10s none %-10s mpi-raw %-10s none/mpi-raw = %s   (bar >= 0.8)\n' "$kernel" "$none" "$raw" "$(ratio "$none" "$raw")"
 done
+fi
 
 # ---- 2. buffer_items = 0 against the best fixed buffer
+if part buffers; then
 echo
 echo "== buffer_items = 0 after calibration against the best of {256, 1024, 4096, 16384} (items/s/PE)"
-for where in mpi local8; do
-  for kernel in histogram alltoall phold; do
+for where in $wheres; do
+  for kernel in $kernels; do
     common="--items-per-pe 1000000"
     [ "$kernel" = phold ] && common="--items-per-pe 500000"
     [ "$where" = local8 ] && common="--items-per-pe 250000"
@@ -112,12 +127,14 @@ for where in mpi local8; do
       "$auto_items" "$auto" "$best" "$(ratio "$auto" "${best#* }")" "$(tr '\n' ' ' <<<"$result")"
   done
 done
+fi
 
 # ---- 3. --tune against the best fixed (grid, buffer) over the same candidate grids
+if part tune; then
 echo
 echo "== --tune (30 steps) against the best fixed (grid, buffer); rates of the settled steps"
-for where in mpi local8; do
-  for kernel in histogram alltoall phold; do
+for where in $wheres; do
+  for kernel in $kernels; do
     per_step=200000
     [ "$where" = local8 ] && per_step=50000
     [ "$kernel" = phold ] && per_step=$((per_step / 2))
@@ -144,8 +161,10 @@ for line in sys.stdin:
       "$where" "$kernel" "${tuned#* }" "$settled" "$final" "$best" "$(ratio "${tuned#* }" "${best#* }")"
   done
 done
+fi
 
 # ---- 4. the model's grid order against the measured one: alltoall at 8 and 16 local PEs
+part model || exit 0
 echo
 echo "== model against measurement, alltoall (Spearman rank correlation of times over the candidate grids)"
 for pes in 8 16; do

@@ -33,6 +33,8 @@ constexpr double per_message_share = 0.02;              // buffer_items = 0: alp
 constexpr std::size_t max_automatic_bytes = 1u << 20;  // buffer_items = 0: at most 1 MiB messages
 constexpr std::uint32_t max_explore_steps = 24;  // settled by the 25th step at the latest
 constexpr std::size_t grid_candidates_tried = 3;
+constexpr std::size_t finalists = 3;       // configurations the confirm round measures again
+constexpr int confirm_passes = 2;          // times it measures each, interleaved
 
 std::size_t items_for(double message_bytes, std::size_t item_bytes) {
   const double items = (message_bytes - static_cast<double>(header_bytes)) / static_cast<double>(item_bytes);
@@ -52,14 +54,18 @@ bool same(const step_configuration& a, const step_configuration& b) {
 }
 
 /// Tries configurations one step each, in rounds, and settles on the cheapest (seconds per item
-/// inserted, the step's mean wall time over PEs divided by the items each PE inserted):
+/// inserted: the step's wall time, the longest PE's, divided by the items each PE inserted):
 ///  1. the grids the cost model ranks best for the observed workload, with the starting buffer
 ///     (the grid matters most: a poor starting grid ran 3x slower than the best on 8 local PEs,
 ///     and buffer sizes measured on it said little about the best grid's);
 ///  2. on the best grid so far, buffer sizes around the automatic one (buffer_items = 0): powers
 ///     of two from a quarter of it to twice it;
-///  3. the two best configurations once more (a shared machine is noisy: the least of a
-///     configuration's measurements counts);
+///  3. the three best so far, measured again twice each, interleaved (A B C A B C), and the
+///     choice among them by these measurements alone (the least of each one's): every finalist
+///     measured as often, in neighbouring steps. Screening measurements are one step each, and
+///     a run's steps speed up over its first dozen (8 local PEs ran their settled configuration
+///     at 1.3 ms a step at step 10 and 0.8 ms at step 29), so the least over all measurements
+///     favoured what was measured late or often;
 /// then it keeps the best. Every step at most one configuration; settled within 25 steps.
 class round_tuner final : public step_tuner {
  public:
@@ -85,7 +91,7 @@ class round_tuner final : public step_tuner {
     if (settled_) return best_;
     ++steps_;
     if (outcome.items_inserted > 0) {
-      const double seconds = static_cast<double>(outcome.nanoseconds) / outcome.pes * 1e-9;
+      const double seconds = static_cast<double>(outcome.nanoseconds) * 1e-9;
       const double per_item = seconds / (static_cast<double>(outcome.items_inserted) / outcome.pes);
       record(current, per_item);
       items_per_pe_ = static_cast<double>(outcome.items_inserted) / outcome.pes;
@@ -108,22 +114,30 @@ class round_tuner final : public step_tuner {
   struct trial {
     step_configuration config;
     double best = std::numeric_limits<double>::infinity();
+    double confirmed = std::numeric_limits<double>::infinity();  // least in the confirm round
     int measured = 0;
   };
 
   void record(const step_configuration& c, double per_item) {
+    const bool confirming = round_ == round::done;  // the confirm round's steps run after advance() set done
     for (auto& t : trials_) {
       if (same(t.config, c)) {
         t.best = std::min(t.best, per_item);
+        if (confirming) t.confirmed = std::min(t.confirmed, per_item);
         ++t.measured;
         return;
       }
     }
-    trials_.push_back({c, per_item, 1});
+    trials_.push_back({c, per_item, confirming ? per_item : std::numeric_limits<double>::infinity(), 1});
   }
 
+  /// The cheapest trial: among those the confirm round measured when it did, else among all.
   const trial* cheapest() const {
     const trial* best = nullptr;
+    for (const auto& t : trials_)
+      if (t.confirmed < std::numeric_limits<double>::infinity() && (best == nullptr || t.confirmed < best->confirmed))
+        best = &t;
+    if (best != nullptr) return best;
     for (const auto& t : trials_)
       if (best == nullptr || t.best < best->best) best = &t;
     return best;
@@ -175,7 +189,8 @@ class round_tuner final : public step_tuner {
         std::vector<const trial*> order;
         for (const auto& t : trials_) order.push_back(&t);
         std::stable_sort(order.begin(), order.end(), [](const trial* a, const trial* b) { return a->best < b->best; });
-        for (std::size_t i = 0; i < order.size() && i < 2; ++i) queue_.push_back(order[i]->config);
+        for (int pass = 0; pass < confirm_passes; ++pass)
+          for (std::size_t i = 0; i < order.size() && i < finalists; ++i) queue_.push_back(order[i]->config);
         return true;
       }
       case round::done:

@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <optional>
 #include <set>
 
 #include "own_profile.hpp"
 #include "test_support.hpp"
+#include "transit/streamer/detail/tuning_hook.hpp"
 #include "transit/tuning/profile.hpp"
 
 namespace {
@@ -235,3 +237,41 @@ TEST(tuning_tuner, automatic_buffer_from_calibrated_costs) {
 }
 
 }  // namespace
+
+// The choice is made in the confirm round, where the finalists are measured as often and in
+// neighbouring steps: a configuration whose one screening step was lucky (1 ms, then 3 ms every
+// time) loses to one that always takes 2 ms. Step outcomes are made up, so nothing is timed.
+TEST(tuning_tuner, the_confirm_round_decides) {
+  EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
+              using namespace transit::detail;
+              const step_configuration lucky{virtual_grid::node_pe(ctx.machine()), routing::grid, 1024};
+              auto tuner = make_step_tuner(ctx, local_tuning_seed(ctx, 8), lucky, 8);
+              std::optional<step_configuration> steady;  // the first other configuration tried
+              const auto same = [](const step_configuration& a, const step_configuration& b) {
+                return a.grid == b.grid && a.route == b.route && a.buffer_items == b.buffer_items;
+              };
+              int lucky_measured = 0, steady_measured = 0;
+              step_configuration current = lucky;
+              std::uint32_t step = 0;
+              for (; step < 30 && !tuner->settled(); ++step) {
+                if (!same(current, lucky) && !steady) steady = current;
+                double ms = 4;
+                if (same(current, lucky)) ms = lucky_measured++ == 0 ? 1 : 3;
+                if (steady && same(current, *steady)) {
+                  ms = 2;
+                  ++steady_measured;
+                }
+                const step_outcome outcome{step, static_cast<std::uint64_t>(ms * 1e6),
+                                           1000 * static_cast<std::uint64_t>(ctx.size()), 10, ctx.size()};
+                current = tuner->next(outcome, current);
+              }
+              ASSERT_TRUE(tuner->settled());
+              EXPECT_LE(step, 25u);
+              ASSERT_TRUE(steady.has_value());
+              EXPECT_TRUE(same(current, *steady)) << "settled on " << current.grid.str() << " with "
+                                                  << current.buffer_items << " items";
+              EXPECT_EQ(lucky_measured, 3);   // screening, then twice in the confirm round
+              EXPECT_EQ(steady_measured, 3);
+            }),
+            0);
+}

@@ -38,7 +38,7 @@ struct tuning_step {
   std::string grid;                ///< the grid the step ran on ("4x4", "direct")
   routing route = routing::grid;
   std::size_t buffer_items = 0;
-  double seconds = 0;              ///< the step's wall time, averaged over PEs
+  double seconds = 0;              ///< the step's wall time (the longest of the PEs')
   std::uint64_t items = 0;         ///< items inserted in the step, summed over PEs
   bool explored = false;           ///< this configuration was being tried (not yet the settled one)
 };

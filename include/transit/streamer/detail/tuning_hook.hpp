@@ -45,10 +45,10 @@ struct step_configuration {
   std::size_t buffer_items = 0;
 };
 
-/// A step's outcome, identical on every PE (sums over all PEs, from one allreduce).
+/// A step's outcome, identical on every PE (from allreduces over all PEs).
 struct step_outcome {
   std::uint32_t step = 0;
-  std::uint64_t nanoseconds = 0;     // the step's wall time on each PE, summed
+  std::uint64_t nanoseconds = 0;     // the step's wall time: the longest of the PEs' times
   std::uint64_t items_inserted = 0;  // insert and broadcast calls, summed
   std::uint64_t messages_sent = 0;
   int pes = 1;
