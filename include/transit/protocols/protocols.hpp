@@ -63,9 +63,10 @@ struct protocol_table {
   /// steps); nullptr when the table is empty.
   const protocol_point* lookup(std::size_t region_bytes, std::size_t regions) const noexcept;
   /// The protocol `automatic` takes at `at` (a point of this table): the lowest time after
-  /// smoothing over the grid. Each protocol's log time relative to the mean of the point's three
-  /// is averaged over the point (weight 2) and its four neighbours one log2 step away in S or N
-  /// (weight 1 each). Close protocols swap places with noise from one run to the next; the
+  /// smoothing over the grid. Each protocol's log time over the point's fastest, capped at
+  /// log 1.5 (one point's burst must not outvote a neighbour's clear lead), is summed over the
+  /// point (weight 2) and its four neighbours one log2 step away in S or N (weight 1 each).
+  /// Close protocols swap places with noise from one run to the next; the
   /// neighbours follow the same per-region and per-byte costs, so their ranking steadies the
   /// point's. Points with a time of 0 take no part; `at` itself then decides alone. Local.
   transfer_protocol smoothed_fastest(const protocol_point& at) const noexcept;
