@@ -211,6 +211,17 @@ void add_step_fields(context& ctx, const setup& s, const streamer_stats& stats, 
   for (const double t : step_seconds) seconds.push_back(ctx.allreduce(t, reduce_op::max));
   m.extra["steps"] = s.steps;
   m.extra["step_seconds"] = seconds;
+  // The rate over the second half of the steps, fixed and tuned runs alike: local jobs speed up
+  // over their first ~100 ms (steps of 6-8 ms become 3 ms), so a short fixed run and a tuned run's
+  // late steps would compare a cold state with a warm one (bench/tuning.sh compares these).
+  TRANSIT_ASSERT(m.items_per_pe > 0, "the kernel sets items_per_pe before add_step_fields (the step rates need it)");
+  const double items_per_step = m.items_per_pe / static_cast<double>(seconds.size());
+  const std::size_t second_half = seconds.size() / 2;
+  double late_time = 0;
+  for (std::size_t i = second_half; i < seconds.size(); ++i) late_time += seconds[i];
+  m.extra["second_half_items_per_second_per_pe"] =
+      late_time > 0 ? json(static_cast<double>(seconds.size() - second_half) * items_per_step / late_time)
+                    : json(nullptr);
   if (!tuned) return;
   json history = json::array();
   for (const auto& t : stats.tuning)
@@ -227,13 +238,11 @@ void add_step_fields(context& ctx, const setup& s, const streamer_stats& stats, 
   m.extra["final_routing"] = std::string(to_string(current.route));
   // The tuner measures every step until it settles, then stops: the steps after its history ran
   // the settled configuration (timed by the kernel here).
-  TRANSIT_ASSERT(m.items_per_pe > 0, "the kernel sets items_per_pe before add_step_fields (the settled rate needs it)");
   const std::size_t first_settled = stats.tuning.size();
   m.extra["settled_step"] = first_settled < seconds.size() ? json(first_settled) : json(nullptr);
   double settled_time = 0;
   for (std::size_t i = first_settled; i < seconds.size(); ++i) settled_time += seconds[i];
   const double settled_steps = static_cast<double>(seconds.size()) - static_cast<double>(first_settled);
-  const double items_per_step = m.items_per_pe / static_cast<double>(seconds.size());
   m.extra["settled_items_per_second_per_pe"] =
       settled_time > 0 ? json(settled_steps * items_per_step / settled_time) : json(nullptr);
 }
