@@ -24,7 +24,7 @@ enum seed_slot : int {
   has_profile = 0,
   intra_alpha, intra_beta, intra_item,
   inter_alpha, inter_beta, inter_item,
-  bytes_50, bytes_75, bytes_90,
+  bytes_75,
   sharing_per_core,
 };
 
@@ -258,9 +258,7 @@ tuning_seed local_tuning_seed(const context& ctx, std::size_t item_bytes) {
   v[inter_alpha] = costs.inter.alpha;
   v[inter_beta] = costs.inter.beta;
   v[inter_item] = costs.inter.per_item;
-  v[bytes_50] = static_cast<double>(entry ? entry->buffer_bytes_50 : tuning_defaults::buffer_bytes_50);
   v[bytes_75] = static_cast<double>(entry ? entry->buffer_bytes_75 : tuning_defaults::buffer_bytes_75);
-  v[bytes_90] = static_cast<double>(entry ? entry->buffer_bytes_90 : tuning_defaults::buffer_bytes_90);
   v[sharing_per_core] = sharing;
   return seed;
 }
