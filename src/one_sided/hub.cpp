@@ -508,7 +508,7 @@ bool hub::receive() {
       in_links_.emplace_back().endpoint = m.source;
     }
     in_link& in = in_links_[it->second];
-    const std::size_t held = std::max(config_.buffer_bytes, m.data.size());
+    const std::size_t held = held_bytes(m.data);
     largest_message_ = std::max(largest_message_, held);
     in.queue.push_back(std::move(m.data));
     hold_bytes(static_cast<std::int64_t>(held));
@@ -540,7 +540,7 @@ bool hub::process(in_link& in) {
     }
     control_record* c = control_slot(in.endpoint, 0);
     *c = control_record{control_type::credit, 0, 0, 0, -1, 1};
-    hold_bytes(-static_cast<std::int64_t>(std::max(config_.buffer_bytes, m.size())));
+    hold_bytes(-static_cast<std::int64_t>(held_bytes(m)));
     net_.recycle(std::move(m));
     in.queue.pop_front();
     in.cursor = 0;

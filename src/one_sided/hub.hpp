@@ -2,6 +2,7 @@
 // Private to src/one_sided: the wire records and the request hub, the part of an endpoint that
 // aggregates, forwards, combines and serves requests (include/transit/one_sided/detail/engine.hpp
 // sets out the protocol). A hub runs on one thread: the PE's own (polling) or its node's helper.
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -202,6 +203,9 @@ class hub {
   bool process(in_link& in);
   void flush_due(std::chrono::steady_clock::time_point now);
   void hold_bytes(std::int64_t delta) noexcept;
+  /// What a received request message counts for while queued: a buffer, or its own size when it
+  /// is a larger packed request (the same when it arrives and when it is released).
+  std::size_t held_bytes(const message_buffer& m) const noexcept { return std::max(config_.buffer_bytes, m.size()); }
 
   config config_;
   transport& net_;

@@ -197,8 +197,7 @@ transfer_protocol protocol_table::smoothed_fastest(const protocol_point& at) con
     // point's mean), capped at log 1.5: one point's burst (a median 8 times its neighbours', seen
     // on a loaded machine) says "this protocol lost here", not "by 8x", so it cannot outvote a
     // clear lead of the point itself.
-    double fastest = p.seconds(fixed_protocols[0]);
-    for (const auto q : fixed_protocols) fastest = std::min(fastest, p.seconds(q));
+    const double fastest = p.seconds(p.fastest());
     for (std::size_t i = 0; i < fixed_protocols.size(); ++i)
       score[i] += weight * std::min(std::log(p.seconds(fixed_protocols[i]) / fastest), max_smoothing_lead);
   }
