@@ -63,7 +63,6 @@ std::string human(double value) {
   return text;
 }
 
-
 }  // namespace
 
 #ifndef TRANSIT_WITH_MPI

@@ -92,7 +92,6 @@ bool check(const byte_parcels& in, int me, int size, std::uint64_t seed) {
   return i == in.size();
 }
 
-
 std::vector<exchange_method> methods_of(const context& ctx) {
   if (method_name != "all") return {parse_exchange_method(method_name)};
   std::vector<exchange_method> m = {exchange_method::automatic, exchange_method::direct,

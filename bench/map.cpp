@@ -99,7 +99,6 @@ built_pattern build_pattern(const map_options& opt) {
   return b;
 }
 
-
 // One mapper's result over all instances.
 struct result {
   std::string mapper;

@@ -39,7 +39,6 @@ struct row {
   bool verified = true;
 };
 
-
 int model_command(context& ctx) {
   const options& opt = model_line;
   const kernel_entry& k = *find_kernel(opt.kernel);

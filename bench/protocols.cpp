@@ -13,7 +13,6 @@
 #include "bench.hpp"
 #include "cli.hpp"
 #include "protocols_calibration.hpp"
-#include "transit/core/median.hpp"
 #include "transit/protocols/calibrate.hpp"
 
 namespace transit::bench {
@@ -278,7 +277,7 @@ measurement run_halo(context& ctx, const setup& run_setup) {
     }
   for (std::size_t q = 0; q < protocols.size(); ++q) {
     const transfer_protocol p = protocols[q];
-    const double seconds = detail::median(slices[q]);
+    const double seconds = median(slices[q]);
     // This protocol's own exchange into cleared ghost layers: every ghost face then holds the
     // neighbour's interior layer.
     a.sync();
