@@ -5,6 +5,7 @@
 // buffer_items = 0 and current_options().
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <set>
@@ -156,8 +157,9 @@ TEST(tuning_tuner, thirty_steps_exactly_once_and_settled_alike) {
             0);
 }
 
-TEST(tuning_tuner, automatic_buffer_from_the_profile) {
-  // A profile file of this run's own, written before any PE starts.
+/// Writes a profile of this run's own (before any PE starts) without calibrated costs, whose 75%
+/// bandwidth point is a message of 4112 bytes: buffer_items = 0 means (4112 - 16) / sizeof(T) items.
+void write_profile_of_4112_byte_messages() {
   transit::testing::use_own_profile_file();
   const auto path = default_profile_path();
   profile_file file = profile_file::empty(path);
@@ -177,6 +179,10 @@ TEST(tuning_tuner, automatic_buffer_from_the_profile) {
     file.put(p);
   }
   file.save();  // under MPI every rank writes the same bytes; the rename keeps each write whole
+}
+
+TEST(tuning_tuner, automatic_buffer_from_the_profile) {
+  write_profile_of_4112_byte_messages();
   EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
               streamer_options o;
               o.buffer_items = 0;
@@ -197,6 +203,78 @@ TEST(tuning_tuner, automatic_buffer_from_the_profile) {
               b.finish();
               c.finish();
             }),
+            0);
+}
+
+/// One event of a PHOLD in small: a chain of `hops_left` more hops (-1: an item of a static
+/// step), started by `origin`.
+struct chain_event {
+  std::int32_t origin;
+  std::int32_t hops_left;
+  std::uint64_t state;  // where the next hop goes
+};
+
+TEST(tuning_tuner, automatic_buffers_are_sent_at_an_eighth_in_dynamic_steps) {
+  // Each PE starts 400 chains of 8 hops, and a delivery inserts its chain's next hop at a
+  // pseudo-random PE (PHOLD: each event makes the next). Once a deliver callback has inserted,
+  // automatic buffers (256 items here) are sent at 32 items, so no message of the step carries
+  // more; fixed buffers of the same size are not. A next step whose deliveries do not insert
+  // sends full automatic buffers again. On a direct grid every message is delivered as one run,
+  // so the runs are the messages.
+  write_profile_of_4112_byte_messages();
+  EXPECT_EQ(transit::testing::run_spmd(
+                [](context& ctx) {
+                  constexpr int chains = 400, hops = 8;
+                  constexpr std::uint32_t capacity = 4096 / sizeof(chain_event);  // automatic, and fixed alike
+                  const int pes = ctx.size(), me = ctx.rank();
+                  for (const std::size_t buffer_items : {std::size_t{0}, std::size_t{capacity}}) {
+                    streamer_options o;
+                    o.buffer_items = buffer_items;
+                    o.grid = virtual_grid::direct(pes);
+                    std::int64_t events = 0, items = 0;
+                    std::uint32_t largest_dynamic = 0, largest_static = 0;  // items in one message
+                    streamer<chain_event>* self = nullptr;
+                    streamer<chain_event> s(
+                        ctx, o, detail::batch_deliver{[&](const chain_event* run, std::uint32_t& cursor, std::uint32_t n) {
+                          // Messages that start with a seed may be sent before any delivery
+                          // inserted (the first is full); the others, after.
+                          if (cursor == 0 && run[0].hops_left < 0) largest_static = std::max(largest_static, n);
+                          if (cursor == 0 && run[0].hops_left >= 0 && run[0].hops_left < hops - 1)
+                            largest_dynamic = std::max(largest_dynamic, n);
+                          while (cursor < n) {
+                            const chain_event& e = run[cursor++];
+                            if (e.hops_left < 0) {
+                              ++items;
+                              continue;
+                            }
+                            ++events;
+                            if (e.hops_left == 0) continue;
+                            const std::uint64_t next = mix(e.state);
+                            self->insert(chain_event{e.origin, e.hops_left - 1, next},
+                                         static_cast<int>(next % static_cast<std::uint64_t>(pes)));
+                          }
+                        }});
+                    self = &s;
+                    ASSERT_EQ(s.current_options().buffer_items, capacity);
+                    for (int c = 0; c < chains; ++c)
+                      s.insert(chain_event{me, hops - 1, mix(static_cast<std::uint64_t>(me) * 1000 + c)}, me);
+                    s.quiesce();
+                    EXPECT_EQ(ctx.allreduce(events, reduce_op::sum), std::int64_t{pes} * chains * hops);
+                    EXPECT_EQ(s.current_options().buffer_items, capacity);  // what it holds at most
+                    const std::uint32_t most = ctx.allreduce(largest_dynamic, reduce_op::max);
+                    if (buffer_items == 0) {
+                      EXPECT_EQ(most, capacity / 8);
+                    } else {
+                      EXPECT_GT(most, capacity / 8);
+                    }
+                    // A static step: 300 items to the next PE, two messages, the first full.
+                    for (int i = 0; i < 300; ++i) s.insert(chain_event{me, -1, 0}, (me + 1) % pes);
+                    s.finish();
+                    EXPECT_EQ(ctx.allreduce(items, reduce_op::sum), std::int64_t{pes} * 300);
+                    EXPECT_EQ(largest_static, capacity);
+                  }
+                },
+                {"--transit-pes-per-node=2"}),
             0);
 }
 

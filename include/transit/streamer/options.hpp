@@ -16,9 +16,11 @@ struct streamer_options {
   /// Virtual grid the items are routed over; default: virtual_grid::node_pe(machine).
   std::optional<virtual_grid> grid;
   routing route = routing::grid;
-  /// Capacity of one peer buffer, in items (thesis: g). 0 = automatic: the smallest buffer that
-  /// reaches 75% of the peak streaming bandwidth in the calibrated profile of this backend, PEs
-  /// per node and host (`transit calibrate`), or a built-in 16 KiB of items without one.
+  /// Capacity of one peer buffer, in items (thesis: g). 0 = automatic: from the calibrated profile
+  /// of this backend, PEs per node and host (`transit calibrate`), the smallest buffer whose
+  /// per-message cost is at most 2% of its items' (the 75% bandwidth point of a profile without
+  /// costs; a built-in 16 KiB of items without a profile). In a step where a deliver callback
+  /// inserts (dynamic work, latency-bound), automatic buffers hold an eighth of that. See docs/tuning.md.
   std::size_t buffer_items = 1024;
   /// Send partial buffers when this long passed without an item inserted or received; 0 = never.
   std::chrono::microseconds flush_period{0};

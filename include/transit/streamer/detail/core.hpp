@@ -185,6 +185,7 @@ class streamer_core {
     std::int32_t* next_dest = nullptr;    // next free destination slot; null when not carried
     message_buffer buffer;
     std::uint64_t sent = 0;               // cumulative messages sent on this link
+    std::uint32_t capacity = 0;           // items the open buffer has room for
     int pe = -1;
     int phase = -1;                       // -1: the link to this PE itself
     bool carries_destinations = false;
@@ -213,6 +214,9 @@ class streamer_core {
   /// A received message breaks the wire format: std::runtime_error naming channel and source.
   [[noreturn]] void throw_corrupt(int source, std::string_view problem) const;
   void open_buffer(link& l);
+  /// A deliver callback inserted: this step's work is dynamic (each delivery makes more, as in
+  /// PHOLD or a graph traversal), so automatic buffers are sent at dynamic_fill_ from now on.
+  void note_dynamic_step();
   /// The buffer of `l` is full: send it (or queue it for local delivery). The caller then polls
   /// (after_send) once its own appends are complete, so that an exception from a callback run by
   /// that poll never interrupts an insert or broadcast half-way.
@@ -254,6 +258,10 @@ class streamer_core {
   std::vector<std::int32_t> route_;  // destination PE -> link index
   step_state state_ = step_state::open;
   bool in_callback_ = false;  // a deliver callback may be running: no nested polling
+  bool dynamic_step_ = false;  // a deliver callback inserted in this step (note_dynamic_step)
+  // Items at which a buffer opened in a dynamic step is sent: capacity_, or an eighth of it for
+  // automatic buffers (docs/tuning.md: latency-bound steps want buffers that leave early).
+  std::uint32_t dynamic_fill_ = capacity_;
   streamer_stats stats_;
 
  private:
