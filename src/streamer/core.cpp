@@ -337,17 +337,6 @@ void streamer_core::open_buffer(link& l) {
   stats_.buffer_bytes_peak = std::max(stats_.buffer_bytes_peak, buffer_bytes_allocated_);
 }
 
-void streamer_core::note_dynamic_step() {
-  dynamic_step_ = true;
-  if (dynamic_fill_ == capacity_) return;
-  // Buffers opened before the first such insert are cut short too (never below one more item).
-  for (auto& l : links_) {
-    if (l.next == nullptr || l.capacity <= dynamic_fill_) continue;
-    std::byte* const first = l.buffer.payload() + sizeof(wire_header);
-    l.end = std::max(l.next + item_bytes_, first + std::size_t{dynamic_fill_} * item_bytes_);
-  }
-}
-
 void streamer_core::buffer_full(link& l) {
   if (max_buffered_ != 0) ++buffered_;  // the item that filled it, counted before send() takes all
   send(l, flush_kind::full);

@@ -97,8 +97,7 @@ class streamer final : private detail::streamer_core {
     if (state_ != step_state::open) [[unlikely]]
       throw_closed_step("insert");
     ++stats_.items_inserted;
-    if (in_callback_ && !dynamic_step_) [[unlikely]]
-      note_dynamic_step();
+    dynamic_step_ |= in_callback_;
     if (append_with(links_[link_to(dest)], write, dest)) [[unlikely]]
       after_send();
   }

@@ -214,9 +214,6 @@ class streamer_core {
   /// A received message breaks the wire format: std::runtime_error naming channel and source.
   [[noreturn]] void throw_corrupt(int source, std::string_view problem) const;
   void open_buffer(link& l);
-  /// A deliver callback inserted: this step's work is dynamic (each delivery makes more, as in
-  /// PHOLD or a graph traversal), so automatic buffers are sent at dynamic_fill_ from now on.
-  void note_dynamic_step();
   /// The buffer of `l` is full: send it (or queue it for local delivery). The caller then polls
   /// (after_send) once its own appends are complete, so that an exception from a callback run by
   /// that poll never interrupts an insert or broadcast half-way.
@@ -258,9 +255,11 @@ class streamer_core {
   std::vector<std::int32_t> route_;  // destination PE -> link index
   step_state state_ = step_state::open;
   bool in_callback_ = false;  // a deliver callback may be running: no nested polling
-  bool dynamic_step_ = false;  // a deliver callback inserted in this step (note_dynamic_step)
-  // Items at which a buffer opened in a dynamic step is sent: capacity_, or an eighth of it for
-  // automatic buffers (docs/tuning.md: latency-bound steps want buffers that leave early).
+  // A deliver callback inserted in this step: its work is dynamic (each delivery makes more, as
+  // in PHOLD or a graph traversal), so buffers opened from then on hold dynamic_fill_ items.
+  bool dynamic_step_ = false;
+  // capacity_, or an eighth of it for automatic buffers (docs/tuning.md: latency-bound steps want
+  // buffers that leave early).
   std::uint32_t dynamic_fill_ = capacity_;
   streamer_stats stats_;
 
