@@ -601,6 +601,9 @@ bool streamer_core::in_links_complete(int below_phase) const {
 }
 
 bool streamer_core::advance_staged() {
+  // A message a callback's exception interrupted is counted as received, but items of it may
+  // still have to be forwarded into the phase about to close: finish it first.
+  if (batch_.started) return false;
   bool progressed = false;
   const int phases = router_->num_phases();
   while (next_final_phase_ < phases && in_links_complete(next_final_phase_)) {
