@@ -89,10 +89,9 @@ streamer_core::streamer_core(context& ctx, const streamer_options& options, std:
   try {
     check_same_streamer_everywhere(self, seed);
     if (local_error) std::rethrow_exception(local_error);
-    if (options.buffer_items == 0) {
+    if (options.buffer_items == 0)
       capacity_ = static_cast<std::uint32_t>(std::min<std::size_t>(automatic_buffer_items(seed, item_bytes), UINT32_MAX));
-      dynamic_fill_ = tune_ ? capacity_ : std::max<std::uint32_t>(1, capacity_ / dynamic_fill_divisor);
-    }
+    smaller_in_dynamic_steps_ = options.buffer_items == 0 && !tune_;
     build_routes();
     discover_in_links();
     if (tune_) tuner_ = make_step_tuner(ctx_, seed, configuration(), item_bytes_);
@@ -323,7 +322,8 @@ std::uint64_t streamer_core::buffered_items() const noexcept {
 }
 
 void streamer_core::open_buffer(link& l) {
-  l.capacity = dynamic_step_ ? dynamic_fill_ : capacity_;
+  l.capacity = dynamic_step_ && smaller_in_dynamic_steps_ ? std::max<std::uint32_t>(1, capacity_ / dynamic_fill_divisor)
+                                                          : capacity_;
   const std::size_t bytes = buffer_bytes(l);
   l.buffer = net().allocate(bytes);
   std::byte* payload = l.buffer.payload();
@@ -676,7 +676,7 @@ void streamer_core::reconfigure(const step_configuration& next) {
   TRANSIT_ASSERT(buffered_items() == 0 && local_messages_.empty() && batch_.empty() && local_.empty(),
                  "reconfiguring a streamer that still holds items");
   TRANSIT_ASSERT(next.buffer_items >= 1 && next.buffer_items <= UINT32_MAX, "tuner chose a bad buffer size");
-  capacity_ = dynamic_fill_ = static_cast<std::uint32_t>(next.buffer_items);
+  capacity_ = static_cast<std::uint32_t>(next.buffer_items);
   if (next.grid == router_->grid() && next.route == router_->kind()) return;
   router_ = make_router(next.route, next.grid, ctx_.machine());
   build_routes();

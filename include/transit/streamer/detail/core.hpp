@@ -256,11 +256,11 @@ class streamer_core {
   step_state state_ = step_state::open;
   bool in_callback_ = false;  // a deliver callback may be running: no nested polling
   // A deliver callback inserted in this step: its work is dynamic (each delivery makes more, as
-  // in PHOLD or a graph traversal), so buffers opened from then on hold dynamic_fill_ items.
+  // in PHOLD or a graph traversal).
   bool dynamic_step_ = false;
-  // capacity_, or an eighth of it for automatic buffers (docs/tuning.md: latency-bound steps want
-  // buffers that leave early).
-  std::uint32_t dynamic_fill_ = capacity_;
+  // buffer_items = 0 without tuning: buffers opened in a dynamic step hold an eighth of capacity_
+  // (docs/tuning.md: latency-bound steps want buffers that leave early).
+  bool smaller_in_dynamic_steps_ = false;
   streamer_stats stats_;
 
  private:
