@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -159,8 +160,32 @@ std::shared_ptr<const machine> mpi_machine(MPI_Comm comm, const run_options& o) 
 // 8-64 KiB messages on a KVM guest) is what calibration measured faster on this host, as the
 // profile records it; TRANSIT_SINGLE_COPY=default|none overrides the profile. A value the user
 // set for Open MPI itself wins; other MPIs ignore these variables.
+//
+// Shared-memory atomics: Open MPI 4.1's vader emulates them (active messages) under the cma and
+// emulated single-copy mechanisms, and osc rdma's MPI_Compare_and_swap over them crashed every
+// time here (SIGSEGV in mca_btl_vader_emu_acswap, 2, 3 and 4 ranks, a plain MPI program too;
+// docs/tuning.md, "Transport settings"). Without vader's atomic flags osc rdma declines the
+// window and osc sm serves it, as it already does under 'none'; send, put and get stay, so the
+// single-copy mechanism still carries large point-to-point messages. Flags the user set win, with
+// a warning when they bring the atomics back.
+void keep_open_mpi_from_emulated_atomics() {
+  const char* user = std::getenv("OMPI_MCA_btl_vader_flags");
+  if (user == nullptr || *user == '\0') {
+    setenv("OMPI_MCA_btl_vader_flags", "send,put,get,inplace", 1);
+    return;
+  }
+  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+  if (std::strstr(user, "atomic") != nullptr && (rank == nullptr || std::strcmp(rank, "0") == 0))
+    std::fprintf(stderr,
+                 "transit: warning: OMPI_MCA_btl_vader_flags='%s' enables Open MPI's emulated shared-memory "
+                 "atomics: compare_exchange on request_topology::mpi_rma may crash inside Open MPI 4.1 unless "
+                 "OMPI_MCA_btl_vader_single_copy_mechanism=none (docs/tuning.md, \"Transport settings\")\n",
+                 user);
+}
+
 void tune_open_mpi_before_init() {
   setenv("OMPI_MCA_btl_vader_eager_limit", "32768", 0);
+  keep_open_mpi_from_emulated_atomics();
   if (const char* user = std::getenv("OMPI_MCA_btl_vader_single_copy_mechanism"); user != nullptr && *user != '\0')
     return;
   std::string mechanism;
