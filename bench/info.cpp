@@ -2,7 +2,9 @@
 // and a launch line.
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
+#include "bench.hpp"
 #include "cli.hpp"
 
 namespace transit::bench {
@@ -33,17 +35,29 @@ void print_profile(const context& ctx) {
               p.intra.costs.beta * 1e9, p.intra.costs.per_item * 1e9);
 }
 
-/// The mpi backend: Open MPI's single-copy mechanism the profile chose, and the one in effect.
+/// The mpi backend: Open MPI's single-copy mechanism the profile chose, the one in effect as Open
+/// MPI reports it ("default" is cma on Open MPI 4.1 here), and whether its emulated shared-memory
+/// atomics are off (run.cpp turns them off: osc rdma's compare-and-swap over them crashes).
 void print_single_copy(const context& ctx) {
   if (ctx.backend() != "mpi") return;
+  std::string in_effect = "unknown: no shared-memory transport loaded";
+  std::string atomics;
+#ifdef TRANSIT_WITH_MPI
+  if (const std::string mechanism = open_mpi_setting("btl_vader_single_copy_mechanism"); !mechanism.empty())
+    in_effect = mechanism;
+  if (const std::string flags = open_mpi_setting("btl_vader_flags", false); !flags.empty()) {
+    // The flag bits of Open MPI 4.1's btl.h: MCA_BTL_FLAGS_ATOMIC_OPS, MCA_BTL_FLAGS_ATOMIC_FOPS.
+    const unsigned long bits = std::stoul(flags);
+    atomics = (bits & (0x08000UL | 0x10000UL)) != 0 ? "; shared-memory atomics: on (emulated)"
+                                                   : "; shared-memory atomics: off";
+  }
+#endif
   try {
     const auto t = profile_file::load(default_profile_path()).find_transport("mpi", this_host());
-    // What this job runs with: the profile's choice unless the user or TRANSIT_SINGLE_COPY overrode it.
-    const char* set = std::getenv("OMPI_MCA_btl_vader_single_copy_mechanism");
-    std::printf("single-copy mechanism: %s (in effect: %s)\n",
+    std::printf("single-copy mechanism: %s (in effect: %s%s)\n",
                 t && !t->single_copy_choice.empty() ? t->single_copy_choice.c_str()
                                                     : "not chosen yet (calibrate measures one mechanism per run)",
-                set != nullptr && *set != '\0' ? set : "default");
+                in_effect.c_str(), atomics.c_str());
   } catch (const profile_error&) {
     // print_profile has named the damaged file.
   }

@@ -4,9 +4,9 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "transit/core/error.hpp"
@@ -60,7 +60,7 @@ void apply(run_options& o, std::string_view name, std::string_view value) {
   } else if (name == "pes") {
     o.pes = parse_positive("--transit-pes", value);
   } else if (name == "pes-force") {
-    o.pes_force = parse_switch("--transit-pes-force", value);
+    o.pes_force = parse_switch("--transit-pes-force", value);  // kept for old scripts: no effect
   } else if (name == "pes-per-node") {
     o.pes_per_node = parse_positive("--transit-pes-per-node", value);
   } else if (name == "physical") {
@@ -91,15 +91,25 @@ void apply_env(run_options& o, const char* variable, std::string_view name) {
   }
 }
 
-unsigned hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
-
 bool local_backend(const run_options& o) {
   return o.backend == "local" || (o.backend.empty() && !started_by_mpi_launcher());
 }
 
 }  // namespace
 
-int max_local_pes() { return static_cast<int>(std::min(4u * hardware_threads(), 1u << 30)); }
+int max_local_pes() {
+  // One thread per PE, and the kernel numbers every thread with a pid: no process can hold more
+  // threads than kernel.pid_max or kernel.threads-max allow (32768 and 192729 on this machine).
+  long limit = 1L << 22;  // Linux's largest pid_max, where /proc cannot be read
+  for (const char* file : {"/proc/sys/kernel/pid_max", "/proc/sys/kernel/threads-max"}) {
+    if (std::FILE* f = std::fopen(file, "r")) {
+      long value = 0;
+      if (std::fscanf(f, "%ld", &value) == 1 && value > 0) limit = std::min(limit, value);
+      std::fclose(f);
+    }
+  }
+  return static_cast<int>(limit);
+}
 
 run_options parse_run_options(int& argc, char**& argv) {
   run_options o;
@@ -143,12 +153,13 @@ run_options parse_run_options(int& argc, char**& argv) {
   argc = kept;
   argv[argc] = nullptr;
 
-  // More threads than this only thrash the machine (a typo such as 100000 would take it down).
-  if (local_backend(o) && o.pes > max_local_pes() && !o.pes_force)
+  // Any count that can run runs (above the hardware threads it warns, when the job starts); only a
+  // count no process can have threads for is refused here. --transit-pes-force is a no-op.
+  if (local_backend(o) && o.pes > max_local_pes())
     detail::throw_invalid(pes_from_command_line ? "--transit-pes" : "TRANSIT_PES", o.pes,
-                          detail::concat("at most ", max_local_pes(), " (4 x ", hardware_threads(),
-                                         " hardware threads) on the local backend; add --transit-pes-force "
-                                         "(TRANSIT_PES_FORCE=1) to run more"));
+                          detail::concat("at most ", max_local_pes(),
+                                         " on the local backend (one thread per PE; the kernel's limit on threads, "
+                                         "kernel.pid_max or kernel.threads-max)"));
   return o;
 }
 

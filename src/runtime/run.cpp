@@ -1,12 +1,16 @@
 #include "transit/runtime/run.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -44,6 +48,19 @@ std::shared_ptr<const topology_manager> job_topology(const machine& m, const run
   return std::make_shared<const topology_manager>(topology_manager::for_job(m, physical));
 }
 
+// More PEs than hardware threads run, time-sharing the cores: what developing a 64-PE program
+// on a laptop needs. Said once per process (a test binary starts many jobs), on stderr.
+void warn_if_oversubscribed(int pes) {
+  static std::atomic<bool> warned{false};
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  if (static_cast<unsigned>(pes) <= threads || warned.exchange(true)) return;
+  std::fprintf(stderr,
+               "transit: warning: %d PEs on %u hardware threads: the local backend runs them all, sharing the "
+               "cores, so it will be slower than with at most %u PEs\n",
+               pes, threads, threads);
+  std::fflush(stderr);
+}
+
 int run_local(const run_options& options, const std::function<void(context&)>& body) {
   const int pes = options.pes > 0 ? options.pes : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   auto m = emulated_machine(pes, options);
@@ -73,11 +90,27 @@ int run_local(const run_options& options, const std::function<void(context&)>& b
 
   std::vector<std::thread> threads;
   threads.reserve(pes);
-  for (int rank = 0; rank < pes; ++rank) threads.emplace_back(pe_main, rank);
+  try {
+    for (int rank = 0; rank < pes; ++rank) threads.emplace_back(pe_main, rank);
+  } catch (const std::system_error& e) {
+    // The system refused a thread: the PEs that started wait for the others in their first
+    // collective; the abort unwinds them, and the count is refused as a usage error.
+    const auto started = threads.size();
+    world.fail(static_cast<int>(started), e.what());
+    for (auto& t : threads) t.join();
+    throw std::invalid_argument(detail::concat(
+        options.pes > 0 ? "--transit-pes" : "the hardware threads", ": got '", pes,
+        "', expected a PE count this system can start: thread ", started + 1, " could not be created (",
+        e.code().message(), ")"));
+  }
 
   {
     std::unique_lock lock(mutex);
-    finished_cv.wait(lock, [&] { return finished == pes || world.aborted(); });
+    // The oversubscription warning comes once the job has run a second: a job that ends sooner
+    // was not slow to wait for, and one that a usage error ends at once prints its one line alone.
+    const auto done = [&] { return finished == pes || world.aborted(); };
+    if (!finished_cv.wait_for(lock, std::chrono::seconds(1), done)) warn_if_oversubscribed(pes);
+    finished_cv.wait(lock, done);
     if (world.aborted()) {
       // PEs inside transit calls unwind at once; give ones busy in user code a grace period.
       if (!finished_cv.wait_for(lock, std::chrono::seconds(10), [&] { return finished == pes; })) {
@@ -159,8 +192,32 @@ std::shared_ptr<const machine> mpi_machine(MPI_Comm comm, const run_options& o) 
 // 8-64 KiB messages on a KVM guest) is what calibration measured faster on this host, as the
 // profile records it; TRANSIT_SINGLE_COPY=default|none overrides the profile. A value the user
 // set for Open MPI itself wins; other MPIs ignore these variables.
+//
+// Shared-memory atomics: Open MPI 4.1's vader emulates them (active messages) under the cma and
+// emulated single-copy mechanisms, and osc rdma's MPI_Compare_and_swap over them crashed every
+// time here (SIGSEGV in mca_btl_vader_emu_acswap, 2, 3 and 4 ranks, a plain MPI program too;
+// docs/tuning.md, "Transport settings"). Without vader's atomic flags osc rdma declines the
+// window and osc sm serves it, as it already does under 'none'; send, put and get stay, so the
+// single-copy mechanism still carries large point-to-point messages. Flags the user set win, with
+// a warning when they bring the atomics back.
+void keep_open_mpi_from_emulated_atomics() {
+  const char* user = std::getenv("OMPI_MCA_btl_vader_flags");
+  if (user == nullptr || *user == '\0') {
+    setenv("OMPI_MCA_btl_vader_flags", "send,put,get,inplace", 1);
+    return;
+  }
+  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+  if (std::strstr(user, "atomic") != nullptr && (rank == nullptr || std::strcmp(rank, "0") == 0))
+    std::fprintf(stderr,
+                 "transit: warning: OMPI_MCA_btl_vader_flags='%s' enables Open MPI's emulated shared-memory "
+                 "atomics: compare_exchange on request_topology::mpi_rma may crash inside Open MPI 4.1 unless "
+                 "OMPI_MCA_btl_vader_single_copy_mechanism=none (docs/tuning.md, \"Transport settings\")\n",
+                 user);
+}
+
 void tune_open_mpi_before_init() {
   setenv("OMPI_MCA_btl_vader_eager_limit", "32768", 0);
+  keep_open_mpi_from_emulated_atomics();
   if (const char* user = std::getenv("OMPI_MCA_btl_vader_single_copy_mechanism"); user != nullptr && *user != '\0')
     return;
   std::string mechanism;

@@ -13,6 +13,7 @@ using namespace transit;
 using transit::testing::describe;
 using transit::testing::for_each_node_size;
 using transit::testing::configurations;
+using transit::testing::expect_compare_exchange_counts;
 
 // Every PE writes a region that starts inside its own block and runs over the next owners'
 // blocks; after sync every PE reads the whole array back, in pieces that straddle boundaries.
@@ -207,24 +208,8 @@ TEST(global_array, accumulate_sums_min_max) {
 // A lock-free counter: compare_exchange in a retry loop loses no increment.
 TEST(global_array, compare_exchange_counter) {
   for_each_node_size([](context& ctx) {
-    for (auto o : configurations(ctx)) {
-      global_array<std::int64_t> counter(ctx, 3, o);
-      const std::size_t word = 2;  // owned by the last PE of three (PE 0 at one PE)
-      constexpr int per_pe = 25;
-      for (int i = 0; i < per_pe; ++i) {
-        std::int64_t seen = 0;
-        for (;;) {
-          const std::int64_t before = counter.compare_exchange(word, seen, seen + 1);
-          if (before == seen) break;
-          seen = before;
-        }
-      }
-      counter.sync();
-      std::int64_t final_value = -1;
-      counter.get(word, std::span<std::int64_t>(&final_value, 1));
-      EXPECT_EQ(final_value, per_pe * ctx.size()) << describe(ctx, o);
-      counter.sync();
-    }
+    // Word 2 of 3 is owned by the last PE of three (PE 0 at one PE).
+    for (auto o : configurations(ctx)) expect_compare_exchange_counts(ctx, o, 3, 2, 25);
   });
 }
 

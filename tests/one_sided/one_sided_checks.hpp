@@ -2,6 +2,8 @@
 // Shared by the one-sided tests: the configurations every behaviour is checked under.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,26 @@ inline std::vector<one_sided_options> configurations(const context& ctx, bool he
     }
   }
   return out;
+}
+
+/// A lock-free counter: every PE adds 1 `per_pe` times to `word` of an array of `elements` with
+/// compare_exchange in a retry loop; no increment may be lost.
+inline void expect_compare_exchange_counts(context& ctx, const one_sided_options& o, std::size_t elements,
+                                           std::size_t word, int per_pe) {
+  global_array<std::int64_t> counter(ctx, elements, o);
+  for (int i = 0; i < per_pe; ++i) {
+    std::int64_t seen = 0;
+    for (;;) {
+      const std::int64_t before = counter.compare_exchange(word, seen, seen + 1);
+      if (before == seen) break;
+      seen = before;
+    }
+  }
+  counter.sync();
+  std::int64_t final_value = -1;
+  counter.get(word, std::span<std::int64_t>(&final_value, 1));
+  EXPECT_EQ(final_value, per_pe * ctx.size()) << describe(ctx, o);
+  counter.sync();
 }
 
 /// Runs `body` once per emulated node size: one PE per node (the most forwarding), nodes of 2

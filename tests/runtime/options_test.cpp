@@ -1,8 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
-
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "transit/transit.hpp"
@@ -73,26 +74,35 @@ TEST(run_options, watchdog_is_bounded_and_never_silently_off) {
   EXPECT_EQ(transit::parse_run_options(off.argc, off.argv).watchdog.count(), 0);
 }
 
-TEST(run_options, local_pes_are_capped_unless_forced) {
-  const int cap = transit::max_local_pes();
-  EXPECT_GE(cap, 4);
-  const std::string over = "--transit-pes=" + std::to_string(cap + 1);
-  const std::string error = error_of({"p", "--transit-backend=local", over});
-  EXPECT_NE(error.find(std::to_string(cap + 1)), std::string::npos) << error;
-  EXPECT_NE(error.find("at most " + std::to_string(cap)), std::string::npos) << error;
-  EXPECT_NE(error.find("--transit-pes-force"), std::string::npos) << error;
+TEST(run_options, any_local_pe_count_that_can_run_is_accepted) {
+  // 13 on 2 cores used to be refused ("expected at most 8 (4 x 2 hardware threads)").
+  const int many = 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) + 5;
+  argv_builder plain({"p", "--transit-backend=local", "--transit-pes=" + std::to_string(many)});
+  EXPECT_EQ(transit::parse_run_options(plain.argc, plain.argv).pes, many);
 
-  // The flag takes no separate value: "x" stays for the program.
-  argv_builder forced({"p", "--transit-backend=local", over, "--transit-pes-force", "x"});
+  // The kernel's thread limit is the only cap, and the error names it.
+  const int limit = transit::max_local_pes();
+  EXPECT_GE(limit, many);
+  const std::string over = "--transit-pes=" + std::to_string(limit + 1);
+  EXPECT_EQ(error_of({"p", "--transit-backend=local", over}),
+            "--transit-pes: got '" + std::to_string(limit + 1) + "', expected at most " + std::to_string(limit) +
+                " on the local backend (one thread per PE; the kernel's limit on threads, kernel.pid_max or "
+                "kernel.threads-max)");
+
+  // --transit-pes-force: still accepted for old scripts, changes nothing, takes no separate value
+  // ("x" stays for the program), and does not lift the kernel's limit.
+  argv_builder forced({"p", "--transit-backend=local", "--transit-pes=" + std::to_string(many), "--transit-pes-force", "x"});
   const auto o = transit::parse_run_options(forced.argc, forced.argv);
   EXPECT_TRUE(o.pes_force);
-  EXPECT_EQ(o.pes, cap + 1);
+  EXPECT_EQ(o.pes, many);
   ASSERT_EQ(forced.argc, 2);
   EXPECT_STREQ(forced.argv[1], "x");
+  EXPECT_NE(error_of({"p", "--transit-backend=local", over, "--transit-pes-force"}).find("expected at most"),
+            std::string::npos);
   EXPECT_EQ(error_of({"p", "--transit-pes-force=2"}), "--transit-pes-force: got '2', expected 1 (on) or 0 (off)");
   // The mpi backend's PE count is the launcher's: no cap there.
-  argv_builder mpi({"p", "--transit-backend=mpi", "--transit-pes=100000"});
-  EXPECT_EQ(transit::parse_run_options(mpi.argc, mpi.argv).pes, 100000);
+  argv_builder mpi({"p", "--transit-backend=mpi", "--transit-pes=100000000"});
+  EXPECT_EQ(transit::parse_run_options(mpi.argc, mpi.argv).pes, 100000000);
 }
 
 TEST(run_options, each_option_once_and_nothing_after_dashdash) {

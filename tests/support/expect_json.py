@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""expect_json.py [--records N] [--map] COMMAND...: runs a `transit bench ... --json` command and
+"""expect_json.py [--records N] [--per-protocol] [--map] COMMAND...: runs a `transit bench ... --json` command and
 passes when it exits with status 0, every line of its standard output is a JSON object (parsed by
 Python's json module, which refuses NaN/Infinity only when told to: so are we), each has the
 fields API.md requires with the right types (inter_node_messages never above messages_sent, and 0
 on a single node), and each says verified: true. --records N also requires exactly N lines.
+--per-protocol (bench vector, halo) also requires API.md's one object per measured configuration:
+`protocol` and `chosen` strings on every line, no `results` array, and no configuration (protocol,
+region_bytes, regions) twice; a sweep's summary line says "summary": true.
 --map checks `transit map --json` instead: API.md's map fields, at most ceil(objects / pes)
 objects on a PE, and with instances, shared_links 0 (the instances share no link). Standard error
 is shown but not judged (notes, progress).
@@ -58,6 +61,9 @@ def main():
     records = None
     if args[:1] == ["--records"]:
         records, args = int(args[1]), args[2:]
+    per_protocol = args[:1] == ["--per-protocol"]
+    if per_protocol:
+        args = args[1:]
     required, verdicts = REQUIRED, bench_verdicts
     if args[:1] == ["--map"]:
         required, verdicts, args = REQUIRED_MAP, map_verdicts, args[1:]
@@ -72,6 +78,7 @@ def main():
         failures.append("no output")
     if records is not None and len(lines) != records:
         failures.append(f"{len(lines)} lines, expected {records}")
+    configurations = set()
     for number, line in enumerate(lines, 1):
         try:
             record = json.loads(line, parse_constant=refuse_constant)
@@ -91,6 +98,16 @@ def main():
                 typed = False
         if typed or verdicts is bench_verdicts:
             failures.extend(f"line {number}: {f}" for f in verdicts(record))
+        if per_protocol:
+            for field in ("protocol", "chosen"):
+                if not isinstance(record.get(field), str):
+                    failures.append(f"line {number}: {field} = {record.get(field)!r}, expected a string")
+            if "results" in record:
+                failures.append(f"line {number}: a results array, expected one object per configuration")
+            key = (record.get("protocol"), record.get("region_bytes"), record.get("regions"), record.get("summary"))
+            if key in configurations:
+                failures.append(f"line {number}: configuration {key} printed twice")
+            configurations.add(key)
     for failure in failures:
         print(f"expect_json: {failure}")
     if failures:

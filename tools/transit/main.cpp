@@ -175,13 +175,10 @@ int main(int argc, char** argv) {
   // The command's default job on the local backend, unless the user chose (flag or environment).
   // Inserted before the user's arguments, so that a "--" among them cannot hide them.
   std::vector<char*> run_args{argv[0]};
-  std::string pes = "--transit-pes=" + std::to_string(command->local_pes), force = "--transit-pes-force",
+  std::string pes = "--transit-pes=" + std::to_string(command->local_pes),
               per_node = "--transit-pes-per-node=" + std::to_string(command->local_pes_per_node);
   const bool local = launch.backend == "local" || (launch.backend.empty() && !transit::started_by_mpi_launcher());
-  if (local && command->local_pes > 0 && launch.pes == 0) {
-    run_args.push_back(pes.data());
-    if (!launch.pes_force) run_args.push_back(force.data());  // the command's own small default
-  }
+  if (local && command->local_pes > 0 && launch.pes == 0) run_args.push_back(pes.data());
   if (local && command->local_pes_per_node > 0 && launch.pes_per_node == 0) run_args.push_back(per_node.data());
   run_args.insert(run_args.end(), argv + 1, argv + argc);
   int run_argc = static_cast<int>(run_args.size());

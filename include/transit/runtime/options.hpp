@@ -9,10 +9,12 @@ namespace transit {
 struct run_options {
   /// "local", "mpi", or empty: mpi when started by an MPI launcher, otherwise local.
   std::string backend;
-  /// PEs of the local backend; 0 = the hardware threads of this machine. At most
-  /// max_local_pes() unless pes_force: more threads than that only thrash the machine.
+  /// PEs of the local backend; 0 = the hardware threads of this machine. Any count up to
+  /// max_local_pes() runs; above the hardware threads a job that runs over a second warns once
+  /// on stderr (slower).
   int pes = 0;
-  /// --transit-pes-force (TRANSIT_PES_FORCE=1): allow a local PE count above max_local_pes().
+  /// --transit-pes-force (TRANSIT_PES_FORCE=1): accepted and ignored, kept for old scripts (it
+  /// used to lift a cap of 4 x the hardware threads, which is gone).
   bool pes_force = false;
   /// Emulated nodes of this many consecutive PEs (the last node takes the remainder); 0 = real nodes.
   int pes_per_node = 0;
@@ -30,10 +32,13 @@ struct run_options {
 /// (`--transit-x=v` or `--transit-x v`; the flag --transit-pes-force takes no separate value) and
 /// applies them; the command line wins over the environment. Stops at a `--` argument: what
 /// follows belongs to the program. Throws std::invalid_argument naming the option, the value and
-/// what was expected, for an unknown --transit-* option, one given twice, or a bad value.
+/// what was expected, for an unknown --transit-* option, one given twice, a bad value, or a
+/// local PE count above max_local_pes().
 run_options parse_run_options(int& argc, char**& argv);
 
-/// The most PEs the local backend runs without --transit-pes-force: 4 x the hardware threads.
+/// The most PEs the local backend accepts: one thread each, so what the kernel lets a process
+/// have (kernel.pid_max and kernel.threads-max). Local; reads /proc; never throws. A count below
+/// it can still fail to start (memory, RLIMIT_NPROC): transit::run then refuses it with status 2.
 int max_local_pes();
 
 /// True when this process was started by an MPI launcher (mpirun, mpiexec, srun with PMI).
