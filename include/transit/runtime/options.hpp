@@ -6,6 +6,8 @@
 
 namespace transit {
 
+/// The launch options of a job, as parse_run_options() read them (each field names its option and
+/// environment variable; the README's table lists them all).
 struct run_options {
   /// "local", "mpi", or empty: mpi when started by an MPI launcher, otherwise local.
   std::string backend;
@@ -30,13 +32,15 @@ struct run_options {
 /// (`--transit-x=v` or `--transit-x v`; the flag --transit-pes-force takes no separate value) and
 /// applies them; the command line wins over the environment. Stops at a `--` argument: what
 /// follows belongs to the program. Throws std::invalid_argument naming the option, the value and
-/// what was expected, for an unknown --transit-* option, one given twice, or a bad value.
+/// what was expected, for an unknown --transit-* option, one given twice, or a bad value. Local:
+/// transit::run calls it on every PE's process; tools may call it before run.
 run_options parse_run_options(int& argc, char**& argv);
 
 /// The most PEs the local backend runs without --transit-pes-force: 4 x the hardware threads.
 int max_local_pes();
 
 /// True when this process was started by an MPI launcher (mpirun, mpiexec, srun with PMI).
+/// Local: reads the environment.
 bool started_by_mpi_launcher();
 
 }  // namespace transit
