@@ -38,7 +38,8 @@ struct streamer_options {
   /// in powers of two from a quarter to four times the automatic one, then a confirm round of
   /// the three best), keep the best measured and settle within 25 steps (stats().tuning lists
   /// the steps). `grid`, `route` and `buffer_items` are where it starts. Costs two allreduces per
-  /// step while exploring, none once settled. See docs/tuning.md, "tune = true".
+  /// step while exploring, none once settled. See docs/tuning.md, "tune = true". `transit bench`
+  /// sets it with --tune (under mpirun --online-tune, or TRANSIT_TUNE=1).
   bool tune = false;
 };
 
