@@ -8,7 +8,7 @@ JOBS        ?= 2
 CMAKE_FLAGS ?=
 CTEST_FLAGS ?=
 
-.PHONY: all setup configure build demo test test-sanitize test-asan test-tsan install clean
+.PHONY: all setup configure build demo test docs test-sanitize test-asan test-tsan install clean
 
 all: build
 
@@ -28,6 +28,10 @@ demo: build
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) $(CTEST_FLAGS)
+
+# The API reference from the public headers' /// comments: build/docs/html/index.html (doxygen).
+docs: setup configure
+	cmake --build $(BUILD) --target docs
 
 # AddressSanitizer + UndefinedBehaviorSanitizer on every test; ThreadSanitizer on the local backend
 # (MPI's own progress threads are not instrumented, so TSan would report noise there).

@@ -23,3 +23,7 @@
 #include "transit/tuning/model.hpp"
 #include "transit/tuning/profile.hpp"
 #include "transit/protocols/protocols.hpp"
+
+/// \namespace transit
+/// transit: aggregated, topology-aware fine-grained communication. Every public name lives here;
+/// `transit::detail` is the implementation's. The main page of the reference lists the layers.

@@ -84,6 +84,16 @@
 
 namespace transit {
 
+/// Asynchronous calls with automatic aggregation: async(dest, handler, args...) runs
+/// handler(am, args...) once on PE `dest`, on that PE's own thread, only inside its async,
+/// async_broadcast, progress or barrier; barrier() returns once every call, nested ones included,
+/// has run everywhere. Handlers are function pointers or captureless lambdas; arguments are
+/// scalars, strings or vectors of any size. A handler may call async, async_broadcast and progress
+/// (a no-op there); barrier from a handler throws std::logic_error. A handler's exception leaves
+/// the call that ran it; every other call still runs exactly once. Construction and destruction
+/// are collective (destroyed with calls made since its last barrier, it ends the job). The
+/// design (streamers by call size, chunks, large calls, handler ids) is set out at the top of
+/// this header and in docs/active_messages.md.
 class active_messages {
  public:
   /// Collective: every PE constructs its active_messages (and streamers) in the same order with
@@ -378,6 +388,7 @@ class active_messages {
   detail::recent_map<std::uint64_t, std::uintptr_t> addresses_;
 };
 
+/// \cond detail
 namespace detail {
 
 template <class H, class... K>
@@ -399,5 +410,6 @@ void handler_slot<H, K...>::call(active_messages& am, const std::byte* record, s
 }
 
 }  // namespace detail
+/// \endcond
 
 }  // namespace transit

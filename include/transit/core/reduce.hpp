@@ -4,7 +4,11 @@
 namespace transit {
 
 /// Reduction operator for context::allreduce (and accumulate on global arrays).
-enum class reduce_op { sum, min, max };
+enum class reduce_op {
+  sum,  ///< the sum of the values
+  min,  ///< the smallest value
+  max   ///< the largest value
+};
 
 namespace detail {
 /// Element type of a transport-level allreduce: every value travels as 64 bits.

@@ -12,8 +12,8 @@ namespace transit {
 /// Items for one peer: outgoing, `peer` is the destination; returned by run(), the source.
 template <class T>
 struct parcel {
-  int peer = -1;
-  std::vector<T> items;
+  int peer = -1;         ///< the destination (outgoing) or the source (returned by run())
+  std::vector<T> items;  ///< the items, in the order given (a source's parcels concatenated)
 };
 
 /// How a sparse_exchange moves its records (docs/exchange.md compares them).
@@ -26,13 +26,15 @@ enum class exchange_method {
   mpi_neighbor,    ///< MPI_Neighbor_alltoallv on a graph built once per pattern (mpi backend only)
 };
 
-/// The enum name: "automatic", "direct", "crystal_router", "grid", "mpi_alltoallv", "mpi_neighbor".
+/// The enum name: "automatic", "direct", "crystal_router", "grid", "mpi_alltoallv", "mpi_neighbor". Local.
 std::string_view to_string(exchange_method m) noexcept;
-/// The method with that enum name; throws std::invalid_argument naming the value otherwise.
+/// The method with that enum name; throws std::invalid_argument naming the value otherwise. Local.
 exchange_method parse_exchange_method(std::string_view name);
 
+/// How a sparse_exchange moves its records; equal on every PE.
 struct exchange_options {
-  /// The environment variable TRANSIT_EXCHANGE_METHOD=<enum name> replaces automatic (only).
+  /// The method. The environment variable TRANSIT_EXCHANGE_METHOD, set to an enum name
+  /// ("direct", ...), replaces automatic (only).
   exchange_method method = exchange_method::automatic;
   /// The grid records are routed over by method grid; default virtual_grid::balanced(P, 2).
   std::optional<virtual_grid> grid;
@@ -41,8 +43,8 @@ struct exchange_options {
 /// One candidate's time per run when automatic last chose (the slowest PE's): the median over its
 /// racing batches if it was raced, else its scouting time (it was more than 2x the fastest).
 struct exchange_candidate {
-  exchange_method method = exchange_method::direct;
-  double seconds = 0;
+  exchange_method method = exchange_method::direct;  ///< the candidate
+  double seconds = 0;  ///< its time per run (the slowest PE's), as above
   bool raced = false;  ///< survived scouting; only raced candidates can be chosen
 };
 

@@ -26,7 +26,7 @@ class sparse_exchange {
                 "transit::sparse_exchange requires a trivially copyable item type: items travel as bytes");
 
  public:
-  using item_type = T;
+  using item_type = T;  ///< the type of the items of a parcel
 
   /// Collective: every PE constructs its exchanges in the same order with equal options.
   /// Throws std::invalid_argument for mpi_alltoallv or mpi_neighbor on the local backend, a grid

@@ -26,25 +26,37 @@ class machine;
 
 /// Routing scheme (TRAM thesis: grid, section 3.3.1; node-aware, Algorithms 1 to 4; HiCOO
 /// (Yu et al. 2012): lowest dimension first, for grids whose PEs fill the leading slots).
-enum class routing { grid, node_aware, node_aware_advanced, lowest_dimension_first };
+enum class routing {
+  grid,                   ///< one dimension at a time, the highest differing first (thesis 3.3.1)
+  node_aware,             ///< teams of a node's PEs per node dimension (thesis Algorithm 1)
+  node_aware_advanced,    ///< node-aware, each team member owning a block of coordinates (Algorithms 2-4)
+  lowest_dimension_first  ///< HiCOO's order, for grids whose PEs fill the leading slots
+};
 
+/// "grid", "node-aware", "node-aware-advanced" or "lowest-dimension-first". Local.
 std::string_view to_string(routing r) noexcept;
 /// "grid", "node-aware", "node-aware-advanced", "lowest-dimension-first"; throws
-/// std::invalid_argument otherwise.
+/// std::invalid_argument otherwise. Local.
 routing parse_routing(std::string_view name);
 
 /// One hop: the next PE and the routing phase of the message that carries the item there.
 struct hop {
-  int pe = -1;
-  int phase = -1;
+  int pe = -1;     ///< the next PE (-1: none)
+  int phase = -1;  ///< the routing phase of the hop (-1: none)
+  /// Same PE and phase.
   friend bool operator==(const hop&, const hop&) = default;
 };
 
+/// A routing scheme on one grid: the next hop of an item, broadcast trees and the links each PE
+/// uses, keeping the contract at the top of this header. Immutable; every query is local and
+/// thread-safe. Built by make_router().
 class router {
  public:
   virtual ~router() = default;
 
+  /// The grid it routes over.
   const virtual_grid& grid() const noexcept { return grid_; }
+  /// The routing scheme.
   virtual routing kind() const noexcept = 0;
   /// Number of routing phases; phases are 0..num_phases()-1 in the order items traverse them.
   virtual int num_phases() const noexcept = 0;
@@ -68,13 +80,14 @@ class router {
   virtual std::vector<hop> in_links(int self) const = 0;
 
  protected:
+  /// For the schemes' implementations: the grid they route over.
   explicit router(virtual_grid grid) : grid_(std::move(grid)) {}
 
  private:
   virtual_grid grid_;
 };
 
-/// Builds the router for `kind` on `grid`. Node-aware schemes read the last grid dimension as the
+/// Local: builds the router for `kind` on `grid`. Node-aware schemes read the last grid dimension as the
 /// PEs of a node and need it to match `m`; lowest-dimension-first needs the PEs to fill slots
 /// 0..num_pes-1 (as virtual_grid(dims, num_pes) places them). Throws std::invalid_argument
 /// naming the mismatch.

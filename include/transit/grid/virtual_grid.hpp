@@ -11,6 +11,8 @@ namespace transit {
 
 class machine;
 
+/// A virtual grid of PEs: which slot each PE takes, who its peers are. Immutable after
+/// construction; every query is local and thread-safe.
 class virtual_grid {
  public:
   /// PEs fill slots 0..num_pes-1 in row-major order, so only the leading block may be partly
@@ -18,19 +20,27 @@ class virtual_grid {
   /// slots than the larger of 4096 and 64 per PE (a grid that large routes over empty slots).
   virtual_grid(std::vector<int> dims, int num_pes);
 
-  /// 1-D: every PE is a peer of every other (aggregation at the source only).
+  /// 1-D: every PE is a peer of every other (aggregation at the source only). Throws
+  /// std::invalid_argument when num_pes < 1.
   static virtual_grid direct(int num_pes);
   /// 2-D: nodes x PEs per node; PE p sits at (node_of(p), local_rank(p)). Uneven nodes leave holes.
   static virtual_grid node_pe(const machine& m);
-  /// `ndims` dimensions of near-equal size whose product is the smallest >= num_pes found.
+  /// `ndims` dimensions of near-equal size whose product is the smallest >= num_pes found. Throws
+  /// std::invalid_argument when num_pes < 1 or ndims is outside 1..31.
   static virtual_grid balanced(int num_pes, int ndims);
-  /// "16x8", "4x4x2", "direct", "node" (needs a machine: uses one node unless given).
+  /// "16x8", "4x4x2", "direct", "node" (needs a machine: uses one node unless given). Throws
+  /// std::invalid_argument naming the spec and what was expected, or as the constructor.
   static virtual_grid parse(std::string_view spec, int num_pes);
+  /// As parse(spec, num_pes), with "node" meaning node_pe(m).
   static virtual_grid parse(std::string_view spec, const machine& m);
 
+  /// Dimensions of the grid.
   int ndims() const noexcept { return static_cast<int>(dims_.size()); }
+  /// Size of each dimension.
   std::span<const int> dims() const noexcept { return dims_; }
+  /// PEs placed on the grid.
   int num_pes() const noexcept { return num_pes_; }
+  /// Slots of the grid: the product of dims(), at least num_pes().
   int num_slots() const noexcept { return num_slots_; }
   /// Stride of dimension d in the row-major slot index (precomputed). Unchecked.
   int stride(int d) const { return strides_[d]; }
@@ -56,6 +66,7 @@ class virtual_grid {
   /// "4x4x2"
   std::string str() const;
 
+  /// Same dimensions and the same slot for every PE.
   friend bool operator==(const virtual_grid& a, const virtual_grid& b) {
     return a.dims_ == b.dims_ && a.slot_of_ == b.slot_of_;
   }

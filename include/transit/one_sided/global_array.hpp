@@ -34,7 +34,7 @@ class global_array {
                 "transit::global_array requires a trivially copyable element type: elements travel as bytes");
 
  public:
-  using value_type = T;
+  using value_type = T;  ///< the element type
 
   /// Collective: every PE constructs its global arrays in the same order with equal size and
   /// options. Elements are value-initialised. Throws std::invalid_argument for bad options (see
@@ -193,8 +193,14 @@ class global_array {
   transfer_protocol chosen_protocol(std::size_t region_bytes, std::size_t regions, int target) const {
     return selector_.choose(region_bytes, regions, target);
   }
-  /// Local: the largest region (bytes) `packed` gathers into packed messages. Larger regions go as
-  /// `pipelined` does, so for regions all above this size the two protocols are one transfer.
+  /// Local, never throws: the largest region (bytes) `packed` gathers into packed messages, a
+  /// quarter of the largest packed request (at least four regions per message). Polling mode:
+  /// a packed request may carry 16 request buffers, so with the default 16 KiB buffer_bytes this
+  /// is 64 KiB; helper mode keeps a packed request to one buffer (a quarter of 16 KiB less the
+  /// request header, by default); mpi_rma: 256 MiB (its packed request is one MPI call per
+  /// region anyway). Larger
+  /// regions go as `pipelined` does, so for regions all above this size the two protocols are
+  /// one transfer (docs/protocols.md).
   std::size_t packed_region_limit() const noexcept { return detail::packed_piece_limit(*engine_); }
 
  private:

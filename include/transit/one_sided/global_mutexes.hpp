@@ -19,7 +19,7 @@ class global_mutexes {
   /// Collective: every PE constructs its global_mutexes in the same order with equal arguments.
   /// std::invalid_argument for count < 1 or bad options (as global_array).
   global_mutexes(context& ctx, int count, one_sided_options options = {});
-  /// Collective.
+  /// Collective (teardown serves the other PEs until every one has finished).
   ~global_mutexes();
   global_mutexes(const global_mutexes&) = delete;
   global_mutexes& operator=(const global_mutexes&) = delete;
@@ -33,8 +33,12 @@ class global_mutexes {
   void unlock(int mutex);
   /// Local. Number of mutexes.
   int count() const noexcept { return count_; }
-  /// Local: this PE's counters. requests_served counts the lock and unlock requests applied to the
-  /// mutexes homed here (helper mode: at the node's helper, reported by the node's first PE).
+  /// Local, at any time between construction and destruction: this PE's counters, as
+  /// global_array::stats() (one_sided_stats; these mutexes' engine only, no array's).
+  /// requests_served counts the lock and unlock requests applied to the mutexes homed here
+  /// (helper mode: at the node's helper, reported by the node's first PE; mpi_rma: the tickets
+  /// taken and served, read from this PE's window, where requests_sent counts MPI operations).
+  /// Throws std::runtime_error with MPI's error string only if such an MPI call fails (mpi_rma).
   one_sided_stats stats() const { return engine_->stats(); }
 
  private:

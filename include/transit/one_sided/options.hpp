@@ -23,20 +23,28 @@ enum class progress_mode {
   helper_thread  ///< one helper thread per node, for every PE of the node, through shared memory
 };
 
+/// "fcg", "mfcg", "cfcg", "hypercube" or "mpi-rma". Local.
 std::string_view to_string(request_topology t) noexcept;
+/// "polling" or "helper". Local.
 std::string_view to_string(progress_mode p) noexcept;
-/// "fcg", "mfcg", "cfcg", "hypercube", "mpi-rma"; throws std::invalid_argument otherwise.
+/// "fcg", "mfcg", "cfcg", "hypercube", "mpi-rma"; throws std::invalid_argument otherwise. Local.
 request_topology parse_request_topology(std::string_view name);
-/// "polling" or "helper" ("helper-thread" too); throws std::invalid_argument otherwise.
+/// "polling" or "helper" ("helper-thread" too); throws std::invalid_argument otherwise. Local.
 progress_mode parse_progress_mode(std::string_view name);
 
+/// How a global_array or global_mutexes forwards, aggregates and serves requests; equal on every
+/// PE. Checked at construction: std::invalid_argument names the field and what it takes.
 struct one_sided_options {
+  /// The virtual topology of nodes requests are forwarded over; mpi_rma on the mpi backend only.
   request_topology topology = request_topology::mfcg;
+  /// Who serves incoming requests (helper_thread needs MPI_THREAD_MULTIPLE on the mpi backend).
   progress_mode progress = progress_mode::polling;
-  /// Request aggregation per link, in bytes (at least 256). Larger transfers travel in pieces.
+  /// Request aggregation per link, in bytes: 256 to 2^30, with room for a request of two elements
+  /// (global_array). Larger transfers travel in pieces.
   std::size_t buffer_bytes = 16384;
   /// A partial request buffer goes at the latest this long after its first request; sooner when
   /// its endpoint runs out of work (a PE waiting, an idle helper). 0: at the end of every poll.
+  /// Not negative.
   std::chrono::microseconds flush_period{10};
   /// Combine fetch_add and accumulate requests for one word that meet in a forwarding buffer
   /// (integral element types; floating-point sums are not combined, their rounding would change).

@@ -8,9 +8,11 @@
 
 namespace transit {
 
+/// A pending nonblocking one-sided operation, returned by global_array's *_nb calls. Local to the
+/// PE that issued it; movable and copyable (copies share the completion).
 class request {
  public:
-  /// A request that is already complete.
+  /// Local: a request that is already complete.
   request() = default;
 
   /// Local, non-blocking: moves this PE's one-sided traffic a step and returns true once the

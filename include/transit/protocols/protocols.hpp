@@ -23,8 +23,8 @@ inline int floor_log2(std::size_t x) noexcept { return x == 0 ? -1 : static_cast
 
 /// `count` elements from global index `index`.
 struct region {
-  std::size_t index;
-  std::size_t count;
+  std::size_t index;  ///< global index of the region's first element
+  std::size_t count;  ///< elements in the region
 };
 
 /// How a multi-region transfer moves its regions to (from) one owner.
@@ -32,10 +32,16 @@ struct region {
 /// pipelined: every region issued nonblocking, then one completion;
 /// packed: regions packed into aggregated messages, unpacked by the target (active-message
 /// style); a region too large for one message goes pipelined (GASNet's AMSize rule).
-enum class transfer_protocol { automatic, blocking, pipelined, packed };
+enum class transfer_protocol {
+  automatic,  ///< per owner, the fixed protocol the profile says is fastest (docs/protocols.md)
+  blocking,   ///< one put or get per region, each complete before the next starts
+  pipelined,  ///< every region issued nonblocking, then one completion
+  packed      ///< regions packed into aggregated messages, unpacked by the target
+};
 
+/// "automatic", "blocking", "pipelined" or "packed". Local.
 std::string_view to_string(transfer_protocol p) noexcept;
-/// "automatic", "blocking", "pipelined", "packed"; std::invalid_argument otherwise.
+/// "automatic", "blocking", "pipelined", "packed"; std::invalid_argument otherwise. Local.
 transfer_protocol parse_transfer_protocol(std::string_view name);
 
 /// A profile file that cannot be read, parsed or written; the message names the file and the problem.
@@ -47,20 +53,24 @@ class protocol_profile_error : public std::runtime_error {
 /// One measured point: the time of one transfer of `regions` regions of `region_bytes` each to
 /// one target with each fixed protocol (seconds; maximum over PE pairs, all PEs active).
 struct protocol_point {
-  std::size_t region_bytes = 0;
-  std::size_t regions = 0;
+  std::size_t region_bytes = 0;  ///< S: bytes per region (a power of two)
+  std::size_t regions = 0;       ///< N: regions per transfer (a power of two)
+  /// Seconds per transfer with each fixed protocol; 0 = not measured.
+  ///@{
   double blocking = 0, pipelined = 0, packed = 0;
-  /// The fixed protocol with the lowest time (blocking on ties, then pipelined).
+  ///@}
+  /// Local: the fixed protocol with the lowest time (blocking on ties, then pipelined).
   transfer_protocol fastest() const noexcept;
+  /// Local: the time of fixed protocol `p` (blocking, pipelined or packed; automatic reads packed's).
   double seconds(transfer_protocol p) const noexcept;
 };
 
 /// The profile of one kind of target (PEs of this node, or of other nodes).
 struct protocol_table {
-  bool measured = false;  // false: the calibration job had no such pair
-  std::vector<protocol_point> points;
+  bool measured = false;  ///< false: the calibration job had no such pair
+  std::vector<protocol_point> points;  ///< the measured (S, N) grid
   /// The point at (2^floor(log2 S), 2^floor(log2 N)), or the nearest measured one (in log2
-  /// steps); nullptr when the table is empty.
+  /// steps); nullptr when the table is empty. Local.
   const protocol_point* lookup(std::size_t region_bytes, std::size_t regions) const noexcept;
   /// The protocol `automatic` takes at `at` (a point of this table): the lowest time after
   /// smoothing over the grid. Each protocol's log time over the point's fastest, capped at
@@ -74,21 +84,24 @@ struct protocol_table {
 
 /// The "protocols" entry of a profile file for one (backend, PEs per node, host).
 struct protocol_profile {
-  std::string backend;
-  int pes_per_node = 0;
-  std::string host;
-  int pes = 0;
-  std::string created;  // UTC, ISO 8601
-  std::string source;   // "built-in", or the file it was read from
+  std::string backend;   ///< "local" or "mpi" (part of the key)
+  int pes_per_node = 0;  ///< PEs per node of the calibration job (part of the key)
+  std::string host;      ///< protocol_profile_host() of the calibration job (part of the key)
+  int pes = 0;           ///< PEs of the calibration job
+  std::string created;  ///< UTC, ISO 8601
+  std::string source;   ///< "built-in", or the file it was read from
+  /// Targets on the caller's node (intra) and on other nodes (inter).
+  ///@{
   protocol_table intra, inter;
+  ///@}
   /// What `automatic` takes for S bytes per region, N regions, to a target on this node or not:
   /// the table's smoothed_fastest at its lookup point (the other table when this one was not
-  /// measured); the built-in rule when neither was.
+  /// measured); the built-in rule when neither was. Local.
   transfer_protocol choose(std::size_t region_bytes, std::size_t regions, bool same_node) const noexcept;
 };
 
 /// The rule used without a calibrated profile: packed for regions of at most 512 bytes when
-/// there are two or more, pipelined otherwise (docs/protocols.md says why).
+/// there are two or more, pipelined otherwise (docs/protocols.md says why). Local.
 transfer_protocol builtin_protocol_choice(std::size_t region_bytes, std::size_t regions) noexcept;
 
 /// The profile file: TRANSIT_PROFILE when set and not empty, else $XDG_CACHE_HOME/transit/profile.json,
@@ -112,11 +125,13 @@ std::string to_json_text(const protocol_profile& entry);
 /// backend, PEs per node and host, else the built-in rule (source "built-in"); `error` says why a
 /// file could not be used (automatic then throws it). Local; read once per process and path.
 struct protocol_profile_status {
-  std::filesystem::path path;
-  bool from_file = false;
-  std::string description;  // one line for `transit info`
-  std::string error;
+  std::filesystem::path path;   ///< protocol_profile_path()
+  bool from_file = false;       ///< an entry of that file is in use (false: the built-in rule)
+  std::string description;  ///< one line for `transit info`
+  std::string error;        ///< why the file could not be used; empty when it could
 };
+/// Local: the protocol_profile_status of this job. Never throws: a file that cannot be used is
+/// reported in protocol_profile_status::error. Thread-safe.
 protocol_profile_status protocol_profile_in_use(const context& ctx);
 
 /// The host name profile entries are keyed by. Local.

@@ -6,6 +6,8 @@
 
 namespace transit {
 
+/// The launch options of a job, as parse_run_options() read them (each field names its option and
+/// environment variable; the README's table lists them all).
 struct run_options {
   /// "local", "mpi", or empty: mpi when started by an MPI launcher, otherwise local.
   std::string backend;
@@ -33,7 +35,8 @@ struct run_options {
 /// applies them; the command line wins over the environment. Stops at a `--` argument: what
 /// follows belongs to the program. Throws std::invalid_argument naming the option, the value and
 /// what was expected, for an unknown --transit-* option, one given twice, a bad value, or a
-/// local PE count above max_local_pes().
+/// local PE count above max_local_pes(). Local: transit::run calls it on every PE's process; tools
+/// may call it before run.
 run_options parse_run_options(int& argc, char**& argv);
 
 /// The most PEs the local backend accepts: one thread each, so what the kernel lets a process
@@ -42,6 +45,7 @@ run_options parse_run_options(int& argc, char**& argv);
 int max_local_pes();
 
 /// True when this process was started by an MPI launcher (mpirun, mpiexec, srun with PMI).
+/// Local: reads the environment.
 bool started_by_mpi_launcher();
 
 }  // namespace transit

@@ -17,7 +17,7 @@ namespace transit {
 /// seconds ends the process with status 1).
 int run(int& argc, char**& argv, std::function<void(context&)> body);
 
-/// The transit version, "major.minor.patch".
+/// The transit version, "major.minor.patch". Local, at any time.
 const char* version() noexcept;
 
 }  // namespace transit

@@ -9,6 +9,9 @@
 
 namespace transit {
 
+/// Streams items of type T to objects named by an `Index`: a streamer<T> whose destination is the
+/// home PE of the object, looked up at the source. Delivery, re-entrancy, exceptions and life cycle
+/// are streamer's (see there); `deliver(object, item)` runs on the object's home PE.
 template <class T, class Index = std::int64_t>
 class object_streamer {
   static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_copyable_v<Index>,
@@ -20,7 +23,8 @@ class object_streamer {
   };
 
  public:
-  /// Collective. `home_pe` maps an object to the PE that owns it; `deliver` runs there.
+  /// Collective. `home_pe` maps an object to the PE that owns it; `deliver` runs there. Throws
+  /// as streamer's constructor.
   object_streamer(context& ctx, streamer_options options, std::function<int(const Index&)> home_pe,
                   std::function<void(const Index&, const T&)> deliver)
       : home_pe_(std::move(home_pe)),
@@ -29,12 +33,19 @@ class object_streamer {
 
   /// Local. Throws std::out_of_range when home_pe returns a PE outside the job.
   void insert(const T& item, const Index& object) { stream_.insert(addressed{object, item}, home_pe_(object)); }
+  /// Local: streamer::done().
   void done() { stream_.done(); }
+  /// Collective: streamer::wait().
   void wait() { stream_.wait(); }
+  /// Collective: streamer::finish().
   void finish() { stream_.finish(); }
+  /// Collective: streamer::quiesce().
   void quiesce() { stream_.quiesce(); }
+  /// Local: streamer::progress().
   bool progress() { return stream_.progress(); }
+  /// Local: streamer::stats() (items are counted as (object, item) pairs).
   streamer_stats stats() const { return stream_.stats(); }
+  /// Local: streamer::current_options().
   streamer_options current_options() const { return stream_.current_options(); }
 
  private:

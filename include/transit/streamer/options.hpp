@@ -12,15 +12,21 @@
 namespace transit {
 
 /// How a streamer aggregates and routes. The defaults suit all-to-all traffic of small items.
+/// Equal on every PE (grid and routing are checked at construction); checked by the streamer's
+/// constructor, which throws std::invalid_argument naming the field.
 struct streamer_options {
   /// Virtual grid the items are routed over; default: virtual_grid::node_pe(machine).
   std::optional<virtual_grid> grid;
+  /// How items are routed over the grid (make_router() must accept the pair).
   routing route = routing::grid;
-  /// Capacity of one peer buffer, in items (thesis: g). 0 = automatic: from the calibrated profile
-  /// of this backend, PEs per node and host (`transit calibrate`), the smallest buffer whose
-  /// per-message cost is at most 2% of its items' (the 75% bandwidth point of a profile without
-  /// costs; a built-in 16 KiB of items without a profile). In a step where a deliver callback
-  /// inserts (dynamic work, latency-bound), automatic buffers hold an eighth of that. See docs/tuning.md.
+  /// Capacity of one peer buffer, in items (thesis: g), at most 2^32 - 1. 0 = automatic, from
+  /// the calibrated profile of this backend, PEs per node and host (`transit calibrate`): the
+  /// smallest buffer at which the per-message cost, spread over the buffer's items, is at most
+  /// 2% of an item's own cost, g = (alpha + e beta) / (0.02 (c + m beta)), for messages of at
+  /// most 1 MiB. A profile without calibrated costs (an older version's) gives the 75% bandwidth
+  /// point instead, and no profile a built-in 16 KiB of items. Every PE takes PE 0's answer;
+  /// current_options() shows it. In a step where a deliver callback inserts (dynamic work,
+  /// latency-bound), automatic buffers hold an eighth of that. See docs/tuning.md, "buffer_items = 0".
   std::size_t buffer_items = 1024;
   /// Send partial buffers when this long passed without an item inserted or received; 0 = never.
   std::chrono::microseconds flush_period{0};
@@ -28,9 +34,12 @@ struct streamer_options {
   /// buffer is sent first. 0 = no bound.
   std::size_t max_buffered_items = 0;
   /// Tune buffer size and grid online: at the end of each step (wait or quiesce) all PEs agree on
-  /// the configuration of the next (buffer sizes within 50-90% of the peak streaming bandwidth,
-  /// grids ranked by the cost model), keep the best measured and settle within 25 steps. `grid`,
-  /// `route` and `buffer_items` are where it starts. See docs/tuning.md.
+  /// the configuration of the next (the three grids the cost model ranks best, then buffer sizes
+  /// in powers of two from a quarter to four times the automatic one, then a confirm round of
+  /// the three best), keep the best measured and settle within 25 steps (stats().tuning lists
+  /// the steps). `grid`, `route` and `buffer_items` are where it starts. Costs two allreduces per
+  /// step while exploring, none once settled. See docs/tuning.md, "tune = true". `transit bench`
+  /// sets it with --tune (under mpirun --online-tune, or TRANSIT_TUNE=1).
   bool tune = false;
 };
 
@@ -38,8 +47,8 @@ struct streamer_options {
 struct tuning_step {
   std::uint32_t step = 0;          ///< the step's number (0 = the first step of the streamer)
   std::string grid;                ///< the grid the step ran on ("4x4", "direct")
-  routing route = routing::grid;
-  std::size_t buffer_items = 0;
+  routing route = routing::grid;   ///< the routing the step ran with
+  std::size_t buffer_items = 0;    ///< the buffer capacity the step ran with, in items
   double seconds = 0;              ///< the step's wall time (the longest of the PEs')
   std::uint64_t items = 0;         ///< items inserted in the step, summed over PEs
   bool explored = false;           ///< this configuration was being tried (not yet the settled one)
@@ -52,7 +61,7 @@ struct streamer_stats {
   std::uint64_t items_forwarded = 0;   ///< items that arrived here and were buffered for a next hop
   std::uint64_t messages_sent = 0;     ///< transport messages (final markers included)
   std::uint64_t inter_node_messages = 0; ///< those sent to a PE on another node (machine())
-  std::uint64_t messages_received = 0;
+  std::uint64_t messages_received = 0;  ///< transport messages received (final markers included)
   std::uint64_t bytes_sent = 0;        ///< payload bytes of those messages
   std::uint64_t buffers_peak = 0;      ///< most peer buffers allocated at once
   std::uint64_t buffer_bytes_peak = 0; ///< most bytes held by those buffers at once
@@ -66,7 +75,7 @@ struct streamer_stats {
   std::vector<tuning_step> tuning;
 };
 
-/// Adds the counters of another streamer (of the same PE). Peaks add up too: the streamers may
+/// Local: adds the counters of another streamer (of the same PE). Peaks add up too: the streamers may
 /// hold their peaks at the same time, so the sum is what the PE may need at once.
 inline streamer_stats& operator+=(streamer_stats& into, const streamer_stats& s) noexcept {
   into.items_inserted += s.items_inserted;

@@ -46,7 +46,7 @@ class streamer final : private detail::streamer_core {
   static_assert(alignof(T) <= 16, "transit::streamer supports item types aligned to at most 16 bytes");
 
  public:
-  using item_type = T;
+  using item_type = T;  ///< the type of the items
 
   /// Collective: every PE constructs its streamers in the same order with equal options.
   /// `deliver` is any callable taking `const T&` (std::function included); a lambda is inlined
@@ -103,7 +103,8 @@ class streamer final : private detail::streamer_core {
   }
 
   /// Local. Delivers `item` exactly once on every PE (this one included), routed along the grid:
-  /// one copy per link of a spanning tree, not size()-1 sends.
+  /// one copy per link of a spanning tree, not size()-1 sends. Throws std::logic_error after
+  /// done() in this step.
   void broadcast(const T& item) {
     if (state_ != step_state::open) [[unlikely]]
       throw_closed_step("broadcast");
@@ -115,15 +116,21 @@ class streamer final : private detail::streamer_core {
     if (sent) after_send();
   }
 
-  /// Local: this PE inserts nothing more in this step. Starts the staged flush.
+  /// Local: this PE inserts nothing more in this step. Starts the staged flush. Throws
+  /// std::logic_error when called twice in one step, from a deliver callback, or while a
+  /// quiesce() that threw is unfinished.
   void done() { done_impl(); }
   /// Collective: returns when every item inserted anywhere in this step has been delivered
   /// (calls done() first if this PE has not). The streamer is then ready for the next step.
+  /// Throws std::logic_error from a deliver callback, or when another PE ends the step with
+  /// quiesce() or destroyed its streamer; rethrows a deliver callback's exception.
   void wait() { wait_impl(); }
-  /// done() then wait().
+  /// done() then wait(); Collective, throws as wait().
   void finish() { wait_impl(); }
   /// Collective, for dynamic work: returns when no item is buffered or in flight anywhere,
-  /// counting items inserted by deliver callbacks.
+  /// counting items inserted by deliver callbacks. Every PE ends the step with quiesce() (a PE
+  /// calling wait() instead makes both throw std::logic_error); throws std::logic_error from a
+  /// deliver callback; rethrows a deliver callback's exception (call quiesce() again to resume).
   void quiesce() { quiesce_impl(); }
   /// Local, non-blocking: delivers what has arrived, forwards what passes through, and sends
   /// partial buffers when the flush period has elapsed. Returns whether anything happened.

@@ -16,9 +16,9 @@ namespace transit {
 /// `bytes` exchanged between objects `a` and `b`. Direction does not matter for hop-bytes; link
 /// loads route the bytes from a to b (see link_loads).
 struct comm_edge {
-  int a = 0;
-  int b = 0;
-  std::uint64_t bytes = 0;
+  int a = 0;                ///< one object (the sender, for link loads)
+  int b = 0;                ///< the other (the receiver, for link loads)
+  std::uint64_t bytes = 0;  ///< bytes exchanged
 };
 
 /// Sum over edges of bytes x topo.hops(pe_of_object[a], pe_of_object[b]). Local. Throws
@@ -42,7 +42,7 @@ struct mapping_quality {
   double average_hops = 0;           ///< hop_bytes / total bytes (0 without bytes)
   int dilation = 0;                  ///< most hops of any edge
   std::uint64_t max_link_bytes = 0;  ///< most bytes over one physical link, dimension-order routing
-  int max_objects_per_pe = 0;
+  int max_objects_per_pe = 0;        ///< most objects on one PE (the load balance)
 };
 
 /// The quality of `pe_of_object` for `edges` on `topo`. Local; O(edges x hops + objects). Throws
@@ -67,9 +67,9 @@ enum class mapper {
   scotch,     ///< Scotch's static mapping onto the torus (only when built with Scotch)
 };
 
-/// "block", "greedy", "bisection" or "scotch".
+/// "block", "greedy", "bisection" or "scotch". Local.
 std::string_view to_string(mapper m) noexcept;
-/// True when this transit was built with Scotch, so that mapper::scotch works.
+/// True when this transit was built with Scotch, so that mapper::scotch works. Local.
 bool has_scotch() noexcept;
 
 /// The PE of every object 0..num_objects-1 under `m`. Every mapper gives each PE at most
@@ -85,7 +85,8 @@ std::vector<int> map_objects(const topology_manager& topo, int num_objects,
 /// Sub-partition `index` of topo.sub_partition(parts, index) as a job of its own: the physical
 /// topology with the longest node dimension cut to 1/parts of its size (a mesh in that dimension
 /// when parts > 1, since the ring is cut), its PEs numbered as sub_partition lists them. Map one
-/// instance on sub_partition_topology(topo, parts) and move it with translate_mapping. Throws as
+/// instance on sub_partition_topology(topo, parts) and move it with translate_mapping. Local.
+/// Throws as
 /// sub_partition does, and std::invalid_argument when the sub-partitions differ in size (a job
 /// that leaves slots empty).
 topology_manager sub_partition_topology(const topology_manager& topo, int parts);

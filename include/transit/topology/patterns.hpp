@@ -15,18 +15,18 @@ namespace transit {
 /// Objects 0..num_objects-1 and the bytes they exchange.
 struct comm_pattern {
   std::string name;  ///< e.g. "stencil3d 32x32x32", "openatom 128x32"
-  int num_objects = 0;
-  std::vector<comm_edge> edges;
+  int num_objects = 0;           ///< objects are numbered 0..num_objects-1
+  std::vector<comm_edge> edges;  ///< who sends how many bytes to whom in one step
 };
 
 /// A periodic stencil over a grid of objects (row-major, the last dimension fastest): every object
 /// sends `bytes` to its next neighbour along every dimension of size > 1 (wrapping), so it talks
-/// to 2 x ndims neighbours. Throws std::invalid_argument for no dimensions, a size < 1, or more
+/// to 2 x ndims neighbours. Local. Throws std::invalid_argument for no dimensions, a size < 1, or more
 /// than INT_MAX objects.
 comm_pattern stencil_pattern(std::span<const int> dims, std::uint64_t bytes);
 
 /// A random sparse graph: every object sends to `degree` other objects chosen uniformly, each edge
-/// 1..max_bytes bytes. The same seed gives the same graph on every platform. Throws
+/// 1..max_bytes bytes. The same seed gives the same graph on every platform. Local. Throws
 /// std::invalid_argument for num_objects < 2, degree < 1 or max_bytes < 1.
 comm_pattern random_pattern(int num_objects, int degree, std::uint64_t max_bytes, std::uint64_t seed);
 
@@ -41,20 +41,29 @@ struct openatom_sizes {
 
 /// Object numbering of the OpenAtom-like pattern: the GSpace array G(s, p), the RealSpace array
 /// R(s, p), the density arrays RhoR(p) and RhoG(p) (one per plane), and the pair calculators
-/// P(i, j, p) for state blocks i, j (states / state_block blocks, rounded up).
+/// P(i, j, p) for state blocks i, j (states / state_block blocks, rounded up). Immutable; every
+/// query is local.
 class openatom_layout {
  public:
   /// Throws std::invalid_argument for states, planes or state_block < 1, plane_bytes < planes
   /// (a transpose piece would be empty), or more than INT_MAX objects.
   explicit openatom_layout(const openatom_sizes& sizes);
 
+  /// The sizes it was built from.
   const openatom_sizes& sizes() const noexcept { return sizes_; }
+  /// State blocks: states / state_block, rounded up.
   int blocks() const noexcept { return blocks_; }
+  /// Objects of all arrays together.
   int num_objects() const noexcept { return pairs_ + blocks_ * blocks_ * sizes_.planes; }
+  /// The object G(state, plane). Arguments are not checked (the result is only an index).
   int gspace(int state, int plane) const noexcept { return state * sizes_.planes + plane; }
+  /// The object R(state, plane). Arguments are not checked.
   int realspace(int state, int plane) const noexcept { return realspace_ + gspace(state, plane); }
+  /// The object RhoR(plane). Arguments are not checked.
   int density_real(int plane) const noexcept { return density_ + plane; }
+  /// The object RhoG(plane). Arguments are not checked.
   int density_g(int plane) const noexcept { return density_ + sizes_.planes + plane; }
+  /// The object P(block_a, block_b, plane). Arguments are not checked.
   int pair(int block_a, int block_b, int plane) const noexcept {
     return pairs_ + (block_a * blocks_ + block_b) * sizes_.planes + plane;
   }
@@ -73,6 +82,7 @@ class openatom_layout {
 ///    transposes, plane_bytes / planes each way;
 ///  - pair calculators (plane-wise, pairing states): G(s, p) -> P(i, j, p) when s is in block i or
 ///    block j, and the reduction back, plane_bytes each.
+/// Local; throws as openatom_layout does.
 comm_pattern openatom_pattern(const openatom_sizes& sizes);
 
 /// The paper's hand-made placement: the machine is cut into one "prism" per GSpace plane along its

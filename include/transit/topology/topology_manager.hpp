@@ -27,12 +27,15 @@ enum class link_kind {
 
 /// A machine's shape, independent of any job: node dimensions, their links, PE slots per node.
 /// Nodes are numbered row-major (last dimension fastest); PE slot s is on node s / pes_per_node.
+/// Immutable after construction; every query is local and thread-safe.
 class physical_topology {
  public:
   /// Throws std::invalid_argument for an empty or mismatched dimension list, a size < 1,
   /// pes_per_node < 1, or a capacity beyond int.
   physical_topology(std::vector<int> dims, std::vector<link_kind> links, int pes_per_node);
+  /// Every dimension a ring (link_kind::torus). Throws as the constructor.
   static physical_topology torus(std::vector<int> dims, int pes_per_node);
+  /// Every dimension a line (link_kind::mesh). Throws as the constructor.
   static physical_topology mesh(std::vector<int> dims, int pes_per_node);
   /// `num_nodes` nodes one switch hop apart (the default when the network is unknown).
   static physical_topology switched(int num_nodes, int pes_per_node);
@@ -44,19 +47,26 @@ class physical_topology {
   /// Throws as parse does for a malformed value. Local; reads the environment of this process.
   static std::optional<physical_topology> from_environment();
 
+  /// Node dimensions (at least 1).
   int ndims() const noexcept { return static_cast<int>(dims_.size()); }
+  /// Size of each node dimension.
   std::span<const int> dims() const noexcept { return dims_; }
+  /// How dimension d is connected. Throws std::out_of_range for d outside [0, ndims()).
   link_kind link(int d) const { return links_.at(static_cast<std::size_t>(d)); }
+  /// Whether dimension d is a ring. Throws as link().
   bool is_torus(int d) const { return link(d) == link_kind::torus; }
+  /// PE slots on each node.
   int pes_per_node() const noexcept { return pes_per_node_; }
+  /// Nodes: the product of dims().
   int num_nodes() const noexcept { return num_nodes_; }
   /// PE slots of the whole machine: num_nodes() * pes_per_node().
   int capacity() const noexcept { return num_nodes_ * pes_per_node_; }
-  /// Hops along dimension d between node coordinates a and b.
+  /// Hops along dimension d between node coordinates a and b. Throws as link() for a bad d.
   int distance(int d, int a, int b) const;
   /// Canonical spec; parse(str()) == *this.
   std::string str() const;
 
+  /// Same dimensions, links and PEs per node.
   friend bool operator==(const physical_topology&, const physical_topology&) = default;
 
  private:
@@ -82,9 +92,13 @@ class topology_manager {
   /// node grouping of `m`.
   static topology_manager for_job(const machine& m, const std::optional<physical_topology>& physical);
 
+  /// The machine the PEs are placed on.
   const physical_topology& physical() const noexcept { return physical_; }
+  /// PEs of the job.
   int num_pes() const noexcept { return static_cast<int>(slot_of_pe_.size()); }
+  /// Coordinates per PE: the node dimensions and the slot on the node.
   int ndims() const noexcept { return physical_.ndims() + 1; }
+  /// The physical node of `pe`. Throws std::out_of_range for a bad pe.
   int node_of(int pe) const { return slot_of_pe_.at(static_cast<std::size_t>(pe)) / physical_.pes_per_node(); }
 
   /// Node coordinates of `pe`, then its slot on the node. Throws std::out_of_range for a bad pe.
@@ -93,7 +107,7 @@ class topology_manager {
   /// for the wrong number of coordinates or a coordinate outside its dimension.
   int pe_at(std::span<const int> coords) const;
   /// Network hops from a to b: 0 on the same node, else the sum over dimensions of the per-link
-  /// distance (torus wrap-around included).
+  /// distance (torus wrap-around included). Throws std::out_of_range for a bad PE.
   int hops(int a, int b) const;
   /// The PE of `candidates` fewest hops from `pe`, the first one on ties. Throws
   /// std::invalid_argument when candidates is empty.

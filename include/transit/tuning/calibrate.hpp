@@ -11,10 +11,13 @@ namespace transit {
 
 class context;
 
+/// What calibrate_streamer() measures, and for how long. It checks them: 8 <= min_message_bytes
+/// <= max_message_bytes <= 1 GiB, seconds_per_point > 0, buffer sizes at least 1 (else
+/// std::invalid_argument).
 struct calibration_options {
   /// Message payloads of the bandwidth curve: powers of two from min to max (16 B .. 4 MiB).
   std::size_t min_message_bytes = 16;
-  std::size_t max_message_bytes = std::size_t{4} << 20;
+  std::size_t max_message_bytes = std::size_t{4} << 20;  ///< the curve's largest payload (above)
   /// Time spent on each measured point after a short probe that sizes it; smaller is quicker and
   /// noisier (tests use a few milliseconds).
   double seconds_per_point = 0.05;
@@ -32,8 +35,8 @@ streamer_profile calibrate_streamer(context& ctx, const calibration_options& opt
 /// One streamer measurement of calibration: 8-byte items in buffers of `buffer_items`, seconds per
 /// item (per PE, each PE of the pair sending and receiving).
 struct streamer_timing {
-  std::size_t buffer_items = 0;
-  double seconds_per_item = 0;
+  std::size_t buffer_items = 0;  ///< the buffer capacity, in 8-byte items
+  double seconds_per_item = 0;   ///< measured time per item, per PE
 };
 
 /// Local: the costs of a link from its measurements (docs/tuning.md, "Calibration"): beta from the

@@ -22,8 +22,11 @@ namespace transit {
 /// (more than 1 when PEs outnumber the cores, as 8 local PEs on 2 cores: the step then takes as
 /// long as the work of all PEs of a host divided among its cores).
 struct machine_costs {
+  /// Links between PEs of one node (intra) and of two nodes (inter).
+  ///@{
   link_costs intra, inter;
-  double pes_per_core = 1;
+  ///@}
+  double pes_per_core = 1;  ///< PEs per core of a host, at least 1 (see pes_per_core())
   /// intra and inter measure one kind of link (the local backend, whose nodes are labels on one
   /// host): the model uses their mean for both.
   bool same_link = false;
@@ -35,61 +38,65 @@ class context;
 /// backend and with emulated nodes (one host), the PEs of this PE's node otherwise. Local.
 double pes_per_core(const context& ctx);
 
-/// Costs from a calibrated profile (an unmeasured inter-node link takes the intra-node costs).
+/// Local: costs from a calibrated profile (an unmeasured inter-node link takes the intra-node
+/// costs); `sharing` is pes_per_core(). Does not throw.
 machine_costs costs_from(const streamer_profile& profile, double sharing = 1);
 /// Built-in costs for a backend without a profile ("local" or "mpi"): measured on a 2-core KVM
-/// guest (BENCHMARKS.md); right in their ratios more than in their values.
+/// guest (BENCHMARKS.md); right in their ratios more than in their values. Local; a backend
+/// other than "local" gets the mpi costs.
 machine_costs built_in_costs(std::string_view backend, double sharing = 1);
 
 /// Where the items of a step go.
 enum class destinations {
-  uniform,      // every PE alike, the source included (histogram, randomaccess)
-  others,       // every other PE alike (alltoall)
-  self_others,  // self_fraction to the source itself, the rest alike over the others (phold)
-  histogram,    // relative weights per destination PE, the same for every source
-  matrix,       // exact counts per (source, destination)
+  uniform,      ///< every PE alike, the source included (histogram, randomaccess)
+  others,       ///< every other PE alike (alltoall)
+  self_others,  ///< self_fraction to the source itself, the rest alike over the others (phold)
+  histogram,    ///< relative weights per destination PE, the same for every source
+  matrix,       ///< exact counts per (source, destination)
 };
 
+/// One step's work, as predict_step() models it: item size, items per PE and where they go.
 struct step_workload {
-  std::size_t item_bytes = 8;
-  double items_per_pe = 0;  // items each PE inserts in the step (ignored for matrix)
-  destinations pattern = destinations::uniform;
-  double self_fraction = 0;           // self_others
-  std::vector<double> histogram;      // histogram: one weight per PE
-  std::vector<std::uint64_t> matrix;  // matrix: matrix[source * P + destination] items
+  std::size_t item_bytes = 8;  ///< bytes of one item
+  double items_per_pe = 0;  ///< items each PE inserts in the step (ignored for matrix)
+  destinations pattern = destinations::uniform;  ///< where the items go
+  double self_fraction = 0;           ///< self_others: the fraction each PE sends to itself
+  std::vector<double> histogram;      ///< histogram: one weight per PE
+  std::vector<std::uint64_t> matrix;  ///< matrix: matrix[source * P + destination] items
 };
 
 /// The model's answer for one configuration. Counts are sums over all PEs; for a workload with
 /// exact counts (matrix, or uniform shares that divide evenly) they are exact for a step ended
 /// with wait(): every out-link sends floor(n / g) full buffers and one final message.
 struct step_prediction {
-  double seconds = 0;            // predicted step time
-  double message_seconds = 0;    // of the busiest PE: per-message costs
-  double byte_seconds = 0;       //   per-byte costs
-  double item_seconds = 0;       //   per-item costs
-  double flush_seconds = 0;      // filling and flushing the pipeline along the phases
-  std::uint64_t messages = 0;              // streamer_stats::messages_sent, summed
-  std::uint64_t inter_node_messages = 0;   // streamer_stats::inter_node_messages, summed
-  std::uint64_t bytes = 0;                 // streamer_stats::bytes_sent, summed
-  std::uint64_t item_hops = 0;             // item transmissions (an item crossing h links: h)
-  std::uint64_t items_forwarded = 0;       // streamer_stats::items_forwarded, summed
-  double average_hops = 0;                 // hops per item that leaves its source
-  std::size_t links_per_pe = 0;            // most out-links of any PE (buffers, thesis 3.4.2)
-  bool exact = true;                       // false when sampled (more than 2048 PEs)
+  double seconds = 0;            ///< predicted step time
+  double message_seconds = 0;    ///< of the busiest PE: per-message costs
+  double byte_seconds = 0;       ///< of the busiest PE: per-byte costs
+  double item_seconds = 0;       ///< of the busiest PE: per-item costs
+  double flush_seconds = 0;      ///< filling and flushing the pipeline along the phases
+  std::uint64_t messages = 0;              ///< streamer_stats::messages_sent, summed
+  std::uint64_t inter_node_messages = 0;   ///< streamer_stats::inter_node_messages, summed
+  std::uint64_t bytes = 0;                 ///< streamer_stats::bytes_sent, summed
+  std::uint64_t item_hops = 0;             ///< item transmissions (an item crossing h links: h)
+  std::uint64_t items_forwarded = 0;       ///< streamer_stats::items_forwarded, summed
+  double average_hops = 0;                 ///< hops per item that leaves its source
+  std::size_t links_per_pe = 0;            ///< most out-links of any PE (buffers, thesis 3.4.2)
+  bool exact = true;                       ///< false when sampled (more than 2048 PEs)
 };
 
 /// Local: predicts one step. Throws std::invalid_argument as make_router for a grid the routing
-/// cannot use, or for a workload that does not fit the PEs (histogram or matrix of the wrong size).
+/// cannot use, for buffer_items = 0, or for a workload that does not fit the PEs (histogram or
+/// matrix of the wrong size).
 step_prediction predict_step(const machine& m, const virtual_grid& grid, routing route, std::size_t buffer_items,
                              const step_workload& workload, const machine_costs& costs);
 
 /// A grid and routing to consider.
 struct grid_candidate {
-  virtual_grid grid;
-  routing route = routing::grid;
-  /// "4x4", "direct", "node-aware 2x4": the --grid and --scheme a bench run takes.
+  virtual_grid grid;               ///< the grid
+  routing route = routing::grid;   ///< how items are routed over it
+  /// "4x4", "direct", "node-aware 2x4": the --grid and --scheme a bench run takes. Local.
   std::string name() const;
-  /// The --grid spec ("direct", "4x4", "node").
+  /// The --grid spec ("direct", "4x4", "node"). Local.
   std::string spec() const;
 };
 
@@ -103,6 +110,7 @@ std::vector<grid_candidate> candidate_grids(const machine& m, const physical_top
 
 /// Spearman's rank correlation of two equally long series (ties take their mean rank); 1 when the
 /// orders agree, -1 when reversed. NaN for fewer than 2 values or a constant series.
+/// Local; never throws (NaN as well for series of different lengths).
 double rank_correlation(const std::vector<double>& a, const std::vector<double>& b);
 
 }  // namespace transit

@@ -30,9 +30,9 @@ class profile_error : public std::runtime_error {
 /// messages of `message_bytes` payload to another, writing every byte at the source and reading
 /// it at the destination.
 struct bandwidth_point {
-  std::size_t message_bytes = 0;
-  double seconds_per_message = 0;
-  double bytes_per_second = 0;
+  std::size_t message_bytes = 0;    ///< payload bytes of each message
+  double seconds_per_message = 0;   ///< measured time per message (sending and receiving PE alike)
+  double bytes_per_second = 0;      ///< message_bytes / seconds_per_message
 };
 
 /// The costs of one kind of link, per PE, when every PE sends and receives (thesis table 2.2):
@@ -40,43 +40,53 @@ struct bandwidth_point {
 /// `beta` per byte of a message, `per_item` per item and hop (o_a: the routing step, the copy
 /// into a buffer and the delivery, for 8-byte items).
 struct link_costs {
-  double alpha = 0;     // seconds per message
-  double beta = 0;      // seconds per byte
-  double per_item = 0;  // seconds per item per hop
+  double alpha = 0;     ///< seconds per message
+  double beta = 0;      ///< seconds per byte
+  double per_item = 0;  ///< seconds per item per hop
 };
 
 /// The calibration of one kind of link (between PEs of one node, or of two nodes).
 struct link_calibration {
-  bool measured = false;  // false: the calibration job had no such link (one node, or one PE)
+  bool measured = false;  ///< false: the calibration job had no such link (one node, or one PE)
+  /// The PEs that streamed (from_pe to to_pe); -1 when not measured.
+  ///@{
   int from_pe = -1, to_pe = -1;
-  link_costs costs;
-  std::vector<bandwidth_point> curve;  // by message size, smallest first
+  ///@}
+  link_costs costs;       ///< alpha, beta and per-item cost fitted to the measurements
+  std::vector<bandwidth_point> curve;  ///< by message size, smallest first
 };
 
 /// The streamer section's entry for one (backend, PEs per node, host).
 struct streamer_profile {
-  std::string backend;
-  int pes_per_node = 0;
-  std::string host;
-  int pes = 0;               // PEs of the calibration job
-  int hardware_threads = 0;  // of the host
-  std::string created;       // UTC, ISO 8601
-  std::string single_copy;   // mpi: Open MPI's shared-memory single-copy mechanism in effect
+  std::string backend;       ///< "local" or "mpi" (part of the key)
+  int pes_per_node = 0;      ///< PEs per node of the calibration job (part of the key)
+  std::string host;          ///< this_host() of the calibration job (part of the key)
+  int pes = 0;               ///< PEs of the calibration job
+  int hardware_threads = 0;  ///< of the host
+  std::string created;       ///< UTC, ISO 8601
+  std::string single_copy;   ///< mpi: Open MPI's shared-memory single-copy mechanism in effect
+  /// Between two PEs of one node (intra), and of two nodes (inter: measured only when the job
+  /// had two nodes).
+  ///@{
   link_calibration intra, inter;
-  double peak_bytes_per_second = 0;  // of the curve the buffer sizes come from (inter-node if measured)
-  /// Smallest message payload reaching 50%, 75% and 90% of that peak.
+  ///@}
+  double peak_bytes_per_second = 0;  ///< of the curve the buffer sizes come from (inter-node if measured)
+  /// Smallest message payload reaching 50%, 75% and 90% of that peak. buffer_items = 0 uses the
+  /// 75% point only for a profile without calibrated costs (see streamer_options::buffer_items).
+  ///@{
   std::size_t buffer_bytes_50 = 0, buffer_bytes_75 = 0, buffer_bytes_90 = 0;
+  ///@}
 };
 
 /// The transport section's entry for one (backend, host): the mpi backend's choice of Open MPI's
 /// shared-memory single-copy mechanism ("default": Open MPI's own, CMA on Linux; "none": copy in
 /// and out of shared memory), from the mean bandwidth of 8 to 64 KiB messages under each.
 struct transport_profile {
-  std::string backend;
-  int pes_per_node = 0;
-  std::string host;
-  std::map<std::string, double> single_copy_bandwidth;  // mechanism -> bytes per second measured
-  std::string single_copy_choice;                       // empty until every mechanism is measured
+  std::string backend;       ///< "mpi" (the only backend with transport settings)
+  int pes_per_node = 0;      ///< PEs per node of the job that measured last
+  std::string host;          ///< this_host() of the measuring job (the key, with backend)
+  std::map<std::string, double> single_copy_bandwidth;  ///< mechanism -> bytes per second measured
+  std::string single_copy_choice;                       ///< empty until every mechanism is measured
 };
 
 /// The entry as the profile file holds it: one JSON object (for `transit calibrate --json`). Local.
@@ -103,6 +113,7 @@ class profile_file {
   /// An empty profile to be written to `path` (replacing whatever is there when saved).
   static profile_file empty(const std::filesystem::path& path);
 
+  /// The file this profile was loaded from and is saved to.
   const std::filesystem::path& path() const noexcept { return path_; }
   /// Whether the file existed when loaded.
   bool exists() const noexcept { return exists_; }
@@ -119,8 +130,10 @@ class profile_file {
   /// Every streamer entry, in file order.
   std::vector<streamer_profile> streamer_entries() const;
 
-  /// Adds the entry, replacing one of the same key.
+  /// Adds the entry, replacing one of the same key (backend, PEs per node, host), in memory only
+  /// (save() writes the file).
   void put(const streamer_profile& entry);
+  /// Adds the entry, replacing the one of the same backend and host, in memory only.
   void put(const transport_profile& entry);
   /// Writes the file: to a temporary file beside it, then renamed over it, so that a reader never
   /// sees half a profile. Creates the directory. Throws profile_error naming the file.
@@ -139,12 +152,15 @@ class profile_file {
 /// host (or the closest one, or none). Local. Never throws: a file that cannot be used is
 /// reported in `error`.
 struct profile_status {
-  std::filesystem::path path;
-  bool file_exists = false;
-  std::optional<streamer_profile> streamer;  // the entry in use, if any
-  bool exact = false;                         // the entry's key is this job's
-  std::string error;                          // why the file could not be used (names it)
+  std::filesystem::path path;                 ///< default_profile_path()
+  bool file_exists = false;                   ///< whether that file exists (and could be read)
+  std::optional<streamer_profile> streamer;   ///< the entry in use, if any
+  bool exact = false;                         ///< the entry's key is this job's
+  std::string error;                          ///< why the file could not be used (names it)
 };
+/// Local: the profile this PE's streamers use (the file at default_profile_path() and the closest
+/// streamer entry for the job's backend, PEs per node and host). Never throws: a file that cannot
+/// be used is reported in profile_status::error.
 profile_status profile_in_use(const context& ctx);
 
 }  // namespace transit

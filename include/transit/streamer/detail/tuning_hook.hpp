@@ -34,8 +34,9 @@ static_assert(sizeof(double) == sizeof(std::uint64_t), "seeds travel as 64-bit w
 /// is unreadable or corrupt (the message names the file and the problem).
 tuning_seed local_tuning_seed(const context& ctx, std::size_t item_bytes);
 
-/// Local: the buffer size buffer_items = 0 stands for (the smallest buffer reaching 75% of the
-/// peak streaming bandwidth), for items of `item_bytes`.
+/// Local: the buffer size buffer_items = 0 stands for, for items of `item_bytes`: the smallest
+/// buffer whose per-message cost is at most 2% of its items' (the 75% bandwidth point only for a
+/// profile without calibrated costs; see streamer_options::buffer_items).
 std::size_t automatic_buffer_items(const tuning_seed& seed, std::size_t item_bytes);
 
 /// A configuration a streamer runs a step with.
