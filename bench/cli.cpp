@@ -1,6 +1,8 @@
 // The registry of top-level commands and the shared value checks (see cli.hpp).
 #include "cli.hpp"
+
 #include "transit/core/error.hpp"
+#include "transit/topology/topology_manager.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -54,6 +56,19 @@ CLI::Validator real_in(double min, double max, std::string expected) {
         return {};
       },
       "", "real_in");
+}
+
+CLI::Validator physical_spec() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        try {
+          text = physical_topology::parse(text).str();
+          return {};
+        } catch (const std::invalid_argument& e) {
+          return "got '" + text + "', expected a physical topology such as torus:8x4x8:4 (" + e.what() + ")";
+        }
+      },
+      "", "physical_spec");
 }
 
 CLI::Validator one_of(std::vector<std::string> names) {

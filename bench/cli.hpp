@@ -63,6 +63,9 @@ CLI::Validator real_in(double min, double max, std::string expected);
 /// One of `names`.
 CLI::Validator one_of(std::vector<std::string> names);
 
+/// A physical topology spec (docs/topology.md), rewritten to its canonical form.
+CLI::Validator physical_spec();
+
 /// "a, b, c" or "a, b or c" style list of names, for messages.
 std::string join(const std::vector<std::string>& names, std::string_view separator = ", ");
 

@@ -216,6 +216,9 @@ void check_map_options(const map_options& opt) {
   }
   const physical_topology phys = physical_topology::parse(opt.physical);
   const topology_manager topo(phys, phys.capacity());
+  if (opt.instances > 1 && phys.network() != network_kind::direct)
+    usage_error("--instances", std::to_string(opt.instances),
+                "1 on " + phys.str() + " (instances are sub-partitions of a torus, mesh or switch)");
   const int split = topo.longest_dimension();
   const int length = phys.dims()[static_cast<std::size_t>(split)];
   if (length % opt.instances != 0)
@@ -273,16 +276,7 @@ map_options command_line;  // set by parsing `transit map`, read-only while the 
 
 void add_map_options(CLI::App& app) {
   app.add_option("--physical", command_line.physical, "the machine (default torus:8x4x8:4; docs/topology.md)")
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            try {
-              text = physical_topology::parse(text).str();
-              return {};
-            } catch (const std::invalid_argument& e) {
-              return "got '" + text + "', expected a physical topology such as torus:8x4x8:4 (" + e.what() + ")";
-            }
-          },
-          ""))
+      ->check(physical_spec())
       ->type_name("SPEC");
   app.add_option("--pattern", command_line.pattern, "openatom (default), stencil2d, stencil3d, random")
       ->check(one_of(pattern_names))

@@ -6,6 +6,7 @@
 #include "transit/topology/machine.hpp"
 #include "transit/topology/mapping.hpp"
 #include "transit/topology/patterns.hpp"
+#include "transit/topology/simgrid_platform.hpp"
 #include "transit/topology/topology_manager.hpp"
 #include "transit/grid/router.hpp"
 #include "transit/grid/virtual_grid.hpp"

@@ -395,6 +395,10 @@ topology_manager sub_partition_topology(const topology_manager& topo, int parts)
   const int split = topo.longest_dimension();
   const std::vector<int> first = topo.sub_partition(parts, 0);  // checks parts
   const physical_topology& phys = topo.physical();
+  // A slice of a dragonfly or fat tree is not the same network on fewer nodes (a dragonfly's global
+  // links hang on routers chosen by group number), so its instances would not be alike.
+  if (parts > 1 && phys.network() != network_kind::direct)
+    detail::throw_invalid("machine for multiple instances", phys.str(), "a torus, mesh or switch network");
   std::vector<int> dims(phys.dims().begin(), phys.dims().end());
   std::vector<link_kind> links;
   for (int d = 0; d < phys.ndims(); ++d) links.push_back(phys.link(d));

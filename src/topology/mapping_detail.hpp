@@ -50,9 +50,9 @@ class node_geometry {
   /// The node at `coords` (one per physical dimension).
   int node_at(std::span<const int> coords) const;
   int node_hops(int a, int b) const {
-    int total = 0;
-    for (int d = 0; d < ndims_; ++d) total += physical_->distance(d, coord(a, d), coord(b, d));
-    return total;
+    const auto nd = static_cast<std::size_t>(ndims_);
+    return physical_->node_hops({coords_.data() + static_cast<std::size_t>(a) * nd, nd},
+                                {coords_.data() + static_cast<std::size_t>(b) * nd, nd});
   }
   int pe_hops(int a, int b) const { return node_hops(node_of_pe(a), node_of_pe(b)); }
 

@@ -82,26 +82,10 @@ struct strat_owner {
   ~strat_owner() { SCOTCH_stratExit(&strat); }
 };
 
-// The target: one terminal per node that holds PEs of the job; terminal i is used_nodes[i]
-// (ascending). Scotch numbers the terminals of a torus or mesh with its first dimension fastest,
-// so it gets the dimensions in reverse to match transit's row-major nodes, and a job that leaves
-// nodes empty maps onto a sub-architecture of those used.
-//
-// Scotch's distances equal transit's hops for a torus, a mesh of one to three dimensions (through
-// SCOTCH_archMesh2/3: Scotch 7.0's meshXD counts wrap-around, like a torus) and one switch (a
-// complete graph). Any other machine (mixed link kinds, a mesh of four or more dimensions, several
-// switched dimensions) is given to Scotch as the torus of its dimensions: its mapping is still
-// evaluated with transit's hops, but its reported cost is then not hop-bytes.
-void build_target(const node_geometry& geo, const std::vector<num>& used_nodes, arch_owner& full,
-                  arch_owner& sub, SCOTCH_Arch*& target) {
-  const physical_topology& phys = geo.physical();
+// Scotch numbers the terminals of a torus or mesh with its first dimension fastest, so it gets the
+// dimensions in reverse to match transit's row-major nodes.
+void build_direct_target(const physical_topology& phys, arch_owner& full) {
   const int nd = phys.ndims();
-  const auto used = static_cast<num>(used_nodes.size());
-  target = &full.arch;
-  if (nd == 1 && phys.link(0) == link_kind::switched) {  // every pair of nodes one hop apart
-    if (SCOTCH_archCmplt(&full.arch, used) != 0) scotch_failed("SCOTCH_archCmplt");
-    return;
-  }
   bool all_mesh = true;
   for (int d = 0; d < nd; ++d) all_mesh = all_mesh && phys.link(d) == link_kind::mesh;
   std::vector<num> reversed;
@@ -112,10 +96,44 @@ void build_target(const node_geometry& geo, const std::vector<num>& used_nodes, 
   else if (all_mesh && nd == 3) status = SCOTCH_archMesh3(&full.arch, reversed[0], reversed[1], reversed[2]);
   else status = SCOTCH_archTorusX(&full.arch, static_cast<num>(nd), reversed.data());
   if (status != 0) scotch_failed("building the target architecture");
+}
+
+// The target: one terminal per node that holds PEs of the job; terminal i is used_nodes[i]
+// (ascending); a job that leaves nodes empty maps onto a sub-architecture of those used.
+//
+// Scotch's distances equal transit's hops for a torus, a mesh of one to three dimensions (through
+// SCOTCH_archMesh2/3: Scotch 7.0's meshXD counts wrap-around, like a torus) and one switch (a
+// complete graph). A fat tree is given as Scotch's tree-leaf, whose levels cost what crossing them
+// costs; any other machine (mixed link kinds, a mesh of four or more dimensions, several switched
+// dimensions, a dragonfly) as the torus of its dimensions. Their mappings are still evaluated with
+// transit's hops, but Scotch's reported cost is then not hop-bytes (a tree-leaf charges terminals
+// the cost of its lowest level, wherever their paths part).
+void build_target(const node_geometry& geo, const std::vector<num>& used_nodes, arch_owner& full,
+                  arch_owner& sub, SCOTCH_Arch*& target) {
+  const physical_topology& phys = geo.physical();
+  const int nd = phys.ndims();
+  const auto used = static_cast<num>(used_nodes.size());
+  target = &full.arch;
+  if (nd == 1 && phys.link(0) == link_kind::switched) {  // every pair of nodes one hop apart
+    if (SCOTCH_archCmplt(&full.arch, used) != 0) scotch_failed("SCOTCH_archCmplt");
+    return;
+  }
+  if (phys.network() == network_kind::fat_tree) {
+    // Nodes whose paths part at level k (0 at the top) are 2 (levels - k) - 1 switches apart; the
+    // tree-leaf's bipartitions pay that for the domains they separate at level k. Its terminals
+    // are numbered with the top level slowest, as transit numbers nodes.
+    std::vector<num> sizes(phys.dims().begin(), phys.dims().end()), costs;
+    for (int k = 0; k < nd; ++k) costs.push_back(2 * (nd - k) - 1);
+    if (SCOTCH_archTleaf(&full.arch, static_cast<num>(nd), sizes.data(), costs.data()) != 0)
+      scotch_failed("SCOTCH_archTleaf");
+  } else {
+    build_direct_target(phys, full);
+  }
   if (used == geo.num_nodes()) return;
   if (SCOTCH_archSub(&sub.arch, &full.arch, used, used_nodes.data()) != 0) scotch_failed("SCOTCH_archSub");
   target = &sub.arch;
 }
+
 
 // Sum of the CommExpan line of SCOTCH_graphMapView: "M\tCommExpan=<average>\t(<sum>)".
 std::uint64_t reported_expansion(const SCOTCH_Graph& graph, const SCOTCH_Mapping& mapping) {
@@ -152,7 +170,10 @@ scotch_answer scotch_map_nodes(const topology_manager& topo, int num_objects,
   for (const std::uint64_t w : full.weights) unit = std::gcd(unit, w);
   if (unit == 0) unit = 1;
   int diameter = 0;
-  for (int d = 0; d < geo.ndims(); ++d) {
+  // A fat tree's farthest nodes part at the top; a dragonfly's route crosses at most six routers.
+  if (geo.physical().network() == network_kind::fat_tree) diameter = 2 * geo.ndims() - 1;
+  if (geo.physical().network() == network_kind::dragonfly) diameter = 6;
+  for (int d = 0; d < geo.ndims() && geo.physical().network() == network_kind::direct; ++d) {
     const int size = geo.physical().dims()[static_cast<std::size_t>(d)];
     const link_kind k = geo.physical().link(d);
     diameter += k == link_kind::torus ? size / 2 : k == link_kind::mesh ? size - 1 : (size > 1 ? 1 : 0);

@@ -15,8 +15,8 @@ namespace transit {
 namespace {
 
 constexpr std::string_view spec_format =
-    "KIND:DIMS[:PES_PER_NODE] with KIND torus, mesh or switch and DIMS such as 8x4x8 "
-    "(e.g. 'torus:8x4x8:16', 'mesh:4x4:2')";
+    "KIND:DIMS[:PES_PER_NODE] with KIND torus, mesh, switch, dragonfly or fattree and DIMS such as 8x4x8 "
+    "(e.g. 'torus:8x4x8:16', 'mesh:4x4:2', 'dragonfly:4x6x16x4:24', 'fattree:8x16:24')";
 
 std::string_view kind_name(link_kind k) {
   if (k == link_kind::torus) return "torus";
@@ -81,6 +81,26 @@ physical_topology::physical_topology(std::vector<int> dims, std::vector<link_kin
   num_nodes_ = static_cast<int>(capacity / pes_per_node_);
 }
 
+physical_topology::physical_topology(network_kind network, std::vector<int> dims, int pes_per_node)
+    : physical_topology(dims, std::vector<link_kind>(dims.size(), link_kind::switched), pes_per_node) {
+  network_ = network;
+}
+
+physical_topology physical_topology::dragonfly(int groups, int chassis, int routers, int nodes_per_router,
+                                               int pes_per_node) {
+  physical_topology t(network_kind::dragonfly, {groups, chassis, routers, nodes_per_router}, pes_per_node);
+  if (groups > routers)
+    detail::throw_invalid("dragonfly groups", groups,
+                          detail::concat("at most ", routers,
+                                         ", the routers per chassis (SimGrid's minimal routing attaches group g's "
+                                         "global link to router g of chassis 0)"));
+  return t;
+}
+
+physical_topology physical_topology::fat_tree(std::vector<int> fan_outs, int pes_per_node) {
+  return {network_kind::fat_tree, std::move(fan_outs), pes_per_node};
+}
+
 physical_topology physical_topology::torus(std::vector<int> dims, int pes_per_node) {
   std::vector<link_kind> links(dims.size(), link_kind::torus);
   return {std::move(dims), std::move(links), pes_per_node};
@@ -101,19 +121,22 @@ physical_topology physical_topology::parse(std::string_view spec) {
     detail::throw_invalid("physical topology spec", spec, spec_format);
 
   link_kind kind = link_kind::torus;
+  network_kind network = network_kind::direct;
   if (parts[0] == "torus") kind = link_kind::torus;
   else if (parts[0] == "mesh") kind = link_kind::mesh;
   else if (parts[0] == "switch") kind = link_kind::switched;
+  else if (parts[0] == "dragonfly") network = network_kind::dragonfly;
+  else if (parts[0] == "fattree") network = network_kind::fat_tree;
   else
     detail::throw_invalid(detail::concat("topology kind in '", spec, "'"), parts[0],
-                          "'torus', 'mesh' or 'switch'");
+                          "'torus', 'mesh', 'switch', 'dragonfly' or 'fattree'");
 
   std::vector<int> dims;
   std::vector<link_kind> links;
   for (const std::string_view original : split(parts[1], 'x')) {
     std::string_view token = original;
     link_kind link = kind;
-    if (!token.empty()) {
+    if (!token.empty() && network == network_kind::direct) {  // indirect networks have no per-dimension links
       if (const auto suffix = kind_of_suffix(token.back())) {
         link = *suffix;
         token.remove_suffix(1);
@@ -129,6 +152,13 @@ physical_topology physical_topology::parse(std::string_view spec) {
           ? parse_count(parts[2], detail::concat("PEs per node in physical topology '", spec, "'"),
                         parts[2])
           : 1;
+  if (network == network_kind::dragonfly) {
+    if (dims.size() != 4)
+      detail::throw_invalid(detail::concat("dimensions of dragonfly '", spec, "'"), dims.size(),
+                            "4: groups x chassis per group x routers per chassis x nodes per router");
+    return dragonfly(dims[0], dims[1], dims[2], dims[3], pes_per_node);
+  }
+  if (network == network_kind::fat_tree) return fat_tree(std::move(dims), pes_per_node);
   return {std::move(dims), std::move(links), pes_per_node};
 }
 
@@ -146,7 +176,57 @@ int physical_topology::distance(int d, int a, int b) const {
   return diff == 0 ? 0 : 1;
 }
 
+int physical_topology::node_hops(std::span<const int> a, std::span<const int> b) const {
+  switch (network_) {
+    case network_kind::direct: {
+      int total = 0;
+      for (std::size_t d = 0; d < dims_.size(); ++d) total += distance(static_cast<int>(d), a[d], b[d]);
+      return total;
+    }
+    case network_kind::fat_tree: {
+      // Up to the lowest switch above both and down again: the first coordinate (from the top)
+      // that differs sets that switch's level.
+      const std::size_t levels = dims_.size();
+      for (std::size_t d = 0; d < levels; ++d)
+        if (a[d] != b[d]) return 2 * static_cast<int>(levels - d) - 1;
+      return 0;
+    }
+    case network_kind::dragonfly: {
+      // SimGrid's DragonflyZone::get_local_route, counted in routers crossed. Coordinates: group,
+      // chassis, router (SimGrid's blade), node. Between groups the route goes to router
+      // <target group> of its chassis, then to chassis 0, over the global link to router <source
+      // group> of chassis 0 in the target group; then to the target's router, then its chassis.
+      enum { group, chassis, router, node };
+      if (a[group] == b[group] && a[chassis] == b[chassis] && a[router] == b[router]) return a[node] == b[node] ? 0 : 1;
+      int links = 0;
+      int at_chassis = a[chassis], at_router = a[router];
+      if (a[group] != b[group]) {
+        if (at_router != b[group]) ++links;
+        if (at_chassis != 0) ++links;
+        ++links;  // the global link
+        at_chassis = 0;
+        at_router = a[group];
+      }
+      // SimGrid takes the router reached over a link inside the chassis to be in chassis 0 (its
+      // index leaves the chassis out), so a change of router in another chassis costs a link
+      // between chassis as well. Reproduced, since the simulated machine is what hops must match.
+      if (at_router != b[router]) {
+        ++links;
+        at_chassis = 0;
+      }
+      if (at_chassis != b[chassis]) ++links;
+      return links + 1;
+    }
+  }
+  return 0;
+}
+
 std::string physical_topology::str() const {
+  if (network_ != network_kind::direct) {
+    std::string out(network_ == network_kind::dragonfly ? "dragonfly" : "fattree");
+    for (std::size_t d = 0; d < dims_.size(); ++d) out += (d == 0 ? ':' : 'x') + std::to_string(dims_[d]);
+    return out + ':' + std::to_string(pes_per_node_);
+  }
   // The first dimension's link names the kind; the others carry a suffix only where they differ.
   std::string out(kind_name(links_[0]));
   for (std::size_t d = 0; d < dims_.size(); ++d) {
@@ -230,13 +310,10 @@ int topology_manager::pe_at(std::span<const int> coords) const {
 int topology_manager::hops(int a, int b) const {
   if (a < 0 || a >= num_pes()) throw_out_of_range("PE", a, num_pes());
   if (b < 0 || b >= num_pes()) throw_out_of_range("PE", b, num_pes());
-  // PEs of one node have equal node coordinates, so the sum is 0 for them without a special case.
+  // PEs of one node have equal node coordinates, so their hops are 0 without a special case.
   const auto nd = static_cast<std::size_t>(physical_.ndims());
-  const int* ca = node_coords_.data() + static_cast<std::size_t>(a) * nd;
-  const int* cb = node_coords_.data() + static_cast<std::size_t>(b) * nd;
-  int total = 0;
-  for (std::size_t d = 0; d < nd; ++d) total += physical_.distance(static_cast<int>(d), ca[d], cb[d]);
-  return total;
+  return physical_.node_hops({node_coords_.data() + static_cast<std::size_t>(a) * nd, nd},
+                             {node_coords_.data() + static_cast<std::size_t>(b) * nd, nd});
 }
 
 int topology_manager::nearest(int pe, std::span<const int> candidates) const {

@@ -95,9 +95,9 @@ TEST(PhysicalTopology, RejectsZeroDimensionsAndZeroPesPerNode) {
 
 TEST(PhysicalTopology, RejectsUnknownKinds) {
   EXPECT_EQ(invalid_message([] { physical_topology::parse("ring:8:2"); }),
-            "topology kind in 'ring:8:2': got 'ring', expected 'torus', 'mesh' or 'switch'");
+            "topology kind in 'ring:8:2': got 'ring', expected 'torus', 'mesh', 'switch', 'dragonfly' or 'fattree'");
   EXPECT_EQ(invalid_message([] { physical_topology::parse("Torus:8"); }),
-            "topology kind in 'Torus:8': got 'Torus', expected 'torus', 'mesh' or 'switch'");
+            "topology kind in 'Torus:8': got 'Torus', expected 'torus', 'mesh', 'switch', 'dragonfly' or 'fattree'");
 }
 
 // ---- topology_manager -----------------------------------------------------------------------

@@ -6,8 +6,11 @@
 //
 // Spec grammar (see docs/topology.md):
 //   spec := kind ':' dim ('x' dim)* [':' pes_per_node]      e.g. torus:8x4x8:16, mesh:4x4:2
-//   kind := 'torus' | 'mesh' | 'switch'
+//   kind := 'torus' | 'mesh' | 'switch' | 'dragonfly' | 'fattree'
 //   dim  := size [link]     size >= 1; link 't', 'm' or 's' overrides kind for that dimension
+//                           (torus, mesh and switch only)
+//   dragonfly:GxCxRxN       groups x chassis per group x routers per chassis x nodes per router
+//   fattree:Dk x ... x D1   switch fan-outs from the top level down to D1, the nodes per leaf switch
 #include <optional>
 #include <span>
 #include <string>
@@ -25,6 +28,17 @@ enum class link_kind {
   switched,  ///< all-to-all through one switch: 1 hop between distinct coordinates
 };
 
+/// How the nodes are joined. `direct`: each dimension is a torus, mesh or switch of its own
+/// (link_kind) and hops add up over dimensions. `dragonfly` and `fat_tree`: indirect networks of
+/// routers, whose hops are the routers a message crosses on SimGrid's minimal route of the same
+/// machine (so transit and a simulated run agree node by node); their dimensions report
+/// link_kind::switched, which the mappers use as an approximation (docs/topology.md).
+enum class network_kind {
+  direct,     ///< torus, mesh and switch dimensions
+  dragonfly,  ///< groups, chassis, routers, nodes per router (Cray Aries, SimGrid DRAGONFLY)
+  fat_tree,   ///< levels of switches, full bisection (SimGrid FAT_TREE)
+};
+
 /// A machine's shape, independent of any job: node dimensions, their links, PE slots per node.
 /// Nodes are numbered row-major (last dimension fastest); PE slot s is on node s / pes_per_node.
 /// Immutable after construction; every query is local and thread-safe.
@@ -39,14 +53,26 @@ class physical_topology {
   static physical_topology mesh(std::vector<int> dims, int pes_per_node);
   /// `num_nodes` nodes one switch hop apart (the default when the network is unknown).
   static physical_topology switched(int num_nodes, int pes_per_node);
+  /// A dragonfly of `groups` groups, each of `chassis` chassis of `routers` routers with
+  /// `nodes_per_router` nodes each (node coordinates: group, chassis, router, node). Throws
+  /// std::invalid_argument for a count < 1, or more groups than routers per chassis (SimGrid's
+  /// minimal routing attaches group g's global link to router g of chassis 0).
+  static physical_topology dragonfly(int groups, int chassis, int routers, int nodes_per_router, int pes_per_node);
+  /// A full-bisection fat tree: `fan_outs` from the top level down, the last being the nodes per
+  /// leaf switch (fattree:8x16 is 8 leaf switches of 16 nodes under one level of top switches).
+  /// Throws std::invalid_argument for an empty list or a fan-out < 1.
+  static physical_topology fat_tree(std::vector<int> fan_outs, int pes_per_node);
 
-  /// Parses a spec such as "torus:8x4x8:16", "mesh:4x4:2", "switch:64:16" or "torus:8x4mx8"
-  /// (dimension 1 a mesh). Throws std::invalid_argument naming the spec and what was expected.
+  /// Parses a spec such as "torus:8x4x8:16", "mesh:4x4:2", "switch:64:16", "torus:8x4mx8"
+  /// (dimension 1 a mesh), "dragonfly:4x6x16x4:24" or "fattree:8x16:24". Throws
+  /// std::invalid_argument naming the spec and what was expected.
   static physical_topology parse(std::string_view spec);
   /// The spec in the environment variable TRANSIT_PHYSICAL, or nullopt when unset or empty.
   /// Throws as parse does for a malformed value. Local; reads the environment of this process.
   static std::optional<physical_topology> from_environment();
 
+  /// The kind of network: direct (torus, mesh, switch dimensions), dragonfly or fat tree.
+  network_kind network() const noexcept { return network_; }
   /// Node dimensions (at least 1).
   int ndims() const noexcept { return static_cast<int>(dims_.size()); }
   /// Size of each node dimension.
@@ -61,8 +87,14 @@ class physical_topology {
   int num_nodes() const noexcept { return num_nodes_; }
   /// PE slots of the whole machine: num_nodes() * pes_per_node().
   int capacity() const noexcept { return num_nodes_ * pes_per_node_; }
-  /// Hops along dimension d between node coordinates a and b. Throws as link() for a bad d.
+  /// Hops along dimension d between node coordinates a and b (on a dragonfly or fat tree: 1 when
+  /// they differ, the per-dimension approximation the mappers use; node_hops is exact). Throws as
+  /// link() for a bad d.
   int distance(int d, int a, int b) const;
+  /// Hops between the nodes at coordinates `a` and `b` (ndims() each, not checked): 0 for one node;
+  /// direct networks: distance() summed over dimensions; dragonfly and fat tree: the routers that
+  /// SimGrid's minimal route between the two nodes crosses (docs/topology.md). Local.
+  int node_hops(std::span<const int> a, std::span<const int> b) const;
   /// Canonical spec; parse(str()) == *this.
   std::string str() const;
 
@@ -70,8 +102,10 @@ class physical_topology {
   friend bool operator==(const physical_topology&, const physical_topology&) = default;
 
  private:
+  physical_topology(network_kind network, std::vector<int> dims, int pes_per_node);
   std::vector<int> dims_;
   std::vector<link_kind> links_;
+  network_kind network_ = network_kind::direct;
   int pes_per_node_ = 1;
   int num_nodes_ = 1;
 };
