@@ -11,7 +11,6 @@
 
 #include "methods.hpp"
 #include "transit/core/error.hpp"
-#include "transit/core/median.hpp"
 
 namespace transit {
 
@@ -45,27 +44,11 @@ namespace detail {
 
 namespace {
 
-// automatic's schedule for one choice, in two plans of batches. A timed batch starts with a
-// barrier, so that one PE's late arrival is not charged to the method; its runs follow each other
-// as an application's do (a PE may run ahead into the next run), and only the time inside run()
-// counts. A batch's time is its slowest PE's (one allreduce per plan, as gslib's set-up does).
-//
-// Scouting: one untimed run per candidate (one-off set-up such as a neighbourhood graph), then a
-// batch of `scout_runs` per candidate. Short batches right after a barrier overstate every time
-// (on an oversubscribed machine the ranks are still waking up), which squeezes the candidates
-// together, so scouting only drops the candidates more than `scout_margin` times slower than
-// the fastest.
-//
-// Racing: the survivors run `race_rounds` rounds, each survivor a batch long enough to last about
-// `race_batch_seconds` (from its scouting time, at least scout_runs and at most race_batch_runs
-// runs), so a batch sees the steady state an application sees. Rounds interleave the survivors and
-// rotate who goes first, so drift on a shared machine hits all alike; a survivor's time is the
-// median over rounds, per run.
-constexpr std::size_t scout_runs = 3;
-constexpr double scout_margin = 2.0;
-constexpr std::size_t race_rounds = 4;
-constexpr double race_batch_seconds = 1e-3;
-constexpr std::size_t race_batch_runs = 32;
+// automatic's schedule (selection.hpp, docs/exchange.md "How automatic chooses") is run here in
+// plans of batches. A timed batch starts with a barrier, so that one PE's late arrival is not
+// charged to the method; its runs follow each other as an application's do (a PE may run ahead
+// into the next run), and only the time inside run() counts. A batch's time is its slowest PE's
+// (one allreduce per plan, as gslib's set-up does).
 
 // automatic re-chooses when a run's volume differs from the one it chose at by more than this.
 constexpr std::uint64_t volume_change = 4;
@@ -259,7 +242,7 @@ exchange_method_impl& exchange_engine::impl(exchange_method m) {
 
 exchange_method exchange_engine::next_method() const {
   if (settled_) return requested_ == exchange_method::automatic ? last_ : requested_;
-  return candidates_[plan_[batch_].candidate];
+  return candidates_[selection_->plan()[batch_].candidate];
 }
 
 void exchange_engine::run(const outgoing_plan& out, std::vector<incoming_record>& in) {
@@ -272,7 +255,7 @@ void exchange_engine::run(const outgoing_plan& out, std::vector<incoming_record>
     port_.group().start_barrier();
     context_access::finish_collective(ctx_, port_.group(), "sparse_exchange (transport drained before MPI)");
   }
-  if (!settled_ && plan_[batch_].timed && run_in_batch_ == 0) {
+  if (!settled_ && selection_->plan()[batch_].timed && run_in_batch_ == 0) {
     port_.group().start_barrier();
     context_access::finish_collective(ctx_, port_.group(), "sparse_exchange (automatic timing)");
   }
@@ -290,15 +273,15 @@ void exchange_engine::run(const outgoing_plan& out, std::vector<incoming_record>
 }
 
 void exchange_engine::start_choice() {
-  const std::size_t n = candidates_.size();
-  plan_.clear();
-  for (std::size_t c = 0; c < n; ++c) plan_.push_back({c, 1, false});
-  for (std::size_t c = 0; c < n; ++c) plan_.push_back({c, scout_runs, true});
-  racing_ = false;
+  selection_ = std::make_unique<exchange_selection>(candidates_.size());
   settled_ = false;
+  start_phase();
+}
+
+void exchange_engine::start_phase() {
   batch_ = 0;
   run_in_batch_ = 0;
-  batch_seconds_.assign(plan_.size(), 0.0);
+  batch_seconds_.assign(selection_->plan().size(), 0.0);
 }
 
 void exchange_engine::after_automatic_run(std::uint64_t volume, double seconds) {
@@ -308,62 +291,32 @@ void exchange_engine::after_automatic_run(std::uint64_t volume, double seconds) 
     return;
   }
   ++stats_.trial_runs;
-  if (plan_[batch_].timed) batch_seconds_[batch_] += seconds;
-  if (++run_in_batch_ < plan_[batch_].runs) return;
+  const std::vector<trial_batch>& plan = selection_->plan();
+  if (plan[batch_].timed) batch_seconds_[batch_] += seconds;
+  if (++run_in_batch_ < plan[batch_].runs) return;
   run_in_batch_ = 0;
-  if (++batch_ < plan_.size()) return;
+  if (++batch_ < plan.size()) return;
   // gslib's set-up does the same: a method's time is that of its slowest PE.
   port_.group().start_allreduce(batch_seconds_.data(), static_cast<int>(batch_seconds_.size()), scalar_type::f64,
                                 reduce_op::max);
   context_access::finish_collective(ctx_, port_.group(), "sparse_exchange (automatic timing)");
   settled_volume_ = volume;
-  if (racing_)
+  // Every PE plans and chooses alike from the same reduced times.
+  selection_->finish_phase(batch_seconds_);
+  if (selection_->decided())
     choose();
   else
-    after_scouting();
-}
-
-// Every PE computes the same plan from the same reduced times.
-void exchange_engine::after_scouting() {
-  const std::size_t n = candidates_.size();
-  scouted_seconds_.assign(n, 0.0);
-  for (const trial_batch& b : plan_)
-    if (b.timed) scouted_seconds_[b.candidate] = batch_seconds_[&b - plan_.data()] / static_cast<double>(b.runs);
-  const double fastest = *std::min_element(scouted_seconds_.begin(), scouted_seconds_.end());
-  std::vector<trial_batch> survivors;
-  for (std::size_t c = 0; c < n; ++c) {
-    if (scouted_seconds_[c] > scout_margin * fastest) continue;
-    const double runs = std::ceil(race_batch_seconds / std::max(scouted_seconds_[c], 1e-9));
-    survivors.push_back({c, std::clamp(static_cast<std::size_t>(runs), scout_runs, race_batch_runs), true});
-  }
-  plan_.clear();
-  for (std::size_t round = 0; survivors.size() > 1 && round < race_rounds; ++round)
-    for (std::size_t i = 0; i < survivors.size(); ++i) plan_.push_back(survivors[(round + i) % survivors.size()]);
-  racing_ = true;
-  batch_ = 0;
-  run_in_batch_ = 0;
-  batch_seconds_.assign(plan_.size(), 0.0);
-  if (plan_.empty()) choose();  // one candidate left: no race to run
+    start_phase();
 }
 
 void exchange_engine::choose() {
-  const std::size_t n = candidates_.size();
-  std::vector<std::vector<double>> per_run(n);
-  for (std::size_t i = 0; i < plan_.size(); ++i)
-    per_run[plan_[i].candidate].push_back(batch_seconds_[i] / static_cast<double>(plan_[i].runs));
   stats_.candidates.clear();
-  std::size_t best = n;
-  for (std::size_t c = 0; c < n; ++c) {
-    const bool raced = !per_run[c].empty();
-    const double seconds = raced ? median(std::move(per_run[c])) : scouted_seconds_[c];
-    stats_.candidates.push_back(exchange_candidate{candidates_[c], seconds, raced});
-    // Without a race (one survivor), the fastest scouted candidate is that survivor.
-    if ((raced || plan_.empty()) && (best == n || seconds < stats_.candidates[best].seconds)) best = c;
-  }
-  last_ = candidates_[best];
+  for (std::size_t c = 0; c < candidates_.size(); ++c)
+    stats_.candidates.push_back(
+        exchange_candidate{candidates_[c], selection_->seconds()[c], selection_->raced()[c], selection_->confirmed()[c]});
+  last_ = candidates_[selection_->chosen()];
   ++stats_.choices;
   settled_ = true;
-  racing_ = false;
 }
 
 void exchange_engine::release() { port_.release(); }

@@ -331,8 +331,14 @@ TEST(Exchange, AutomaticAgreesAndRechoosesOnVolumeChange) {
                   EXPECT_TRUE(c.raced || raced_none(st)) << "the choice was raced";
                 }
               }
+              // The fastest of the finalists (the confirming rounds'), else of the raced.
+              const bool confirmed = std::any_of(st.candidates.begin(), st.candidates.end(),
+                                                 [](const exchange_candidate& c) { return c.confirmed; });
               for (const auto& c : st.candidates) {
-                if (c.raced || raced == 0) {
+                if (c.method == x.method()) {
+                  EXPECT_TRUE(c.confirmed || !confirmed) << "the choice was a finalist";
+                }
+                if (confirmed ? c.confirmed : c.raced || raced == 0) {
                   EXPECT_LE(chosen_seconds(st, x.method()), c.seconds) << "chose the fastest: " << name(c.method);
                 }
               }

@@ -41,11 +41,13 @@ struct exchange_options {
 };
 
 /// One candidate's time per run when automatic last chose (the slowest PE's): the median over its
-/// racing batches if it was raced, else its scouting time (it was more than 2x the fastest).
+/// racing and confirming batches if it was raced, else its scouting time (it was more than 2x the
+/// fastest).
 struct exchange_candidate {
   exchange_method method = exchange_method::direct;  ///< the candidate
-  double seconds = 0;  ///< its time per run (the slowest PE's), as above
-  bool raced = false;  ///< survived scouting; only raced candidates can be chosen
+  double seconds = 0;      ///< its time per run (the slowest PE's), as above
+  bool raced = false;      ///< survived scouting; only raced candidates can be chosen
+  bool confirmed = false;  ///< a finalist of the confirming rounds; when any is, only they can be chosen
 };
 
 /// Counters of one PE's sparse_exchange since construction.

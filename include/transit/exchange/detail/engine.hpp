@@ -48,6 +48,7 @@
 #include <string>
 #include <vector>
 
+#include "transit/exchange/detail/selection.hpp"
 #include "transit/exchange/options.hpp"
 #include "transit/runtime/detail/context_access.hpp"
 
@@ -102,12 +103,6 @@ struct incoming_record {
 
 class exchange_method_impl;  // src/exchange/methods.hpp
 
-/// A batch of consecutive runs of one candidate in automatic's schedule (src/exchange/engine.cpp).
-struct trial_batch {
-  std::size_t candidate = 0;  // index into the candidates
-  std::size_t runs = 0;
-  bool timed = false;
-};
 
 /// Messaging shared by the methods that use the transport: the exchange's channel, the parking
 /// list for later runs, held buffers and counters.
@@ -204,7 +199,7 @@ class exchange_engine {
   exchange_method next_method() const;
   void after_automatic_run(std::uint64_t volume, double seconds);
   void start_choice();
-  void after_scouting();
+  void start_phase();
   void choose();
 
   // Checked before port_ opens a channel and a group: a bad option throws before any collective.
@@ -218,15 +213,13 @@ class exchange_engine {
   std::vector<std::unique_ptr<exchange_method_impl>> impls_;  // by exchange_method value
   exchange_method last_ = exchange_method::automatic;  // before the first run: what will run
   bool last_used_transport_ = false;
-  // automatic (src/exchange/engine.cpp has the schedule): the plan being run, scouting's then
-  // racing's, where in it this PE is, and each batch's time on this PE; settled once chosen.
+  // automatic (the schedule: selection.hpp): the choice being made, where in its current plan
+  // this PE is, and each batch's time on this PE; settled once chosen.
   bool settled_ = false;
-  bool racing_ = false;
-  std::vector<trial_batch> plan_;
+  std::unique_ptr<exchange_selection> selection_;
   std::size_t batch_ = 0;
   std::size_t run_in_batch_ = 0;
   std::vector<double> batch_seconds_;
-  std::vector<double> scouted_seconds_;  // per candidate and run, after scouting
   std::uint64_t settled_volume_ = 0;
   int diagnostic_id_ = -1;
 };
