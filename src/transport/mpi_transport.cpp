@@ -126,7 +126,7 @@ mpi_transport::~mpi_transport() {
       if (poll(dropped, 64) > 0) {
         pause.reset();
       } else {
-        pause.idle();
+        pause.idle(pending_sends() > 0);
       }
     }
   };

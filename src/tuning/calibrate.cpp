@@ -19,16 +19,15 @@
 #include <thread>
 
 #include "transit/core/error.hpp"
-#include "transit/core/median.hpp"
 #include "transit/runtime/detail/context_access.hpp"
 #include "transit/streamer/streamer.hpp"
+#include "passes.hpp"
 
 namespace transit {
 
 namespace {
 
 using detail::context_access;
-using detail::median;
 using clock_type = std::chrono::steady_clock;
 
 // Every PE of a local job stores here at once: atomic, so the store is no data race.
@@ -99,9 +98,6 @@ double stream_messages(context& ctx, std::uint32_t channel, pair_of_pes pair, st
             progressed = true;
           }
           if (sent == count && received == count && net.pending_sends() == 0) return detail::step_result::done;
-          // A send still pending (mpi: a rendezvous above the eager limit) completes only while
-          // both sides poll: napping here measured ~1 ms per 32 KiB message, 120x the 16 KiB one.
-          if (net.pending_sends() > 0) return detail::step_result::progressed;
           return progressed ? detail::step_result::progressed : detail::step_result::idle;
         },
         "calibration (streaming messages)");
@@ -180,34 +176,33 @@ link_calibration measure_link(context& ctx, pair_of_pes pair, const calibration_
                                 1e-9);
     counts.push_back(static_cast<std::uint64_t>(std::clamp(share / per, 8.0, static_cast<double>(1 << 18))));
   }
-  std::vector<std::vector<double>> per_message(sizes.size());
-  for (int pass = 0; pass < passes; ++pass) {
-    for (std::size_t i = 0; i < sizes.size(); ++i) {
-      const double t = stream_messages(ctx, channel, pair, sizes[i], counts[i], pattern, checksum);
-      per_message[i].push_back(t / static_cast<double>(counts[i]));
-    }
-  }
+  const std::vector<double> per_message = detail::interleaved_medians(sizes.size(), passes, [&](std::size_t i) {
+    return stream_messages(ctx, channel, pair, sizes[i], counts[i], pattern, checksum) / static_cast<double>(counts[i]);
+  });
   for (std::size_t i = 0; i < sizes.size(); ++i) {
-    const double seconds_per_message = median(per_message[i]);
+    const double seconds_per_message = per_message[i];
     link.curve.push_back({sizes[i], seconds_per_message,
                           seconds_per_message > 0 ? static_cast<double>(sizes[i]) / seconds_per_message : 0});
   }
   mail.close_channel(channel);
 
-  // alpha, beta and per_item: streamer steps at several buffer sizes (the median of `passes` runs
-  // each), fitted with the curve.
-  std::vector<streamer_timing> steps;
+  // alpha, beta and per_item: streamer steps at several buffer sizes, a probe each, then the
+  // median of `passes` runs each, measured pass by pass as the curve is; fitted with the curve.
+  // Point by point, a burst of load over the three g = 4096 runs moves per_item, and the
+  // automatic size with it by a third (tests/tuning/fit_test.cpp simulates it).
+  std::vector<std::uint64_t> step_items;
   for (const std::size_t g : o.buffer_items) {
     const std::uint64_t probe = std::clamp<std::uint64_t>(g * 8, 256, 1 << 16);
     const double t0 = stream_items(ctx, pair, g, probe, checksum);
     const double per = std::max(t0 / static_cast<double>(probe), 1e-9);
-    const auto items = static_cast<std::uint64_t>(
-        std::clamp(share / per, static_cast<double>(std::max<std::size_t>(g, 256)), 1e8));
-    std::vector<double> per_item;
-    for (int pass = 0; pass < passes; ++pass)
-      per_item.push_back(stream_items(ctx, pair, g, items, checksum) / static_cast<double>(items));
-    steps.push_back({g, median(per_item)});
+    step_items.push_back(static_cast<std::uint64_t>(
+        std::clamp(share / per, static_cast<double>(std::max<std::size_t>(g, 256)), 1e8)));
   }
+  const std::vector<double> per_item = detail::interleaved_medians(o.buffer_items.size(), passes, [&](std::size_t i) {
+    return stream_items(ctx, pair, o.buffer_items[i], step_items[i], checksum) / static_cast<double>(step_items[i]);
+  });
+  std::vector<streamer_timing> steps;
+  for (std::size_t i = 0; i < o.buffer_items.size(); ++i) steps.push_back({o.buffer_items[i], per_item[i]});
   link.costs = fit_link_costs(link.curve, steps);
   return link;
 }

@@ -7,9 +7,11 @@
 // point's noise, and 8 beta with the collapsed curve's beta (2.1 ns per byte) exceeds it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "../../src/tuning/passes.hpp"
 #include "transit/tuning/calibrate.hpp"
 
 namespace {
@@ -85,6 +87,62 @@ TEST(tuning_fit, no_measurements_give_zero_costs) {
   EXPECT_EQ(c.alpha, 0);
   EXPECT_EQ(c.beta, 0);
   EXPECT_EQ(c.per_item, 0);
+}
+
+// The order calibration measures in (src/tuning/passes.hpp), on a simulated link whose timings
+// follow the model: a burst of load (every timing 3x, as when another build takes the core) over
+// any five consecutive measurements, as long as one pass of the five buffer sizes, leaves the
+// automatic size where it was. Measured point by point instead (three passes of one size, then
+// the next), a burst of three measurements on the g = 4096 point, the one that carries the
+// per-item cost, moves the automatic size by a third.
+std::size_t automatic_size_under_burst(bool pass_by_pass, std::size_t burst_from, std::size_t burst_length) {
+  const std::size_t sizes[] = {1, 8, 64, 512, 4096};
+  const double pass_noise[] = {1.0, 1.02, 0.985};  // each pass a little apart, as on a real machine
+  std::size_t call = 0, pass = 0;
+  const auto measure = [&](std::size_t i) {
+    const double g = static_cast<double>(sizes[i]);
+    double t = (per_item + 8 * beta + (alpha + 16 * beta) / g) * pass_noise[pass % 3];
+    if (call >= burst_from && call < burst_from + burst_length) t *= 3;
+    ++call;
+    return t;
+  };
+  std::vector<double> per_item_seconds;
+  if (pass_by_pass) {
+    per_item_seconds = transit::detail::interleaved_medians(5, 3, [&](std::size_t i) {
+      const double t = measure(i);
+      if (i == 4) ++pass;
+      return t;
+    });
+  } else {
+    for (std::size_t i = 0; i < 5; ++i) {
+      std::vector<double> taken;
+      for (pass = 0; pass < 3; ++pass) taken.push_back(measure(i));
+      per_item_seconds.push_back(transit::detail::median(taken));
+    }
+  }
+  std::vector<streamer_timing> steps;
+  for (std::size_t i = 0; i < 5; ++i) steps.push_back({sizes[i], per_item_seconds[i]});
+  streamer_profile profile;
+  profile.intra.measured = true;
+  profile.intra.costs = fit_link_costs(mpi_shaped_curve(), steps);
+  profile.buffer_bytes_75 = 8192;
+  return automatic_buffer_items(profile, 8);
+}
+
+TEST(tuning_fit, a_burst_of_load_as_long_as_a_pass_does_not_move_the_automatic_size) {
+  const double clean = static_cast<double>(automatic_size_under_burst(true, 0, 0));
+  EXPECT_NEAR(clean, (alpha + 16 * beta) / (0.02 * (per_item + 8 * beta)), 0.1 * clean);
+  for (std::size_t from = 0; from + 5 <= 15; ++from) {
+    const double g = static_cast<double>(automatic_size_under_burst(true, from, 5));
+    EXPECT_NEAR(g, clean, 0.05 * clean) << "burst over measurements " << from << " to " << from + 4;
+  }
+  // Why: point by point, a burst of three measurements can cover every pass of one point.
+  double worst = 1;
+  for (std::size_t from = 0; from + 3 <= 15; ++from) {
+    const double moved = static_cast<double>(automatic_size_under_burst(false, from, 3)) / clean;
+    worst = std::max({worst, moved, 1 / moved});
+  }
+  EXPECT_GT(worst, 1.4);
 }
 
 }  // namespace

@@ -2,6 +2,12 @@
 // Polling back-off. Jobs here routinely run more PEs than cores (16 threads or 8 ranks on 2 cores):
 // a PE that spins while idle steals the core the PE it waits for needs. So: spin briefly (cheap
 // when the answer is near), then yield, then sleep with growing naps capped at max_nap.
+//
+// Except while the PE's own sends are pending: then it yields but never sleeps. A message above
+// MPI's eager limit (a rendezvous) moves only while both its sender and its receiver call MPI, so
+// a sender that naps stalls its receiver (calibration's streaming curve read ~1 ms per 32 KiB
+// message, 120x the 16 KiB one, with naps of up to 500 us). Yielding still hands the core to a
+// PE that shares it.
 #include <chrono>
 #include <thread>
 
@@ -21,29 +27,39 @@ class backoff {
   static constexpr int yield_rounds = 32;
   static constexpr std::chrono::microseconds max_nap{500};
 
-  /// Called after a poll that found nothing to do.
-  void idle() noexcept {
+  /// Called after a poll that found nothing to do. `sends_pending`: this PE has sends accepted by
+  /// the transport and not yet complete (transport::pending_sends() > 0, asked once per idle
+  /// round); then it yields instead of sleeping, however long it has been idle.
+  void idle(bool sends_pending = false) noexcept {
     if (round_ < spin_rounds) {
       for (int i = 0; i < 8; ++i) cpu_relax();
-    } else if (round_ < spin_rounds + yield_rounds) {
+      ++round_;
+    } else if (round_ < spin_rounds + yield_rounds || sends_pending) {
       std::this_thread::yield();
+      if (round_ < spin_rounds + yield_rounds) ++round_;
+      slept_ = false;
     } else {
       std::this_thread::sleep_for(nap_);
       if (nap_ < max_nap) nap_ *= 2;
+      slept_ = true;
     }
-    ++round_;
   }
   /// Called after a poll that made progress.
   void reset() noexcept {
     round_ = 0;
     nap_ = std::chrono::microseconds{1};
+    slept_ = false;
   }
-  /// True once the caller has been idle long enough to be sleeping between polls.
-  bool sleeping() const noexcept { return round_ >= spin_rounds + yield_rounds; }
+  /// True once the caller has been idle past the spinning rounds (yielding or sleeping between
+  /// polls): long enough that reading a clock costs little against a round.
+  bool past_spinning() const noexcept { return round_ >= spin_rounds; }
+  /// True when the last idle round slept.
+  bool sleeping() const noexcept { return slept_; }
 
  private:
   int round_ = 0;
   std::chrono::microseconds nap_{1};
+  bool slept_ = false;
 };
 
 }  // namespace transit::detail

@@ -116,8 +116,10 @@ void context_access::wait_until(context& c, Step&& step, std::string_view what) 
         break;
       case step_result::idle:
         if (c.state_->net->aborted()) throw job_aborted();
-        pause.idle();
-        if (watchdog.count() > 0 && pause.sleeping()) {
+        // One question per idle round, not per item: a PE whose own sends are pending yields
+        // but never naps (backoff.hpp: an mpi rendezvous moves only while both sides poll).
+        pause.idle(c.state_->net->pending_sends() > 0);
+        if (watchdog.count() > 0 && pause.past_spinning()) {
           const auto idle = std::chrono::steady_clock::now() - last_progress;
           if (idle >= watchdog) watchdog_expired(c, what, idle);
         }
