@@ -8,7 +8,7 @@ JOBS        ?= 2
 CMAKE_FLAGS ?=
 CTEST_FLAGS ?=
 
-.PHONY: all setup configure build demo test docs test-sanitize test-asan test-tsan install clean
+.PHONY: all setup configure build demo test docs test-sanitize test-asan test-tsan sim install clean
 
 all: build
 
@@ -47,8 +47,16 @@ test-tsan: setup
 	cmake --build build-tsan -j $(JOBS)
 	ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -L 'local|serial' $(CTEST_FLAGS)
 
+# The library and the transit command built against SimGrid's SMPI, in build-sim (docs/simulation.md):
+# the mpi backend then runs on simulated machines under smpirun. The normal build never needs SimGrid.
+sim: setup
+	cmake -S . -B build-sim -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRANSIT_SIMGRID=ON \
+	  -DCMAKE_C_COMPILER=smpicc -DCMAKE_CXX_COMPILER=smpicxx -DMPI_CXX_COMPILER=smpicxx \
+	  -DTRANSIT_BUILD_TESTS=OFF -DTRANSIT_WITH_SCOTCH=OFF $(CMAKE_FLAGS)
+	cmake --build build-sim -j $(JOBS)
+
 install: build
 	cmake --install $(BUILD) --prefix $(or $(PREFIX),/usr/local)
 
 clean:
-	rm -rf $(BUILD) build-asan build-tsan
+	rm -rf $(BUILD) build-asan build-tsan build-sim

@@ -30,6 +30,26 @@ void check(int rc, const char* call) {
   throw std::runtime_error(std::string("--scheme mpi-raw: ") + call + " failed: " + std::string(text, length));
 }
 
+// Receives one message of `tag` from anyone into `buffer` if one has arrived; returns whether one
+// did, and its source. SMPI has no matched probes: there a probe and a receive from the probed
+// source get the same message (no overtaking within a source and tag, one thread per rank).
+bool receive_any(MPI_Comm comm, int tag, void* buffer, int bytes, int* source) {
+  int flag = 0;
+  MPI_Status status;
+#ifdef TRANSIT_SIMGRID
+  check(MPI_Iprobe(MPI_ANY_SOURCE, tag, comm, &flag, &status), "MPI_Iprobe");
+  if (!flag) return false;
+  check(MPI_Recv(buffer, bytes, MPI_BYTE, status.MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+#else
+  MPI_Message handle;
+  check(MPI_Improbe(MPI_ANY_SOURCE, tag, comm, &flag, &handle, &status), "MPI_Improbe");
+  if (!flag) return false;
+  check(MPI_Mrecv(buffer, bytes, MPI_BYTE, &handle, MPI_STATUS_IGNORE), "MPI_Mrecv");
+#endif
+  if (source != nullptr) *source = status.MPI_SOURCE;
+  return true;
+}
+
 /// One MPI_Isend per item of `item_bytes`, at most `window` in flight in a ring of slots (a slot is
 /// reused once MPI_Test reports the oldest sends complete, in order: O(1) per send, where
 /// MPI_Testsome over the whole window would scan 1024 requests for every send once it is full and
@@ -77,12 +97,7 @@ class raw_messenger {
   bool poll(Receive&& on_receive) {
     bool any = false;
     for (;;) {
-      int flag = 0;
-      MPI_Message handle;
-      check(MPI_Improbe(MPI_ANY_SOURCE, 0, comm_, &flag, &handle, MPI_STATUS_IGNORE), "MPI_Improbe");
-      if (!flag) return any;
-      check(MPI_Mrecv(incoming_.data(), static_cast<int>(item_bytes_), MPI_BYTE, &handle, MPI_STATUS_IGNORE),
-            "MPI_Mrecv");
+      if (!receive_any(comm_, 0, incoming_.data(), static_cast<int>(item_bytes_), nullptr)) return any;
       ++received_;
       on_receive(incoming_.data());
       any = true;
@@ -236,16 +251,12 @@ raw_fetch_adds hotspot_mpi_raw(context& ctx, int ops, int iterations, int target
   // PE waits, so two PEs aiming at each other never wait for each other.
   const auto serve = [&] {
     for (;;) {
-      int flag = 0;
-      MPI_Message handle;
-      MPI_Status status;
-      check(MPI_Improbe(MPI_ANY_SOURCE, request_tag, comm, &flag, &handle, &status), "MPI_Improbe");
-      if (!flag) return;
       std::uint64_t delta = 0;
-      check(MPI_Mrecv(&delta, 1, MPI_UINT64_T, &handle, MPI_STATUS_IGNORE), "MPI_Mrecv");
+      int source = 0;
+      if (!receive_any(comm, request_tag, &delta, sizeof delta, &source)) return;
       const std::uint64_t old = out.word;
       out.word += delta;
-      check(MPI_Send(&old, 1, MPI_UINT64_T, status.MPI_SOURCE, reply_tag, comm), "MPI_Send");
+      check(MPI_Send(&old, 1, MPI_UINT64_T, source, reply_tag, comm), "MPI_Send");
       ++out.messages;
     }
   };

@@ -9,6 +9,10 @@
 
 namespace transit::bench {
 
+#ifdef TRANSIT_SIMGRID
+// SimGrid's SMPI has no MPI_T interface, and no Open MPI settings to report.
+std::string open_mpi_setting(const char*, bool) { return {}; }
+#else
 namespace {
 
 std::string read_variable(int index, bool by_name) {
@@ -66,5 +70,6 @@ std::string open_mpi_setting(const char* name, bool by_name) {
   MPI_T_finalize();
   return out;
 }
+#endif
 
 }  // namespace transit::bench

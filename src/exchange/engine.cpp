@@ -78,6 +78,12 @@ exchange_method requested_method(const context& ctx, const exchange_options& opt
   if (is_mpi_only(m))
     throw_invalid("exchange method", to_string(m), "a method of a transit built without MPI");
 #endif
+#ifdef TRANSIT_SIMGRID
+  if (m == exchange_method::mpi_neighbor)
+    throw_invalid("exchange method", to_string(m),
+                  "a method SimGrid's SMPI can run (automatic, direct, crystal_router, grid or mpi_alltoallv): "
+                  "it has no neighbourhood collectives");
+#endif
   return m;
 }
 
@@ -200,7 +206,9 @@ exchange_engine::exchange_engine(context& ctx, const exchange_options& options, 
     if (ctx.backend() == "mpi") {
 #ifdef TRANSIT_WITH_MPI
       candidates_.push_back(exchange_method::mpi_alltoallv);
+#ifndef TRANSIT_SIMGRID  // SMPI has no neighbourhood collectives
       candidates_.push_back(exchange_method::mpi_neighbor);
+#endif
 #endif
     }
     last_ = exchange_method::automatic;

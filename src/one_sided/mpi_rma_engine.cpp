@@ -170,7 +170,8 @@ class mpi_rma_engine final : public one_sided_engine {
         return;
       case op_code::compare_exchange:
         order_after(target, op.offset, 1, true);
-        mpi_check(MPI_Compare_and_swap(op.in + unit_, op.in, op.out, type_, target, at, window_),
+        // SimGrid's SMPI declares the compare buffer non-const; MPI only reads it.
+        mpi_check(MPI_Compare_and_swap(op.in + unit_, const_cast<std::byte*>(op.in), op.out, type_, target, at, window_),
                   "MPI_Compare_and_swap");
         flush(target);
         return;

@@ -250,8 +250,20 @@ int run_mpi(const run_options& options, const std::function<void(context&)>& bod
     if (const int rc = MPI_Init_thread(nullptr, nullptr, thread_level, &provided); rc != MPI_SUCCESS)
       throw std::runtime_error(detail::concat("--transit-backend=mpi: MPI_Init_thread failed with error code ", rc,
                                               " (see MPI's message above)"));
+#ifndef TRANSIT_SIMGRID
     std::atexit(finalize_mpi_at_exit);
+#endif
   }
+#ifdef TRANSIT_SIMGRID
+  // SMPI ends a simulated rank when its main returns, and finalising from atexit then crashes it:
+  // the rank that transit initialised finalises before run() returns.
+  struct finalize_on_return {
+    bool owned;
+    ~finalize_on_return() {
+      if (owned) finalize_mpi_at_exit();
+    }
+  } finalize{initialized == 0};
+#endif
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

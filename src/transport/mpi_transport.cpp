@@ -276,15 +276,27 @@ std::size_t mpi_transport::poll(std::vector<message>& sink, std::size_t max) {
   if (!arriving_sources_.empty()) received += hand_over_arrivals(sink);
   while (received < max) {
     int flag = 0;
-    MPI_Message handle;
     MPI_Status status;
+#ifdef TRANSIT_SIMGRID
+    // SMPI has no matched probes. A probe and then a receive from the probed source get the same
+    // message: MPI does not let messages of one source and tag overtake, and only this PE's
+    // thread receives on comm_ (SMPI runs MPI_THREAD_SINGLE).
+    mpi_check(MPI_Iprobe(MPI_ANY_SOURCE, data_tag, comm_, &flag, &status), "MPI_Iprobe");
+#else
+    MPI_Message handle;
     mpi_check(MPI_Improbe(MPI_ANY_SOURCE, data_tag, comm_, &flag, &handle, &status), "MPI_Improbe");
+#endif
     if (!flag) break;
     int bytes = 0;
     MPI_Get_count(&status, MPI_BYTE, &bytes);
     TRANSIT_ASSERT(bytes >= static_cast<int>(message_buffer::prefix_bytes), "message shorter than its prefix");
     message_buffer data = pool_.take(static_cast<std::size_t>(bytes) - message_buffer::prefix_bytes);
+#ifdef TRANSIT_SIMGRID
+    mpi_check(MPI_Recv(data.wire(), bytes, MPI_BYTE, status.MPI_SOURCE, data_tag, comm_, MPI_STATUS_IGNORE),
+              "MPI_Recv");
+#else
     mpi_check(MPI_Mrecv(data.wire(), bytes, MPI_BYTE, &handle, MPI_STATUS_IGNORE), "MPI_Mrecv");
+#endif
     wire_prefix prefix;
     std::memcpy(&prefix, data.wire(), sizeof prefix);
     const int source = status.MPI_SOURCE;
