@@ -106,7 +106,11 @@ int run_local(const run_options& options, const std::function<void(context&)>& b
 
   {
     std::unique_lock lock(mutex);
-    finished_cv.wait(lock, [&] { return finished == pes || world.aborted(); });
+    // The oversubscription warning comes once the job has run a second: a job that ends sooner
+    // was not slow to wait for, and one that a usage error ends at once prints its one line alone.
+    const auto done = [&] { return finished == pes || world.aborted(); };
+    if (!finished_cv.wait_for(lock, std::chrono::seconds(1), done)) warn_if_oversubscribed(pes);
+    finished_cv.wait(lock, done);
     if (world.aborted()) {
       // PEs inside transit calls unwind at once; give ones busy in user code a grace period.
       if (!finished_cv.wait_for(lock, std::chrono::seconds(10), [&] { return finished == pes; })) {
@@ -123,9 +127,6 @@ int run_local(const run_options& options, const std::function<void(context&)>& b
     report_failure(failure->first, failure->second.c_str());
     return 1;
   }
-  // Said when the job has succeeded, so that a failed job's report (a usage error is one line)
-  // stands alone, and whether it is said does not depend on how long the job ran.
-  warn_if_oversubscribed(pes);
   return 0;
 }
 

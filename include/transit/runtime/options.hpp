@@ -12,7 +12,7 @@ struct run_options {
   /// "local", "mpi", or empty: mpi when started by an MPI launcher, otherwise local.
   std::string backend;
   /// PEs of the local backend; 0 = the hardware threads of this machine. Any count up to
-  /// max_local_pes() runs; above the hardware threads a job that succeeds warns once
+  /// max_local_pes() runs; above the hardware threads a job that runs over a second warns once
   /// on stderr (slower).
   int pes = 0;
   /// --transit-pes-force (TRANSIT_PES_FORCE=1): accepted and ignored, kept for old scripts (it
