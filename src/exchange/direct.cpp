@@ -24,7 +24,7 @@ class direct_method final : public exchange_method_impl {
     bool joined = false;
     std::uint64_t largest = r.volume;  // the allreduce that ends the consensus also finds the volume
     collective_group& group = port_.group();
-    short_wait wait(port_);
+    short_wait wait;
     context_access::wait_until(
         port_.ctx(),
         [&] {

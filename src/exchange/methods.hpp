@@ -100,16 +100,14 @@ exchange_wire_header read_records(const message_buffer& m, Each&& each) {
 /// What a waiting step of a method reports when nothing arrived. Exchange waits are short and on
 /// every PE's critical path, and wait_until's back-off naps (the first costs a timer slack of about
 /// 50 us). So a method polls and yields the core instead (as MPI's blocking calls do with
-/// mpi_yield_when_idle) for the first `yield_budget` of a wait, and for as long as this PE has
-/// sends in flight: a message above MPI's eager limit moves only while its sender calls MPI, so a
-/// napping sender stalls its receiver. After that the back-off takes over.
+/// mpi_yield_when_idle) for the first `yield_budget` of a wait. After that the back-off takes
+/// over, and it never naps while this PE has sends in flight (core/backoff.hpp: a message above
+/// MPI's eager limit moves only while its sender calls MPI).
 class short_wait {
  public:
   static constexpr std::chrono::microseconds yield_budget{200};
-  explicit short_wait(exchange_port& port) : port_(port) {}
   step_result idle() {
-    if (context_access::net(port_.ctx()).pending_sends() > 0 ||
-        std::chrono::steady_clock::now() - start_ < yield_budget) {
+    if (std::chrono::steady_clock::now() - start_ < yield_budget) {
       std::this_thread::yield();
       return step_result::progressed;
     }
@@ -117,7 +115,6 @@ class short_wait {
   }
 
  private:
-  exchange_port& port_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
@@ -131,7 +128,7 @@ std::uint64_t receive_records(exchange_port& port, exchange_message_kind kind, s
                               const char* what, Each&& each) {
   std::uint64_t largest = 0;
   int received = 0;
-  short_wait wait(port);
+  short_wait wait;
   const auto arrive = [&](message& m, const exchange_wire_header&) {
     largest = std::max(largest, read_records(m.data, each).volume);
     port.hold(std::move(m.data));

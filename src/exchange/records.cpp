@@ -34,7 +34,7 @@ void send_batch(exchange_port& port, const outgoing_plan& plan, int dest, exchan
 
 void finish_sends(exchange_port& port) {
   transport& net = context_access::net(port.ctx());
-  short_wait wait(port);
+  short_wait wait;
   context_access::wait_until(
       port.ctx(),
       [&] {
