@@ -98,7 +98,9 @@ std::vector<exchange_method> methods_of(const context& ctx) {
                                     exchange_method::crystal_router, exchange_method::grid};
   if (ctx.backend() == "mpi") {
     m.push_back(exchange_method::mpi_alltoallv);
+#ifndef TRANSIT_SIMGRID  // SMPI has no neighbourhood collectives: "all" is every method that runs
     m.push_back(exchange_method::mpi_neighbor);
+#endif
   }
   return m;
 }
