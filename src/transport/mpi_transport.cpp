@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "transit/core/backoff.hpp"
+#include "transit/core/clock.hpp"
 #include "transit/core/error.hpp"
 
 namespace transit::detail {
@@ -117,11 +118,11 @@ mpi_transport::~mpi_transport() {
   // are matched, so no synchronous send waits for a peer that already left. Not while an
   // exception unwinds this PE (the job is failing: its report must not wait for peers). A job
   // whose sends can never complete gives up after 2 s rather than hang.
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  const auto give_up = steady_clock::now() + std::chrono::seconds(2);
   std::vector<message> dropped;
   const auto drain_until = [&](auto&& done) {
     backoff pause;
-    while (!done() && std::chrono::steady_clock::now() < give_up) {
+    while (!done() && steady_clock::now() < give_up) {
       dropped.clear();
       if (poll(dropped, 64) > 0) {
         pause.reset();
