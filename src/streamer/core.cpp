@@ -10,6 +10,7 @@
 
 #include "transit/core/clock.hpp"
 #include "transit/core/error.hpp"
+#include "transit/core/simulated_costs.hpp"
 
 namespace transit::detail {
 
@@ -375,6 +376,7 @@ void streamer_core::send(link& l, flush_kind kind, bool with_final_marker) {
     l.buffer = message_buffer();
     return;
   }
+  charge_items();  // the items' work comes before the message leaves
   net().send(l.pe, channel_, std::move(l.buffer));
   l.buffer = message_buffer();
   ++l.sent;
@@ -552,9 +554,21 @@ bool streamer_core::deliver_local() {
 bool streamer_core::poll_once(bool pump) {
   bool progressed = receive(pump);
   progressed |= deliver_local();
+  charge_items();
   maybe_timer_flush();
   return progressed;
 }
+
+#ifdef TRANSIT_SIMGRID
+void streamer_core::charge_items() {
+  const simulated_costs& costs = simulation_costs();
+  if (!costs.modelled) return;
+  const std::uint64_t hops = stats_.items_inserted + stats_.items_forwarded + stats_.items_delivered;
+  if (hops == items_charged_) return;
+  charge_simulated(static_cast<double>(hops - items_charged_) * costs.seconds_per_item);
+  items_charged_ = hops;
+}
+#endif
 
 bool streamer_core::progress_impl() {
   if (in_callback_) return false;  // nested call from a deliver callback: the outer loop polls

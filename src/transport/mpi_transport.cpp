@@ -14,7 +14,9 @@
 
 #include "transit/core/backoff.hpp"
 #include "transit/core/clock.hpp"
+#include "transit/core/clock.hpp"
 #include "transit/core/error.hpp"
+#include "transit/core/simulated_costs.hpp"
 
 namespace transit::detail {
 
@@ -168,6 +170,9 @@ void mpi_transport::end_job(const std::string& why) {
 
 void mpi_transport::send(int dest, std::uint32_t channel, message_buffer&& data) {
   TRANSIT_ASSERT(dest >= 0 && dest < size_, "send to a rank outside the communicator");
+#ifdef TRANSIT_SIMGRID
+  charge_messages(1);  // modelled simulation: transit's own cost of sending a message (o_s)
+#endif
   const wire_prefix prefix{channel, 0, data.size()};
   std::memcpy(data.wire(), &prefix, sizeof prefix);
   if (dest == rank_) {
@@ -314,6 +319,9 @@ std::size_t mpi_transport::poll(std::vector<message>& sink, std::size_t max) {
     sink.push_back(message{source, prefix.channel, std::move(data)});
     ++received;
   }
+#ifdef TRANSIT_SIMGRID
+  charge_messages(received);  // modelled simulation: transit's own cost of receiving them (o_d)
+#endif
   return received;
 }
 

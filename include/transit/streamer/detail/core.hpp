@@ -318,6 +318,15 @@ class streamer_core {
     return local_.empty() && local_messages_.empty() && links_[self_link].next == nullptr;
   }
   void maybe_timer_flush();
+#ifdef TRANSIT_SIMGRID
+  /// Modelled simulation (core/simulated_costs.hpp): charges the item hops counted since the last
+  /// charge (inserted, forwarded, delivered), once per message sent and per poll, so the per-item
+  /// path itself charges nothing.
+  void charge_items();
+  std::uint64_t items_charged_ = 0;
+#else
+  void charge_items() noexcept {}
+#endif
   void end_step();
   void check_no_peer_left() const;
   /// Throws std::logic_error when a peer ends this step the other way (`waiting`: this PE waits).
