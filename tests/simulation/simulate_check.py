@@ -75,10 +75,11 @@ def check_measured():
 
 
 KERNELS = {  # small runs of every kernel scripts/simulate accepts
-    "alltoall": ["--items-per-pe", "1024"], "atomics": [], "exchange": ["--samples", "2"],
-    "histogram": ["--items-per-pe", "1024"], "hotspot": [], "index-gather": ["--items-per-pe", "1024"],
-    "phold": ["--items-per-pe", "1024"], "randomaccess": ["--items-per-pe", "1024"], "route-step": [],
-    "vector": [], "payload": [], "halo": ["--steps", "2"],
+    "alltoall": ["--items-per-pe", "1024"], "atomics": ["--ops", "100", "--warmup", "10"],
+    "exchange": ["--samples", "2"], "histogram": ["--items-per-pe", "1024"], "hotspot": ["--iterations", "10"],
+    "index-gather": ["--items-per-pe", "1024"], "phold": ["--items-per-pe", "1024"],
+    "randomaccess": ["--items-per-pe", "1024"], "route-step": ["--items-per-pe", "65536"], "vector": [],
+    "payload": ["--payload-bytes", "1048576"], "halo": ["--steps", "2"],
 }
 
 
