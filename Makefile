@@ -26,7 +26,8 @@ build: setup configure
 demo: build
 	$(BUILD)/bin/transit demo
 
-test: build
+# The simulation tests (tests/simulation) run the simulation build: `make test` builds it too.
+test: build sim
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) $(CTEST_FLAGS)
 
 # The API reference from the public headers' /// comments: build/docs/html/index.html (doxygen).
@@ -40,7 +41,7 @@ test-sanitize: test-asan test-tsan
 test-asan: setup
 	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRANSIT_SANITIZE=address,undefined
 	cmake --build build-asan -j $(JOBS)
-	ctest --test-dir build-asan --output-on-failure -j $(JOBS) $(CTEST_FLAGS)
+	ctest --test-dir build-asan --output-on-failure -j $(JOBS) -LE simulation $(CTEST_FLAGS)
 
 test-tsan: setup
 	cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRANSIT_SANITIZE=thread

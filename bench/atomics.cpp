@@ -11,6 +11,8 @@
 #include "cli.hpp"
 #include "one_sided_kernels.hpp"
 
+#include "transit/core/clock.hpp"
+
 namespace transit::bench {
 
 namespace {
@@ -25,9 +27,9 @@ parameters params;  // set by the command line before any PE starts
 template <class Op>
 double mean_us(int warmup, int ops, Op&& op) {
   for (int i = 0; i < warmup; ++i) op();
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = detail::steady_clock::now();
   for (int i = 0; i < ops; ++i) op();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / ops * 1e6;
+  return detail::seconds_since(start) / ops * 1e6;
 }
 
 measurement run_atomics(context& ctx, const setup&) {
@@ -43,9 +45,9 @@ measurement run_atomics(context& ctx, const setup&) {
       const std::int64_t one = 1;
       double locking = 0;  // only lock() is timed; the unlock follows outside the clock
       for (int i = 0; i < p.warmup + p.ops; ++i) {
-        const auto start = std::chrono::steady_clock::now();
+        const auto start = detail::steady_clock::now();
         locks.lock(last);
-        if (i >= p.warmup) locking += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (i >= p.warmup) locking += detail::seconds_since(start);
         locks.unlock(last);
       }
       lock_us = locking / p.ops * 1e6;

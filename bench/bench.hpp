@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "transit/core/clock.hpp"
 #include "transit/core/median.hpp"
 #include "transit/transit.hpp"
 
@@ -170,9 +171,9 @@ std::string to_text(const record& r);
 template <class Work>
 double measure(context& ctx, Work&& work) {
   ctx.barrier();
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = detail::steady_clock::now();
   work();
-  const double mine = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double mine = detail::seconds_since(start);
   ctx.barrier();
   return ctx.allreduce(mine, reduce_op::max);
 }
@@ -183,9 +184,9 @@ template <class Step>
 double measure_steps(context& ctx, std::uint64_t steps, std::vector<double>& step_seconds, Step&& step) {
   return measure(ctx, [&] {
     for (std::uint64_t i = 0; i < steps; ++i) {
-      const auto start = std::chrono::steady_clock::now();
+      const auto start = detail::steady_clock::now();
       step(i);
-      step_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      step_seconds.push_back(detail::seconds_since(start));
     }
   });
 }
@@ -209,7 +210,7 @@ class progress_bar {
   bool shown_ = false;
   std::string label_;
   std::uint64_t total_;
-  std::chrono::steady_clock::time_point start_;
+  detail::steady_clock::time_point start_;
 };
 
 /// SplitMix64: small state, fast, good enough for benchmark traffic; one stream per PE.

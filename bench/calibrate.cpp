@@ -18,6 +18,7 @@
 #include "bench.hpp"
 #include "cli.hpp"
 #include "protocols_calibration.hpp"
+#include "transit/core/clock.hpp"
 #include "transit/core/error.hpp"
 
 namespace transit::bench {
@@ -204,7 +205,7 @@ int calibrate(context& ctx) {
     calibration_options o;
     o.max_message_bytes = settings.max_bytes;
     o.seconds_per_point = settings.seconds_per_point;
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = detail::steady_clock::now();
     streamer_profile p;
     try {
       p = calibrate_streamer(ctx, o);
@@ -213,7 +214,7 @@ int calibrate(context& ctx) {
       return 2;
     }
     p.single_copy = ctx.backend() == "mpi" ? settings.single_copy : "";
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds = detail::seconds_since(start);
     if (ctx.rank() == 0) status = record(ctx, p, seconds);
   }
   if (protocols) status = std::max(status, run_protocol_calibration(ctx, default_profile_path(), settings.json));

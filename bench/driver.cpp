@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "bench.hpp"
+#include "transit/core/clock.hpp"
 #include "transit/core/error.hpp"
 
 namespace transit::bench {
@@ -183,14 +184,14 @@ progress_bar::progress_bar(const context& ctx, std::string label, std::uint64_t 
     : enabled_(ctx.rank() == 0 && isatty(STDERR_FILENO) != 0 && total > 0),
       label_(std::move(label)),
       total_(total),
-      start_(std::chrono::steady_clock::now()) {}
+      start_(detail::steady_clock::now()) {}
 
 progress_bar::~progress_bar() {
   if (shown_) std::fprintf(stderr, "\r%*s\r", static_cast<int>(label_.size()) + 48, "");
 }
 
 void progress_bar::draw(std::uint64_t done) {
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const double elapsed = detail::seconds_since(start_);
   if (elapsed < 1.0) return;
   constexpr int width = 30;
   const double fraction = std::min(1.0, static_cast<double>(done) / static_cast<double>(total_));

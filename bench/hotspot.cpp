@@ -19,6 +19,8 @@
 #include "cli.hpp"
 #include "one_sided_kernels.hpp"
 
+#include "transit/core/clock.hpp"
+
 namespace transit::bench {
 
 namespace {
@@ -132,7 +134,7 @@ measurement run_hotspot(context& ctx, const setup& s) {
   measurement m;
   m.seconds = measure(ctx, [&] {
     for (int it = 0; it < p.iterations; ++it) {
-      const auto start = std::chrono::steady_clock::now();
+      const auto start = detail::steady_clock::now();
       for (int k = 0; k < p.ops; ++k) {
         if (!put_v) {
           words.fetch_add(static_cast<std::size_t>(target), 1);
@@ -145,7 +147,7 @@ measurement run_hotspot(context& ctx, const setup& s) {
         }
         bytes.fence();  // the vectored put is complete at its target
       }
-      busy += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      busy += detail::seconds_since(start);
       if (put_v) {
         bytes.sync();
       } else {

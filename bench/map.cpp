@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "transit/core/clock.hpp"
 #include "transit/core/error.hpp"
 #include "transit/core/median.hpp"
 #include "transit/topology/mapping.hpp"
@@ -128,9 +129,9 @@ result run_mapper(const std::string& name, const topology_manager& topo, const b
   std::vector<double> times;
   std::vector<int> first;
   for (int i = 0; i < repeat; ++i) {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = detail::steady_clock::now();
     first = compute();
-    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    times.push_back(detail::seconds_since(start));
   }
   r.seconds = median(times);
 

@@ -18,6 +18,8 @@
 
 #include "bench.hpp"
 
+#include "transit/core/clock.hpp"
+
 namespace transit::bench {
 
 namespace {
@@ -268,7 +270,7 @@ raw_fetch_adds hotspot_mpi_raw(context& ctx, int ops, int iterations, int target
   };
   out.seconds = measure(ctx, [&] {
     for (int it = 0; it < iterations; ++it) {
-      const auto start = std::chrono::steady_clock::now();
+      const auto start = detail::steady_clock::now();
       for (int k = 0; k < ops; ++k) {
         const std::uint64_t one = 1;
         if (target == rank) {
@@ -283,7 +285,7 @@ raw_fetch_adds hotspot_mpi_raw(context& ctx, int ops, int iterations, int target
         ++out.messages;
         wait_serving(2, pair);
       }
-      out.busy_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      out.busy_seconds += detail::seconds_since(start);
       // A PE leaves the barrier only after every PE's operations of the round were answered.
       MPI_Request round = MPI_REQUEST_NULL;
       check(MPI_Ibarrier(comm, &round), "MPI_Ibarrier");

@@ -15,6 +15,7 @@
 
 #include "bench.hpp"
 #include "cli.hpp"
+#include "transit/core/clock.hpp"
 #include "transit/runtime/detail/context_access.hpp"
 
 namespace transit::bench {
@@ -68,7 +69,7 @@ measurement run_payload(context& ctx, const setup& s) {
       // stretched it 30-fold here. The reference is what the transport can do.
       while (!mail.take(channel, arrived)) {
         if (net.aborted()) throw detail::job_aborted();
-        std::this_thread::yield();
+        detail::yield();
       }
     });
     const auto& m = arrived.front();

@@ -17,6 +17,7 @@ struct platform_options {
   int pes = 0;           // --pes: ranks in the hostfile; 0 = every PE slot of the machine
   std::string platform;  // --platform: the XML file; empty = standard output
   std::string hostfile;  // --hostfile: one host per rank; empty = none
+  platform_links links;  // --link-*, --loopback-*, --core-speed: the figures of the platform's links and cores
 };
 
 platform_options command_line;  // set by parsing `transit platform`, read-only while the job runs
@@ -31,7 +32,7 @@ void write_file(const std::string& path, const std::string& text) {
 int platform_command(const platform_options& opt) {
   const physical_topology phys = physical_topology::parse(opt.physical);
   const topology_manager topo(phys, opt.pes > 0 ? opt.pes : phys.capacity());
-  const std::string xml = simgrid_platform(phys);
+  const std::string xml = simgrid_platform(phys, opt.links);
   if (opt.platform.empty()) {
     std::fputs(xml.c_str(), stdout);
   } else {
@@ -52,6 +53,18 @@ void add_platform_options(CLI::App& app) {
   app.add_option("--platform", command_line.platform, "write the SimGrid platform here (default: standard output)")
       ->type_name("FILE");
   app.add_option("--hostfile", command_line.hostfile, "write the hostfile (one host per rank) here")->type_name("FILE");
+  // The figures scripts/simulate takes from a named calibration (scripts/calibrations/).
+  const auto figure = [&app](const char* name, double& value, const char* help, bool zero_allowed, const char* unit) {
+    app.add_option(name, value, help)
+        ->check(zero_allowed ? real_in(0, 1e300, "a number >= 0") : real_in(1e-300, 1e300, "a positive number"))
+        ->type_name(unit);
+  };
+  platform_links& links = command_line.links;
+  figure("--link-bandwidth", links.link_bytes_per_second, "bytes/s of each network link, each direction", false, "B/S");
+  figure("--link-latency", links.link_latency_seconds, "seconds of each network link", true, "SECONDS");
+  figure("--loopback-bandwidth", links.loopback_bytes_per_second, "bytes/s between PEs of one node", false, "B/S");
+  figure("--loopback-latency", links.loopback_latency_seconds, "seconds between PEs of one node", true, "SECONDS");
+  figure("--core-speed", links.core_flops, "flop/s of each core", false, "FLOPS");
   app.final_callback([] {
     const physical_topology phys = physical_topology::parse(command_line.physical);
     if (command_line.pes > phys.capacity())

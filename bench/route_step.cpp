@@ -9,6 +9,8 @@
 // adds the final flush and the receivers' delivery (the pipeline's slower side).
 #include "bench.hpp"
 
+#include "transit/core/clock.hpp"
+
 namespace transit::bench {
 
 namespace {
@@ -23,13 +25,13 @@ measurement run_route_step(context& ctx, const setup& s) {
   measurement m;
   const double end_to_end = measure(ctx, [&] {
     if (ctx.rank() == 0) {
-      const auto start = std::chrono::steady_clock::now();
+      const auto start = detail::steady_clock::now();
       int dest = 1;
       for (std::uint64_t i = 0; i < n; ++i) {
         stream.insert(i, dest);
         dest = dest + 1 == pes ? 1 : dest + 1;
       }
-      loop_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      loop_seconds = detail::seconds_since(start);
     }
     stream.finish();
   });

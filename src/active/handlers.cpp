@@ -58,6 +58,43 @@ int add_object(dl_phdr_info* info, std::size_t, void* data) {
   return 0;
 }
 
+#ifdef TRANSIT_SIMGRID
+// SMPI's dlopen privatization loads one copy of the program per simulated rank, all in one
+// process, named <program>_<pid>_<rank>.so. A rank's handlers are in its own copy (the one holding
+// this code): that copy is known by the program's name, as on every other rank, and the other
+// ranks' copies are not this PE's code.
+std::string smpi_copy_stem(const std::string& name) {
+  if (!name.ends_with(".so")) return {};
+  std::string stem = name.substr(0, name.size() - 3);
+  for (int part = 0; part < 2; ++part) {
+    const auto underscore = stem.rfind('_');
+    if (underscore == std::string::npos || underscore + 1 == stem.size() ||
+        stem.find_first_not_of("0123456789", underscore + 1) != std::string::npos)
+      return {};
+    stem.resize(underscore);
+  }
+  return stem;
+}
+
+void keep_own_smpi_copy(std::vector<code_object>& objects) {
+  const auto here = reinterpret_cast<std::uintptr_t>(&fnv1a32);
+  const code_object* own = nullptr;
+  for (const auto& o : objects)
+    for (const auto& [begin, end] : o.code)
+      if (here >= begin && here < end) own = &o;
+  if (own == nullptr) return;
+  const std::string stem = smpi_copy_stem(own->name);
+  if (stem.empty()) return;  // not a privatized copy
+  const std::string own_name = own->name;
+  std::erase_if(objects, [&](const code_object& o) { return o.name != own_name && smpi_copy_stem(o.name) == stem; });
+  for (auto& o : objects)
+    if (o.name == own_name) {
+      o.name = stem;
+      o.name_hash = fnv1a32(stem);
+    }
+}
+#endif
+
 // Handlers and loaded objects of this process; objects are re-read when an address is in none
 // of them (a library loaded since).
 struct registry {
@@ -71,6 +108,9 @@ struct registry {
   void read_objects() {
     objects.clear();
     dl_iterate_phdr(add_object, &objects);
+#ifdef TRANSIT_SIMGRID
+    keep_own_smpi_copy(objects);
+#endif
     for (auto& a : objects)
       for (const auto& b : objects)
         if (&a != &b && a.name_hash == b.name_hash) a.ambiguous = true;

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "methods.hpp"
+#include "transit/core/clock.hpp"
 #include "transit/core/error.hpp"
 
 namespace transit {
@@ -270,9 +271,9 @@ void exchange_engine::run(const outgoing_plan& out, std::vector<incoming_record>
   std::uint64_t volume = 0;
   for (const auto& r : out.records) volume += r.bytes;
   exchange_run r{out, in, volume};
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = detail::steady_clock::now();
   const std::uint64_t largest_volume = method.run(r);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = detail::seconds_since(start);
   std::sort(in.begin(), in.end(), [](const incoming_record& a, const incoming_record& b) { return a.source < b.source; });
   TRANSIT_ASSERT(port_.inbox().empty(), "exchange messages of this run were left unread");
   last_ = m;

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "transit/core/clock.hpp"
 #include "transit/core/error.hpp"
 #include "transit/exchange/detail/engine.hpp"
 
@@ -107,15 +108,15 @@ class short_wait {
  public:
   static constexpr std::chrono::microseconds yield_budget{200};
   step_result idle() {
-    if (std::chrono::steady_clock::now() - start_ < yield_budget) {
-      std::this_thread::yield();
+    if (steady_clock::now() - start_ < yield_budget) {
+      detail::yield();
       return step_result::progressed;
     }
     return step_result::idle;
   }
 
  private:
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  steady_clock::time_point start_ = steady_clock::now();
 };
 
 /// Waits until this PE's sends have completed, receiving meanwhile. A run ends there, as a blocking

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "transit/core/clock.hpp"
 #include "transit/core/error.hpp"
 
 namespace transit::detail {
@@ -161,7 +162,7 @@ void hub::open_buffer(link& l, std::size_t bytes) {
   l.capacity = bytes;
   l.used = sizeof(message_header);
   l.records = 0;
-  l.opened = std::chrono::steady_clock::now();
+  l.opened = steady_clock::now();
   ++open_buffers_;
   largest_message_ = std::max(largest_message_, bytes);
   hold_bytes(static_cast<std::int64_t>(bytes));
@@ -273,7 +274,7 @@ void hub::flush_all() {
   }
 }
 
-void hub::flush_due(std::chrono::steady_clock::time_point now) {
+void hub::flush_due(steady_clock::time_point now) {
   for (auto& l : links_) {
     if (l.buffer && now - l.opened >= config_.flush_period) send_link(l);
   }
@@ -574,7 +575,7 @@ bool hub::poll(bool may_flush_idle) {
     if (may_flush_idle) {
       flush_all();
     } else {
-      flush_due(std::chrono::steady_clock::now());
+      flush_due(steady_clock::now());
     }
   }
   if (!control_dirty_.empty() || !acks_.empty()) flush_control();

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "transit/core/clock.hpp"
 #include "transit/one_sided/detail/engine.hpp"
 #include "transit/transport/mailbox.hpp"
 #include "transit/transport/transport.hpp"
@@ -163,7 +164,7 @@ class hub {
     std::uint32_t records = 0;
     int credits = link_credits;
     bool waiting = false;   // a full buffer waits for credit
-    std::chrono::steady_clock::time_point opened;
+    steady_clock::time_point opened;
     std::unordered_map<std::uint64_t, combine_entry> combinable;  // word -> latest combinable request
   };
   struct in_link {
@@ -201,7 +202,7 @@ class hub {
   void process_control(int source, const std::byte* payload, std::size_t bytes);
   bool process_in_links();
   bool process(in_link& in);
-  void flush_due(std::chrono::steady_clock::time_point now);
+  void flush_due(steady_clock::time_point now);
   void hold_bytes(std::int64_t delta) noexcept;
   /// What a received request message counts for while queued: a buffer, or its own size when it
   /// is a larger packed request (the same when it arrives and when it is released).

@@ -7,6 +7,7 @@
 #include <ctime>
 #include <vector>
 
+#include "transit/core/clock.hpp"
 #include "transit/core/error.hpp"
 #include "transit/runtime/context.hpp"
 
@@ -75,12 +76,12 @@ std::vector<vector_timing> time_vector_protocols(context& ctx, global_array<std:
   const auto timed = [&](transfer_protocol p, std::size_t round) {
     fill(round);
     ctx.barrier();
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = detail::steady_clock::now();
     if (active) {
       a.put_regions(regions, values, p);
       a.fence();
     }
-    const double mine = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double mine = detail::seconds_since(start);
     return ctx.allreduce(mine, reduce_op::max);
   };
   vector_timing blank;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "transit/core/clock.hpp"
 #include "transit/core/error.hpp"
 #include "transit/runtime/detail/context_access.hpp"
 
@@ -99,7 +100,7 @@ void context_access::remove_diagnostic(context& c, int id) {
 
 void context_access::end_job(context& c, const std::string& why) { c.state_->net->end_job(why); }
 
-void context_access::watchdog_expired(context& c, std::string_view what, std::chrono::steady_clock::duration idle) {
+void context_access::watchdog_expired(context& c, std::string_view what, steady_clock::duration idle) {
   const double seconds = std::chrono::duration<double>(idle).count();
   std::string report = concat("watchdog: no progress for ", seconds, " s while in ", what);
   for (const auto& [id, describe] : c.state_->diagnostics) report += "\n  " + describe();

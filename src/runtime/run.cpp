@@ -22,6 +22,7 @@
 
 #include "../transport/local_transport.hpp"
 #include "transit/core/error.hpp"
+#include "transit/core/simulated_costs.hpp"
 #include "transit/runtime/detail/context_access.hpp"
 #include "transit/runtime/detail/transport_settings.hpp"
 #ifdef TRANSIT_WITH_MPI
@@ -277,6 +278,17 @@ int run_mpi(const run_options& options, const std::function<void(context&)>& bod
     MPI_Barrier(MPI_COMM_WORLD);  // no rank exits (and gets the launcher to kill the job) before it is written
     return 2;
   }
+#ifdef TRANSIT_SIMGRID
+  // The simulated job's cost mode (core/simulated_costs.hpp): a bad variable is a usage error that
+  // every rank finds alike (they share one environment), before any of transit's work.
+  try {
+    static_cast<void>(detail::simulation_costs());
+  } catch (const std::invalid_argument& e) {
+    if (rank == 0) std::fprintf(stderr, "transit: error: %s\n", e.what());
+    MPI_Barrier(MPI_COMM_WORLD);
+    return 2;
+  }
+#endif
   try {
     auto m = mpi_machine(MPI_COMM_WORLD, options);
     auto topology = job_topology(*m, options);

@@ -8,7 +8,9 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "transit/core/clock.hpp"
 #include "transit/core/error.hpp"
+#include "transit/core/simulated_costs.hpp"
 
 namespace transit::detail {
 
@@ -67,7 +69,7 @@ streamer_core::streamer_core(context& ctx, const streamer_options& options, std:
       channel_(context_access::mail(ctx).open_channel()),
       group_(context_access::net(ctx).make_group()),
       flush_period_(options.flush_period),
-      last_flush_check_(std::chrono::steady_clock::now()) {
+      last_flush_check_(steady_clock::now()) {
   // Bad options are found locally, but every PE first joins the check that all PEs built the same
   // streamer: a PE that failed alone must not leave the others waiting in a collective.
   std::exception_ptr local_error;
@@ -100,7 +102,7 @@ streamer_core::streamer_core(context& ctx, const streamer_options& options, std:
     throw;
   }
   diagnostic_id_ = context_access::add_diagnostic(ctx_, [this] { return describe(); });
-  step_started_ = std::chrono::steady_clock::now();
+  step_started_ = steady_clock::now();
 }
 
 std::string streamer_core::describe_self() const {
@@ -374,6 +376,7 @@ void streamer_core::send(link& l, flush_kind kind, bool with_final_marker) {
     l.buffer = message_buffer();
     return;
   }
+  charge_items();  // the items' work comes before the message leaves
   net().send(l.pe, channel_, std::move(l.buffer));
   l.buffer = message_buffer();
   ++l.sent;
@@ -551,9 +554,21 @@ bool streamer_core::deliver_local() {
 bool streamer_core::poll_once(bool pump) {
   bool progressed = receive(pump);
   progressed |= deliver_local();
+  charge_items();
   maybe_timer_flush();
   return progressed;
 }
+
+#ifdef TRANSIT_SIMGRID
+void streamer_core::charge_items() {
+  const simulated_costs& costs = simulation_costs();
+  if (!costs.modelled) return;
+  const std::uint64_t hops = stats_.items_inserted + stats_.items_forwarded + stats_.items_delivered;
+  if (hops == items_charged_) return;
+  charge_simulated(static_cast<double>(hops - items_charged_) * costs.seconds_per_item);
+  items_charged_ = hops;
+}
+#endif
 
 bool streamer_core::progress_impl() {
   if (in_callback_) return false;  // nested call from a deliver callback: the outer loop polls
@@ -584,7 +599,7 @@ void streamer_core::after_send() {
 
 void streamer_core::maybe_timer_flush() {
   if (flush_period_.count() == 0) return;
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = steady_clock::now();
   if (now - last_flush_check_ < flush_period_) return;
   const std::uint64_t activity_now = activity();
   if (activity_now == activity_at_check_) flush_links(0, links_.size(), flush_kind::timer, false);
@@ -647,7 +662,7 @@ void streamer_core::end_step() {
 }
 
 void streamer_core::retune() {
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = steady_clock::now();
   // The step's time is the longest PE's: the step ends for all when it ends for the last. (The
   // mean over PEs ran 2-3x below the steps' wall time on 8 PEs sharing 2 cores, where a PE that
   // was scheduled late has little left to wait for, and it chose buffers that ran slower.)
@@ -666,7 +681,7 @@ void streamer_core::retune() {
   const step_configuration next = tuner_->next(outcome, current);
   exploring_ = tuner_->explored();
   reconfigure(next);
-  step_started_ = std::chrono::steady_clock::now();
+  step_started_ = steady_clock::now();
   items_at_step_start_ = stats_.items_inserted;
   messages_at_step_start_ = stats_.messages_sent;
 }

@@ -1,5 +1,6 @@
 #include "transit/topology/simgrid_platform.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -12,10 +13,11 @@ namespace transit {
 namespace {
 
 // Enough digits that SimGrid reads back the same double.
+// The shortest text that reads back as the same double (1e-06, not 9.9999999999999995e-07).
 std::string number(double value) {
   char text[40];
-  std::snprintf(text, sizeof text, "%.17g", value);
-  return text;
+  const auto end = std::to_chars(text, text + sizeof text, value).ptr;
+  return std::string(text, end);
 }
 
 void check_positive(const char* what, double value) {

@@ -24,39 +24,6 @@ struct local_group_state {
 
 namespace {
 
-template <class T>
-T load(std::uint64_t bits) {
-  T value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
-template <class T>
-std::uint64_t store(T value) {
-  std::uint64_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  return bits;
-}
-
-template <class T>
-std::uint64_t combine(std::uint64_t a, std::uint64_t b, reduce_op op) {
-  const T x = load<T>(a), y = load<T>(b);
-  switch (op) {
-    case reduce_op::sum: return store<T>(x + y);
-    case reduce_op::min: return store<T>(std::min(x, y));
-    case reduce_op::max: return store<T>(std::max(x, y));
-  }
-  return a;
-}
-
-std::uint64_t combine(std::uint64_t a, std::uint64_t b, scalar_type type, reduce_op op) {
-  switch (type) {
-    case scalar_type::i64: return combine<std::int64_t>(a, b, op);
-    case scalar_type::u64: return combine<std::uint64_t>(a, b, op);
-    case scalar_type::f64: return combine<double>(a, b, op);
-  }
-  return a;
-}
-
 class local_group final : public collective_group {
  public:
   explicit local_group(std::shared_ptr<local_group_state> state) : state_(std::move(state)) {}

@@ -13,7 +13,9 @@
 #include <string_view>
 
 #include "transit/core/backoff.hpp"
+#include "transit/core/clock.hpp"
 #include "transit/core/error.hpp"
+#include "transit/core/simulated_costs.hpp"
 
 namespace transit::detail {
 
@@ -74,6 +76,117 @@ class mpi_group final : public collective_group {
   MPI_Request request_ = MPI_REQUEST_NULL;
 };
 
+#ifdef TRANSIT_SIMGRID
+// SMPI 3.32 implements MPI_Iallreduce as an all-to-all (2(P-1) requests per rank, P^2 messages)
+// and MPI_Ibarrier through rank 0, and every MPI_Test of one tests each of its requests: at 256
+// simulated ranks a histogram did not finish in 5 minutes, most of it in these collectives. So a
+// SimGrid build runs its own on point-to-point messages: recursive doubling over the largest
+// power of two p2 <= P (ranks from p2 up first fold into rank - p2 and get the result back from
+// it), log2(P) + 2 messages per rank. Every rank combines its values with its partner's the same
+// way (a op b == b op a, also for doubles), so all end with the same bits. One collective per
+// group at a time; a group's messages between two ranks keep their order (MPI does not let
+// messages of one source and tag overtake), so a fast rank's next collective cannot mix in.
+// A group is a tag of the transport's communicator, not a communicator of its own: SMPI builds
+// every new communicator with a ring allgather (P^2 messages; 16 M at 4096 ranks).
+class p2p_group final : public collective_group {
+ public:
+  p2p_group(MPI_Comm comm, int tag) : comm_(comm), tag_(tag) {
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+    while (p2_ * 2 <= size_) p2_ *= 2;
+  }
+  ~p2p_group() override {
+    for (auto& r : requests_) {
+      if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+    }
+  }
+  void start_allreduce(void* values, int count, scalar_type type, reduce_op op) override {
+    start(static_cast<std::uint64_t*>(values), count, type, op);
+  }
+  void start_barrier() override { start(nullptr, 0, scalar_type::u64, reduce_op::sum); }
+  bool test() override {
+    for (;;) {
+      if (step_ == done) return true;
+      int complete = 0;
+      mpi_check(MPI_Testall(2, requests_, &complete, MPI_STATUSES_IGNORE), "MPI_Testall");
+      if (!complete) return false;
+      if (receives_values()) {
+        for (int i = 0; i < count_; ++i) values_[i] = combine(values_[i], incoming_[i], type_, op_);
+      }
+      ++step_;
+      post_step();
+    }
+  }
+
+ private:
+  static constexpr int done = 1 << 30;
+  // Steps: 0 = fold in (ranks >= p2 send, ranks < P - p2 receive), 1..log2(p2) = exchange with
+  // rank ^ 2^(step-1) below p2, then the result back to ranks >= p2 (a copy, not combined).
+  int rounds() const noexcept {
+    int r = 0;
+    while ((1 << r) < p2_) ++r;
+    return r;
+  }
+  bool receives_values() const noexcept { return step_ <= rounds() && !(rank_ >= p2_ && step_ == 0); }
+  void start(std::uint64_t* values, int count, scalar_type type, reduce_op op) {
+    TRANSIT_ASSERT(step_ == done || step_ == idle, "one collective per group at a time");
+    values_ = values;
+    count_ = count;
+    type_ = type;
+    op_ = op;
+    incoming_.assign(static_cast<std::size_t>(count), 0);
+    outgoing_.assign(static_cast<std::size_t>(count), 0);
+    step_ = 0;
+    post_step();
+  }
+  // Posts this rank's messages of step_ (none for some ranks at some steps), or ends.
+  void post_step() {
+    const int last = rounds() + 1;
+    for (; step_ <= last; ++step_) {
+      int send_to = -1, receive_from = -1;
+      bool result = false;  // the message carries the final values (copied, not combined)
+      if (step_ == 0) {
+        if (rank_ >= p2_) send_to = rank_ - p2_;
+        if (rank_ + p2_ < size_) receive_from = rank_ + p2_;
+      } else if (step_ <= rounds()) {
+        if (rank_ < p2_) send_to = receive_from = rank_ ^ (1 << (step_ - 1));
+      } else {
+        if (rank_ + p2_ < size_) send_to = rank_ + p2_;
+        if (rank_ >= p2_) {
+          receive_from = rank_ - p2_;
+          result = true;
+        }
+      }
+      if (send_to < 0 && receive_from < 0) continue;
+      requests_[0] = requests_[1] = MPI_REQUEST_NULL;
+      if (send_to >= 0) {
+        std::copy(values_, values_ + count_, outgoing_.begin());  // values_ changes before the send completes
+        mpi_check(MPI_Isend(outgoing_.data(), count_, MPI_UINT64_T, send_to, tag_, comm_, &requests_[0]), "MPI_Isend");
+      }
+      if (receive_from >= 0) {
+        // The result goes straight into values_; a partial sum waits in incoming_ to be combined.
+        std::uint64_t* into = result ? values_ : incoming_.data();
+        mpi_check(MPI_Irecv(into, count_, MPI_UINT64_T, receive_from, tag_, comm_, &requests_[1]), "MPI_Irecv");
+      }
+      return;
+    }
+    step_ = done;
+  }
+
+  static constexpr int idle = -1;
+  MPI_Comm comm_;
+  int tag_;
+  int rank_ = 0, size_ = 1, p2_ = 1;
+  int step_ = idle;
+  std::uint64_t* values_ = nullptr;
+  int count_ = 0;
+  scalar_type type_ = scalar_type::u64;
+  reduce_op op_ = reduce_op::sum;
+  std::vector<std::uint64_t> incoming_, outgoing_;
+  MPI_Request requests_[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+};
+#endif
+
 }  // namespace
 
 void mpi_check(int rc, const char* call) {
@@ -117,11 +230,11 @@ mpi_transport::~mpi_transport() {
   // are matched, so no synchronous send waits for a peer that already left. Not while an
   // exception unwinds this PE (the job is failing: its report must not wait for peers). A job
   // whose sends can never complete gives up after 2 s rather than hang.
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  const auto give_up = steady_clock::now() + std::chrono::seconds(2);
   std::vector<message> dropped;
   const auto drain_until = [&](auto&& done) {
     backoff pause;
-    while (!done() && std::chrono::steady_clock::now() < give_up) {
+    while (!done() && steady_clock::now() < give_up) {
       dropped.clear();
       if (poll(dropped, 64) > 0) {
         pause.reset();
@@ -167,13 +280,16 @@ void mpi_transport::end_job(const std::string& why) {
 
 void mpi_transport::send(int dest, std::uint32_t channel, message_buffer&& data) {
   TRANSIT_ASSERT(dest >= 0 && dest < size_, "send to a rank outside the communicator");
+#ifdef TRANSIT_SIMGRID
+  charge_messages(1);  // modelled simulation: transit's own cost of sending a message (o_s)
+#endif
   const wire_prefix prefix{channel, 0, data.size()};
   std::memcpy(data.wire(), &prefix, sizeof prefix);
   if (dest == rank_) {
     to_self_.push_back(message{rank_, channel, std::move(data)});
     return;
   }
-  if (!backlog_[dest].empty() || unacked_[dest] >= max_unacked) {
+  if (!backlog_.empty(dest) || unacked_[dest] >= max_unacked) {
     backlog_[dest].push_back(std::move(data));
     ++backlogged_;
     return;
@@ -256,6 +372,7 @@ void mpi_transport::complete_sends() {
   }
   if (backlogged_ == 0) return;
   for (int dest = 0; dest < size_; ++dest) {
+    if (backlog_.empty(dest)) continue;
     auto& queue = backlog_[dest];
     while (!queue.empty() && unacked_[dest] < max_unacked) {
       post(dest, std::move(queue.front()));
@@ -306,13 +423,16 @@ std::size_t mpi_transport::poll(std::vector<message>& sink, std::size_t max) {
       continue;
     }
     data.set_size(prefix.payload_bytes);
-    if (!arriving_[source].empty()) {  // behind a large message still arriving: keep the order
+    if (!arriving_.empty(source)) {  // behind a large message still arriving: keep the order
       arriving_[source].push_back(arriving{message{source, prefix.channel, std::move(data)}, {}});
       continue;
     }
     sink.push_back(message{source, prefix.channel, std::move(data)});
     ++received;
   }
+#ifdef TRANSIT_SIMGRID
+  charge_messages(received);  // modelled simulation: transit's own cost of receiving them (o_d)
+#endif
   return received;
 }
 
@@ -328,7 +448,7 @@ void mpi_transport::receive_announced(int source, std::uint32_t channel, std::ui
     at += piece;
     left -= piece;
   }
-  if (arriving_[source].empty()) arriving_sources_.push_back(source);
+  if (arriving_.empty(source)) arriving_sources_.push_back(source);
   arriving_[source].push_back(std::move(a));
 }
 
@@ -359,6 +479,13 @@ std::size_t mpi_transport::hand_over_arrivals(std::vector<message>& sink) {
   return handed;
 }
 
-std::unique_ptr<collective_group> mpi_transport::make_group() { return std::make_unique<mpi_group>(comm_); }
+std::unique_ptr<collective_group> mpi_transport::make_group() {
+#ifdef TRANSIT_SIMGRID
+  // Collective: every rank makes its groups in the same order, so they agree on the tags.
+  return std::make_unique<p2p_group>(comm_, first_group_tag + groups_made_++);
+#else
+  return std::make_unique<mpi_group>(comm_);
+#endif
+}
 
 }  // namespace transit::detail

@@ -35,6 +35,34 @@ namespace transit::detail {
 /// Throws std::runtime_error with MPI's own error string unless rc is MPI_SUCCESS.
 void mpi_check(int rc, const char* call);
 
+/// One queue per peer, made when first used. An empty std::deque already holds about 600 bytes
+/// (libstdc++ allocates its first block at construction), so a queue for every peer costs O(P)
+/// per rank and O(P^2) per job: 5 MB per rank at 4096 ranks, and 20 GB for a 4096-rank job that
+/// SMPI simulates in one process. A rank queues towards few peers.
+template <class T>
+class per_peer_queues {
+ public:
+  void resize(int peers) { queues_.resize(static_cast<std::size_t>(peers)); }
+  bool empty(int peer) const noexcept {
+    const auto& q = queues_[static_cast<std::size_t>(peer)];
+    return !q || q->empty();
+  }
+  /// Queues made so far (tests: peers never queued to cost a null pointer only).
+  std::size_t made() const noexcept {
+    std::size_t n = 0;
+    for (const auto& q : queues_) n += q != nullptr;
+    return n;
+  }
+  std::deque<T>& operator[](int peer) {
+    auto& q = queues_[static_cast<std::size_t>(peer)];
+    if (!q) q = std::make_unique<std::deque<T>>();
+    return *q;
+  }
+
+ private:
+  std::vector<std::unique_ptr<std::deque<T>>> queues_;
+};
+
 class mpi_transport final : public transport {
  public:
   static constexpr int sync_interval = 256;
@@ -85,13 +113,18 @@ class mpi_transport final : public transport {
   std::vector<int> since_sync_;        // per destination: messages since the last synchronous one
   std::vector<std::size_t> bytes_since_sync_;  // per destination: their bytes
   std::vector<int> unacked_;           // per destination
-  std::vector<std::deque<message_buffer>> backlog_;  // per destination
+  per_peer_queues<message_buffer> backlog_;  // per destination
   std::size_t backlogged_ = 0;
   std::vector<message> to_self_;
   std::vector<int> completed_;         // scratch for MPI_Testsome
   std::size_t max_message_bytes_ = default_max_message_bytes;
-  std::vector<std::deque<arriving>> arriving_;  // per source: a large message and what follows it
+  per_peer_queues<arriving> arriving_;  // per source: a large message and what follows it
   std::vector<int> arriving_sources_;           // sources whose arriving_ queue is not empty
+#ifdef TRANSIT_SIMGRID
+  // Collective groups are tags of comm_ in a SimGrid build (p2p_group in mpi_transport.cpp).
+  static constexpr int first_group_tag = 16;
+  int groups_made_ = 0;
+#endif
 };
 
 /// The piece size from TRANSIT_MAX_MESSAGE_BYTES (default: default_max_message_bytes). Throws

@@ -7,6 +7,7 @@
 //    is per_item + (alpha + 16 beta) / g (thesis table 2.3), a line in 1/g whose slope gives alpha
 //    and whose intercept gives per_item; beta comes from the curve's large messages.
 // Every timing is the maximum over PEs of one allreduce, so every PE computes the same profile.
+#include "transit/core/clock.hpp"
 #include "transit/tuning/calibrate.hpp"
 
 #include <algorithm>
@@ -28,7 +29,8 @@ namespace transit {
 namespace {
 
 using detail::context_access;
-using clock_type = std::chrono::steady_clock;
+using clock_type = detail::steady_clock;
+using detail::seconds_since;
 
 // Every PE of a local job stores here at once: atomic, so the store is no data race.
 std::atomic<std::uint64_t> calibration_sink{0};
@@ -48,10 +50,6 @@ std::optional<pair_of_pes> intra_pair(const machine& m) {
 std::optional<pair_of_pes> inter_pair(const machine& m) {
   if (m.num_nodes() < 2) return std::nullopt;
   return pair_of_pes{m.node_pes(0)[0], m.node_pes(1)[0]};
-}
-
-double seconds_since(clock_type::time_point start) {
-  return std::chrono::duration<double>(clock_type::now() - start).count();
 }
 
 /// Streams `count` messages of `bytes` each way between a and b on `channel`; returns the time,

@@ -115,7 +115,7 @@ TEST(SimgridPlatform, WritesEachNetworkAsTheClusterThatNumbersNodesLikeTransit) 
   EXPECT_TRUE(contains(torus, "topology=\"TORUS\" topo_parameters=\"2,4,8\"")) << torus;  // reversed
   EXPECT_TRUE(contains(torus, "radical=\"0-63\"")) << torus;
   EXPECT_TRUE(contains(torus, "core=\"16\"")) << torus;
-  EXPECT_TRUE(contains(torus, "bw=\"2000000000Bps\"")) << torus;
+  EXPECT_TRUE(contains(torus, "bw=\"2e+09Bps\"")) << torus;
   EXPECT_TRUE(contains(simgrid_platform(physical_topology::parse("dragonfly:2x3x4x2:4")),
                        "topology=\"DRAGONFLY\" topo_parameters=\"2,1;3,1;4,1;2\""));
   // Bottom-up: 4 nodes per leaf, 3 leaves per level-2 switch, 2 of those; as many parents as children.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "transit/core/backoff.hpp"
+#include "transit/core/clock.hpp"
 #include "transit/runtime/context.hpp"
 #include "transit/transport/mailbox.hpp"
 #include "transit/transport/transport.hpp"
@@ -95,7 +96,7 @@ class context_access {
 
  private:
   [[noreturn]] static void watchdog_expired(context& c, std::string_view what,
-                                            std::chrono::steady_clock::duration idle);
+                                            steady_clock::duration idle);
   static bool run_progress_hooks(context& c);
 };
 
@@ -103,7 +104,7 @@ template <class Step>
 void context_access::wait_until(context& c, Step&& step, std::string_view what) {
   backoff pause;
   const auto watchdog = c.state_->options.watchdog;
-  auto last_progress = std::chrono::steady_clock::now();
+  auto last_progress = steady_clock::now();
   auto& hooks = c.state_->progress_hooks;
   for (;;) {
     const bool hooks_progressed = !hooks.empty() && run_progress_hooks(c);
@@ -112,7 +113,7 @@ void context_access::wait_until(context& c, Step&& step, std::string_view what) 
       case step_result::done: return;
       case step_result::progressed:
         pause.reset();
-        if (watchdog.count() > 0) last_progress = std::chrono::steady_clock::now();
+        if (watchdog.count() > 0) last_progress = steady_clock::now();
         break;
       case step_result::idle:
         if (c.state_->net->aborted()) throw job_aborted();
@@ -120,7 +121,7 @@ void context_access::wait_until(context& c, Step&& step, std::string_view what) 
         // but never naps (backoff.hpp: an mpi rendezvous moves only while both sides poll).
         pause.idle(c.state_->net->pending_sends() > 0);
         if (watchdog.count() > 0 && pause.past_spinning()) {
-          const auto idle = std::chrono::steady_clock::now() - last_progress;
+          const auto idle = steady_clock::now() - last_progress;
           if (idle >= watchdog) watchdog_expired(c, what, idle);
         }
         break;

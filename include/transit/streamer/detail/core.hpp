@@ -76,6 +76,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "transit/core/clock.hpp"
 #include "transit/core/error.hpp"
 #include "transit/grid/router.hpp"
 #include "transit/runtime/detail/context_access.hpp"
@@ -317,6 +318,15 @@ class streamer_core {
     return local_.empty() && local_messages_.empty() && links_[self_link].next == nullptr;
   }
   void maybe_timer_flush();
+#ifdef TRANSIT_SIMGRID
+  /// Modelled simulation (core/simulated_costs.hpp): charges the item hops counted since the last
+  /// charge (inserted, forwarded, delivered), once per message sent and per poll, so the per-item
+  /// path itself charges nothing.
+  void charge_items();
+  std::uint64_t items_charged_ = 0;
+#else
+  void charge_items() noexcept {}
+#endif
   void end_step();
   void check_no_peer_left() const;
   /// Throws std::logic_error when a peer ends this step the other way (`waiting`: this PE waits).
@@ -348,7 +358,7 @@ class streamer_core {
   std::uint64_t buffer_bytes_allocated_ = 0;
   std::size_t flush_rotation_ = 0;
   std::chrono::microseconds flush_period_;
-  std::chrono::steady_clock::time_point last_flush_check_;
+  steady_clock::time_point last_flush_check_;
   std::uint64_t activity_at_check_ = 0;
   std::uint64_t activity_at_step_start_ = 0;
   /// Quiescence of `members` and `endpoints` (this streamer alone, or a streamer_group) on `group`.
@@ -369,7 +379,7 @@ class streamer_core {
   bool tune_ = false;
   std::unique_ptr<step_tuner> tuner_;
   bool exploring_ = true;  // the running step tries a configuration (stats().tuning[].explored)
-  std::chrono::steady_clock::time_point step_started_;
+  steady_clock::time_point step_started_;
   std::uint64_t items_at_step_start_ = 0;
   std::uint64_t messages_at_step_start_ = 0;
 };

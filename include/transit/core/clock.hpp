@@ -1,0 +1,71 @@
+#pragma once
+// The one clock of transit. Every clock read and every wait of the library, the transit command and
+// the benchmarks goes through here (the test core_clock_seam, tests/core/clock_seam.sh, fails otherwise),
+// because under SimGrid's SMPI (TRANSIT_SIMGRID, docs/simulation.md) the host's clock is not the
+// simulated machine's: std::chrono reads the simulator's wall clock, and a real sleep stalls every
+// simulated rank at once (they all run in one process).
+//
+// Normal build: std::chrono::steady_clock and std::this_thread, nothing more.
+// TRANSIT_SIMGRID: the rank's simulated time, and waits that pass simulated time only.
+#include <chrono>
+#include <thread>
+
+namespace transit::detail {
+
+#ifndef TRANSIT_SIMGRID
+
+using steady_clock = std::chrono::steady_clock;
+
+template <class Rep, class Period>
+inline void sleep_for(const std::chrono::duration<Rep, Period>& d) {
+  std::this_thread::sleep_for(d);
+}
+
+/// Hands the core to another thread that wants it (jobs here often run more PEs than cores).
+inline void yield() noexcept { std::this_thread::yield(); }
+
+#else
+
+/// The calling rank's simulated time (SMPI's MPI_Wtime). When SMPI simulates computation
+/// (smpi/simulate-computation, its default), the read first charges the CPU burst since the
+/// rank's last MPI call, so an interval read here includes transit's own work. SMPI adds
+/// smpi/wtime (10 ns by default) per read: deterministic, and it lets loops that only read the
+/// clock advance.
+struct steady_clock {
+  using duration = std::chrono::nanoseconds;
+  using rep = duration::rep;
+  using period = duration::period;
+  using time_point = std::chrono::time_point<steady_clock>;
+  static constexpr bool is_steady = true;
+  static time_point now() noexcept;
+};
+
+/// Passes `seconds` of simulated time on this rank without using its core (SMPI's nanosleep);
+/// nothing for seconds <= 0.
+void simulated_sleep(double seconds) noexcept;
+
+/// What one idle poll of a PE costs in simulated time. A real PE that polls an idle network
+/// (MPI_Iprobe plus MPI_Testsome) takes well under a microsecond; SMPI's own stand-ins
+/// (smpi/iprobe, smpi/test: 100 us per call, growing with every failed call of any rank) are
+/// meant to be switched off (--cfg=smpi/iprobe:0 --cfg=smpi/test:0) so that this is the cost of
+/// polling. It must be more than 0: a loop that polls without passing simulated time never lets
+/// the simulation reach the event it waits for.
+inline constexpr std::chrono::nanoseconds simulated_poll{200};
+
+template <class Rep, class Period>
+inline void sleep_for(const std::chrono::duration<Rep, Period>& d) {
+  simulated_sleep(std::chrono::duration<double>(d).count());
+}
+
+/// A simulated PE owns its core, so there is nothing to hand over; what a yielding loop does is
+/// poll again, which costs one poll (see simulated_poll).
+inline void yield() noexcept { simulated_sleep(std::chrono::duration<double>(simulated_poll).count()); }
+
+#endif
+
+/// Seconds of steady_clock from `start` until now.
+inline double seconds_since(steady_clock::time_point start) {
+  return std::chrono::duration<double>(steady_clock::now() - start).count();
+}
+
+}  // namespace transit::detail

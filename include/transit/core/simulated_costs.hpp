@@ -1,0 +1,51 @@
+#pragma once
+// transit's own work in simulated time (TRANSIT_SIMGRID, docs/simulation.md). Two modes, set by the
+// environment of a simulated job (scripts/simulate sets it):
+//
+//   TRANSIT_SIM_MODE                  measured (or unset) | modelled
+//   TRANSIT_SIM_SECONDS_PER_ITEM      seconds per item per hop: its copy into a buffer at the
+//                                     source, each routing step, its delivery (the thesis's o_a)
+//   TRANSIT_SIM_SECONDS_PER_MESSAGE   seconds per message sent and per message received
+//                                     (transit's own per-message path: the thesis's o_s and o_d)
+//
+// measured: SMPI times transit's real CPU bursts on the host (smpi/simulate-computation) and
+// nothing is charged here. modelled: the runner switches SMPI's timing off
+// (--cfg=smpi/simulate-computation:no) and transit charges these costs instead, so a run's
+// simulated time depends on the calibration and the platform only: the same on every host and
+// every run. Per-item costs are not charged item by item: the streamer's statistics already count
+// every item at every hop (inserted, forwarded, delivered), and the debt is charged once per
+// message sent and once per poll (streamer_core::charge_items).
+#include <cstdint>
+
+namespace transit::detail {
+
+struct simulated_costs {
+  bool modelled = false;
+  double seconds_per_item = 0;
+  double seconds_per_message = 0;
+};
+
+/// The costs that the three variables' values give (nullptr or "" = unset). Throws
+/// std::invalid_argument naming the variable, its value and what was expected: a mode other than
+/// `measured` or `modelled`; a cost that is not a number of seconds in [0, 1); a modelled mode
+/// without both costs. In measured mode the costs are checked and then not used.
+simulated_costs parse_simulated_costs(const char* mode, const char* seconds_per_item,
+                                      const char* seconds_per_message);
+
+#ifdef TRANSIT_SIMGRID
+/// The costs of this job, read from the environment at the first call (under SMPI all ranks share
+/// one process and one environment). Throws as parse_simulated_costs.
+const simulated_costs& simulation_costs();
+
+/// Passes `seconds` of simulated time computing on this rank's core (SMPI's
+/// smpi_execute_benched); nothing for seconds <= 0.
+void charge_simulated(double seconds) noexcept;
+
+/// Modelled mode: charges `messages` messages' own costs now; nothing in measured mode.
+inline void charge_messages(std::uint64_t messages) {
+  const simulated_costs& c = simulation_costs();
+  if (c.modelled && messages > 0) charge_simulated(static_cast<double>(messages) * c.seconds_per_message);
+}
+#endif
+
+}  // namespace transit::detail

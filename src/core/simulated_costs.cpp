@@ -1,0 +1,74 @@
+#include "transit/core/simulated_costs.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <string_view>
+#include <system_error>
+
+#include "transit/core/error.hpp"
+
+#ifdef TRANSIT_SIMGRID
+#include <mpi.h>
+
+#include <cstdlib>
+#endif
+
+namespace transit::detail {
+
+namespace {
+
+bool given(const char* text) { return text != nullptr && *text != '\0'; }
+
+double parse_seconds(const char* variable, const char* text) {
+  const std::string_view view(text);
+  double value = 0;
+  const auto [end, ec] = std::from_chars(view.data(), view.data() + view.size(), value);
+  // A cost of a second or more per item or message is no machine's: most likely a unit mistake
+  // (nanoseconds written as seconds).
+  if (ec != std::errc() || end != view.data() + view.size() || !std::isfinite(value) || value < 0 || value >= 1)
+    throw_invalid(variable, view, "a number of seconds in [0, 1), such as 2.96e-07");
+  return value;
+}
+
+}  // namespace
+
+simulated_costs parse_simulated_costs(const char* mode, const char* seconds_per_item,
+                                      const char* seconds_per_message) {
+  simulated_costs costs;
+  if (given(mode)) {
+    const std::string_view m(mode);
+    if (m == "modelled") {
+      costs.modelled = true;
+    } else if (m != "measured") {
+      throw_invalid("TRANSIT_SIM_MODE", m, "'modelled' or 'measured'");
+    }
+  }
+  if (given(seconds_per_item)) {
+    costs.seconds_per_item = parse_seconds("TRANSIT_SIM_SECONDS_PER_ITEM", seconds_per_item);
+  } else if (costs.modelled) {
+    throw_invalid("TRANSIT_SIM_SECONDS_PER_ITEM", "", "a number of seconds with TRANSIT_SIM_MODE=modelled");
+  }
+  if (given(seconds_per_message)) {
+    costs.seconds_per_message = parse_seconds("TRANSIT_SIM_SECONDS_PER_MESSAGE", seconds_per_message);
+  } else if (costs.modelled) {
+    throw_invalid("TRANSIT_SIM_SECONDS_PER_MESSAGE", "", "a number of seconds with TRANSIT_SIM_MODE=modelled");
+  }
+  return costs;
+}
+
+#ifdef TRANSIT_SIMGRID
+const simulated_costs& simulation_costs() {
+  // Read once per rank (smpi/privatization gives each rank its own copy of this static; without
+  // it, once for all): SMPI runs its ranks one at a time, never in parallel.
+  static const simulated_costs costs =
+      parse_simulated_costs(std::getenv("TRANSIT_SIM_MODE"), std::getenv("TRANSIT_SIM_SECONDS_PER_ITEM"),
+                            std::getenv("TRANSIT_SIM_SECONDS_PER_MESSAGE"));
+  return costs;
+}
+
+void charge_simulated(double seconds) noexcept {
+  if (seconds > 0) smpi_execute_benched(seconds);
+}
+#endif
+
+}  // namespace transit::detail

@@ -1,0 +1,40 @@
+#!/bin/sh
+# Keeps the one clock seam (include/transit/core/clock.hpp): fails, naming file and line, when any
+# file of the library, the transit command or the benchmarks reads a clock or waits other than
+# through it. Under SimGrid those direct calls read the host's clock and stall every simulated
+# rank (docs/simulation.md).
+#   clock_seam.sh ROOT          check the tree at ROOT
+#   clock_seam.sh --self-test   check that a planted direct call is caught (the check can fail)
+set -u
+pattern='chrono::(steady_clock|system_clock|high_resolution_clock)|this_thread::(sleep_for|sleep_until|yield)|\bsched_yield\b|\busleep\b|\bnanosleep\b|\bclock_gettime\b|\bgettimeofday\b|\bMPI_Wtime\b'
+seam_files='include/transit/core/clock.hpp src/core/clock.cpp'
+
+check() {
+  root=$1
+  found=$(cd "$root" && grep -rnE "$pattern" src include bench tools/transit 2>/dev/null |
+          grep -vE "^($(echo $seam_files | sed 's/ /|/g')):")
+  if [ -n "$found" ]; then
+    echo "clock reads or waits outside the seam (use transit::detail::steady_clock, sleep_for, yield from transit/core/clock.hpp):"
+    echo "$found"
+    return 1
+  fi
+  return 0
+}
+
+if [ "${1:-}" = "--self-test" ]; then
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  mkdir -p "$tmp/src/x" "$tmp/include/transit/core" "$tmp/src/core" "$tmp/bench" "$tmp/tools/transit"
+  echo 'auto t = std::chrono::steady_clock::now();' > "$tmp/include/transit/core/clock.hpp"
+  echo 'void f() { std::this_thread::yield(); }' > "$tmp/src/core/clock.cpp"
+  if ! check "$tmp" > /dev/null; then echo "the seam itself was reported"; exit 1; fi
+  for line in 'auto t = std::chrono::steady_clock::now();' 'std::this_thread::sleep_for(d);' \
+              'std::this_thread::yield();' 'sched_yield();' 'double t = MPI_Wtime();' \
+              'auto t = std::chrono::high_resolution_clock::now();'; do
+    echo "$line" > "$tmp/src/x/bad.cpp"
+    if check "$tmp" > /dev/null; then echo "not caught: $line"; exit 1; fi
+  done
+  echo "self-test passed"
+  exit 0
+fi
+check "${1:?usage: clock_seam.sh ROOT | --self-test}" && echo "clock seam: no direct clock reads or waits"

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""simulate_check.py CHECK: runs scripts/simulate (the simulation build of transit under SimGrid's
+SMPI, docs/simulation.md) and judges its JSON records. Fails, never skips, when SimGrid or the
+simulation build is missing: `make test` builds both.
+
+  modelled  a verified 64-rank histogram on a 4x4 torus of 4-PE nodes, twice in modelled mode: the
+            simulated times are identical; then with 100x the link latency: simulated time grows
+  measured  the same kernel in measured mode (this host's CPU time): runs and verifies
+  kernels   every bench kernel scripts/simulate accepts runs verified at 8 ranks; the ones it
+            refuses are refused with a one-line error, status 2
+"""
+import json
+import os
+import subprocess
+import sys
+
+SIMULATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "simulate")
+ADDED = {"simulated_seconds": float, "wall_seconds": float, "platform": str, "ranks": int, "calibration": str,
+         "mode": str}
+
+
+def simulate(*arguments, expect_status=0):
+    run = subprocess.run([sys.executable, SIMULATE, *arguments], capture_output=True, text=True, timeout=600)
+    if run.returncode != expect_status:
+        sys.exit(f"simulate_check: {' '.join(arguments)}: exit status {run.returncode}, expected {expect_status}\n"
+                 f"stdout:\n{run.stdout}\nstderr:\n{run.stderr}")
+    return run
+
+
+def records(*arguments):
+    run = simulate(*arguments)
+    out = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
+    if not out:
+        sys.exit(f"simulate_check: {' '.join(arguments)}: no JSON record\n{run.stdout}\n{run.stderr}")
+    for r in out:
+        for field, kind in ADDED.items():
+            if not isinstance(r.get(field), kind):
+                sys.exit(f"simulate_check: record without {field} ({kind.__name__}): {r}")
+        if r["verified"] is not True:
+            sys.exit(f"simulate_check: {' '.join(arguments)}: not verified: {r}")
+        if not r["simulated_seconds"] > 0:
+            sys.exit(f"simulate_check: simulated_seconds {r['simulated_seconds']}, expected > 0")
+    return out
+
+
+def check_modelled():
+    job = ["--platform", "torus:4x4:4", "--ranks", "64", "--calibration", "bgq", "--mode", "modelled"]
+    kernel = ["--", "bench", "histogram", "--items-per-pe", "4096"]
+    first, second = records(*job, *kernel)[0], records(*job, *kernel)[0]
+    print("first: ", json.dumps(first))
+    print("second:", json.dumps(second))
+    for r in (first, second):
+        if (r["pes"], r["nodes"], r["platform"], r["mode"]) != (64, 16, "torus:4x4:4", "modelled"):
+            sys.exit(f"simulate_check: expected 64 PEs on 16 nodes of torus:4x4:4, modelled: {r}")
+        if not 0 < r["inter_node_messages"] <= r["messages_sent"]:
+            sys.exit("simulate_check: a 16-node job without inter-node messages")
+    for field in ("simulated_seconds", "seconds", "messages_sent", "inter_node_messages", "bytes_sent"):
+        if first[field] != second[field]:
+            sys.exit(f"simulate_check: modelled runs differ in {field}: {first[field]} then {second[field]}")
+    slow = records(*job, "--set", "link_latency_seconds=5e-6", *kernel)[0]
+    print("slow links:", json.dumps(slow))
+    if not slow["simulated_seconds"] > first["simulated_seconds"]:
+        sys.exit(f"simulate_check: 100x the link latency, simulated time {slow['simulated_seconds']} "
+                 f"not above {first['simulated_seconds']}")
+    print(f"simulate_check: modelled time identical across runs ({first['simulated_seconds']} s) and "
+          f"{slow['simulated_seconds'] / first['simulated_seconds']:.2f}x with 100x the link latency")
+
+
+def check_measured():
+    r = records("--platform", "torus:2x2:4", "--ranks", "16", "--mode", "measured", "--",
+                "bench", "histogram", "--items-per-pe", "4096")[0]
+    print(json.dumps(r))
+    if r["mode"] != "measured":
+        sys.exit("simulate_check: the record does not say measured")
+
+
+KERNELS = {  # small runs of every kernel scripts/simulate accepts
+    "alltoall": ["--items-per-pe", "1024"], "atomics": ["--ops", "100", "--warmup", "10"],
+    "exchange": ["--samples", "2"], "histogram": ["--items-per-pe", "1024"], "hotspot": ["--iterations", "10"],
+    "index-gather": ["--items-per-pe", "1024"], "phold": ["--items-per-pe", "1024"],
+    "randomaccess": ["--items-per-pe", "1024"], "route-step": ["--items-per-pe", "65536"], "vector": [],
+    "payload": ["--payload-bytes", "1048576"], "halo": ["--steps", "2"],
+}
+
+
+def check_kernels():
+    sys.path.insert(0, os.path.dirname(SIMULATE))
+    accepted = set(json.loads(subprocess.run([sys.executable, SIMULATE, "--list-kernels"], capture_output=True,
+                                             text=True, check=True).stdout))
+    for kernel, options in sorted(KERNELS.items()):
+        job = ["--platform", "torus:2x2:2", "--ranks", "8", "--", "bench", kernel, *options]
+        if kernel in accepted:
+            out = records(*job)
+            print(f"{kernel}: {len(out)} records, verified, simulated {out[0]['simulated_seconds']} s")
+        else:
+            run = simulate(*job, expect_status=2)
+            lines = run.stderr.strip().splitlines()
+            if len(lines) != 1 or not lines[0].startswith(f"transit: error: kernel: got '{kernel}'"):
+                sys.exit(f"simulate_check: {kernel} refused without the one-line error: {run.stderr}")
+            print(f"{kernel}: refused: {lines[0]}")
+    missing = accepted - set(KERNELS)
+    if missing:
+        sys.exit(f"simulate_check: kernels accepted but not run here: {sorted(missing)}")
+
+
+CHECKS = {"modelled": check_modelled, "measured": check_measured, "kernels": check_kernels}
+if len(sys.argv) != 2 or sys.argv[1] not in CHECKS:
+    sys.exit(f"usage: simulate_check.py {'|'.join(CHECKS)}")
+CHECKS[sys.argv[1]]()
