@@ -58,6 +58,14 @@ int add_object(dl_phdr_info* info, std::size_t, void* data) {
   return 0;
 }
 
+// The loaded object whose code holds `address`, if any.
+const code_object* object_holding(const std::vector<code_object>& objects, std::uintptr_t address) {
+  for (const auto& o : objects)
+    for (const auto& [begin, end] : o.code)
+      if (address >= begin && address < end) return &o;
+  return nullptr;
+}
+
 #ifdef TRANSIT_SIMGRID
 // SMPI's dlopen privatization loads one copy of the program per simulated rank, all in one
 // process, named <program>_<pid>_<rank>.so. A rank's handlers are in its own copy (the one holding
@@ -77,11 +85,7 @@ std::string smpi_copy_stem(const std::string& name) {
 }
 
 void keep_own_smpi_copy(std::vector<code_object>& objects) {
-  const auto here = reinterpret_cast<std::uintptr_t>(&fnv1a32);
-  const code_object* own = nullptr;
-  for (const auto& o : objects)
-    for (const auto& [begin, end] : o.code)
-      if (here >= begin && here < end) own = &o;
+  const code_object* own = object_holding(objects, reinterpret_cast<std::uintptr_t>(&fnv1a32));
   if (own == nullptr) return;
   const std::string stem = smpi_copy_stem(own->name);
   if (stem.empty()) return;  // not a privatized copy
@@ -116,10 +120,7 @@ struct registry {
         if (&a != &b && a.name_hash == b.name_hash) a.ambiguous = true;
   }
   const code_object* object_holding(std::uintptr_t address) const {
-    for (const auto& o : objects)
-      for (const auto& [begin, end] : o.code)
-        if (address >= begin && address < end) return &o;
-    return nullptr;
+    return transit::detail::object_holding(objects, address);
   }
   const code_object* object_named(std::uint32_t name_hash) const {
     for (const auto& o : objects)
