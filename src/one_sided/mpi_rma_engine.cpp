@@ -349,6 +349,9 @@ class mpi_rma_engine final : public one_sided_engine {
   }
 
   context& ctx_;
+  // This engine waits on MPI requests and windows of its own, which the transport cannot see
+  // complete: while it lives, idle PEs poll rather than block in the transport.
+  transport::polling_hold polling_{context_access::net(ctx_)};
   engine_config config_;
   std::unique_ptr<collective_group> group_;
   MPI_Comm comm_ = MPI_COMM_NULL;

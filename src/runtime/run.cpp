@@ -278,17 +278,19 @@ int run_mpi(const run_options& options, const std::function<void(context&)>& bod
     MPI_Barrier(MPI_COMM_WORLD);  // no rank exits (and gets the launcher to kill the job) before it is written
     return 2;
   }
-#ifdef TRANSIT_SIMGRID
-  // The simulated job's cost mode (core/simulated_costs.hpp): a bad variable is a usage error that
-  // every rank finds alike (they share one environment), before any of transit's work.
+  // The transport's variables (and a simulated job's cost mode, core/simulated_costs.hpp): a bad
+  // value is a usage error that every rank finds alike, before any of transit's work.
   try {
+    static_cast<void>(detail::mpi_transport::receive_mode_from_environment());
+    static_cast<void>(detail::max_message_bytes_from_environment());
+#ifdef TRANSIT_SIMGRID
     static_cast<void>(detail::simulation_costs());
+#endif
   } catch (const std::invalid_argument& e) {
     if (rank == 0) std::fprintf(stderr, "transit: error: %s\n", e.what());
     MPI_Barrier(MPI_COMM_WORLD);
     return 2;
   }
-#endif
   try {
     auto m = mpi_machine(MPI_COMM_WORLD, options);
     auto topology = job_topology(*m, options);
@@ -298,10 +300,10 @@ int run_mpi(const run_options& options, const std::function<void(context&)>& bod
     ctx->barrier();  // no PE tears down its transport while a peer may still be sending to it
   } catch (const std::exception& e) {
     report_failure(rank, e.what());
-    MPI_Abort(MPI_COMM_WORLD, 1);
+    detail::abort_job();
   } catch (...) {
     report_failure(rank, "unknown exception");
-    MPI_Abort(MPI_COMM_WORLD, 1);
+    detail::abort_job();
   }
   return 0;
 }

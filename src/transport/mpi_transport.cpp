@@ -50,16 +50,21 @@ MPI_Op mpi_op(reduce_op op) {
   return MPI_OP_NULL;
 }
 
-class mpi_group final : public collective_group {
+class mpi_group final : public collective_group, public collective_requests {
  public:
-  explicit mpi_group(MPI_Comm parent) {
-    mpi_check(MPI_Comm_dup(parent, &comm_), "MPI_Comm_dup");
+  explicit mpi_group(mpi_transport& net) : net_(net) {
+    mpi_check(MPI_Comm_dup(net.comm(), &comm_), "MPI_Comm_dup");
     mpi_check(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+    net_.add_group(this);
   }
   // A collective still in flight here belongs to an endpoint destroyed by a failure (a PE that
   // left, an exception unwinding): it may never complete, so it is not waited for. MPI frees the
   // communicator once pending operations on it complete; the job is ending anyway.
-  ~mpi_group() override { MPI_Comm_free(&comm_); }
+  ~mpi_group() override {
+    net_.remove_group(this);
+    MPI_Comm_free(&comm_);
+  }
+  std::span<MPI_Request> requests() noexcept override { return {&request_, 1}; }
   void start_allreduce(void* values, int count, scalar_type type, reduce_op op) override {
     mpi_check(MPI_Iallreduce(MPI_IN_PLACE, values, count, mpi_type(type), mpi_op(op), comm_, &request_),
               "MPI_Iallreduce");
@@ -72,6 +77,7 @@ class mpi_group final : public collective_group {
   }
 
  private:
+  mpi_transport& net_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   MPI_Request request_ = MPI_REQUEST_NULL;
 };
@@ -88,18 +94,21 @@ class mpi_group final : public collective_group {
 // messages of one source and tag overtake), so a fast rank's next collective cannot mix in.
 // A group is a tag of the transport's communicator, not a communicator of its own: SMPI builds
 // every new communicator with a ring allgather (P^2 messages; 16 M at 4096 ranks).
-class p2p_group final : public collective_group {
+class p2p_group final : public collective_group, public collective_requests {
  public:
-  p2p_group(MPI_Comm comm, int tag) : comm_(comm), tag_(tag) {
+  p2p_group(mpi_transport& net, int tag) : net_(net), comm_(net.comm()), tag_(tag) {
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
     while (p2_ * 2 <= size_) p2_ *= 2;
+    net_.add_group(this);
   }
   ~p2p_group() override {
+    net_.remove_group(this);
     for (auto& r : requests_) {
       if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
     }
   }
+  std::span<MPI_Request> requests() noexcept override { return requests_; }
   void start_allreduce(void* values, int count, scalar_type type, reduce_op op) override {
     start(static_cast<std::uint64_t*>(values), count, type, op);
   }
@@ -174,6 +183,7 @@ class p2p_group final : public collective_group {
   }
 
   static constexpr int idle = -1;
+  mpi_transport& net_;
   MPI_Comm comm_;
   int tag_;
   int rank_ = 0, size_ = 1, p2_ = 1;
@@ -210,7 +220,27 @@ std::size_t max_message_bytes_from_environment() {
   return value;
 }
 
-mpi_transport::mpi_transport(MPI_Comm parent) : max_message_bytes_(max_message_bytes_from_environment()) {
+mpi_transport::receive_mode mpi_transport::receive_mode_from_environment() {
+  const char* text = std::getenv("TRANSIT_MPI_RECEIVE");
+  if (text == nullptr || *text == '\0') {
+#ifdef TRANSIT_SIMGRID
+    return receive_mode::posted;
+#else
+    return receive_mode::probe;
+#endif
+  }
+  const std::string_view view(text);
+  if (view == "probe") return receive_mode::probe;
+  if (view == "posted") return receive_mode::posted;
+  throw_invalid("TRANSIT_MPI_RECEIVE", view,
+                "'probe' (probe, then receive each message at its size) or 'posted' (receives posted ahead)");
+}
+
+mpi_transport::mpi_transport(MPI_Comm parent, receive_mode mode)
+    : max_message_bytes_(max_message_bytes_from_environment()),
+      mode_(mode),
+      whole_message_bytes_(mode == receive_mode::posted ? std::min(posted_receive_bytes, max_message_bytes_)
+                                                        : max_message_bytes_) {
   mpi_check(MPI_Comm_dup(parent, &comm_), "MPI_Comm_dup");
   mpi_check(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   MPI_Comm_rank(comm_, &rank_);
@@ -220,6 +250,19 @@ mpi_transport::mpi_transport(MPI_Comm parent) : max_message_bytes_(max_message_b
   unacked_.assign(size_, 0);
   backlog_.resize(size_);
   arriving_.resize(size_);
+  if (mode_ == receive_mode::posted) {
+    posted_.resize(posted_receives);
+    for (std::size_t slot = 0; slot < posted_.size(); ++slot) post_receive(slot);
+  }
+}
+
+void mpi_transport::post_receive(std::size_t slot) {
+  posted_receive& r = posted_[slot];
+  r.buffer = pool_.take(whole_message_bytes_ - message_buffer::prefix_bytes);
+  r.complete = false;
+  mpi_check(MPI_Irecv(r.buffer.wire(), static_cast<int>(whole_message_bytes_), MPI_BYTE, MPI_ANY_SOURCE, data_tag,
+                      comm_, &r.request),
+            "MPI_Irecv");
 }
 
 mpi_transport::~mpi_transport() {
@@ -259,6 +302,11 @@ mpi_transport::~mpi_transport() {
                  rank_, in_flight_.size() + backlogged_);
     for (auto& r : requests_) MPI_Request_free(&r);
   }
+  for (auto& r : posted_) {
+    if (r.request == MPI_REQUEST_NULL) continue;
+    MPI_Cancel(&r.request);
+    MPI_Request_free(&r.request);
+  }
   for (const int source : arriving_sources_) {
     for (auto& a : arriving_[source]) {
       for (auto& r : a.pieces) {
@@ -274,8 +322,18 @@ mpi_transport::~mpi_transport() {
 void mpi_transport::end_job(const std::string& why) {
   std::fprintf(stderr, "transit: PE %d: %s\n", rank_, why.c_str());
   std::fflush(stderr);
+  abort_job();
+}
+
+void abort_job() {
+  std::fflush(stdout);
+  std::fflush(stderr);
+#ifdef TRANSIT_SIMGRID
+  std::_Exit(1);
+#else
   MPI_Abort(MPI_COMM_WORLD, 1);
   std::abort();  // MPI_Abort does not return; keep [[noreturn]] honest if it ever did
+#endif
 }
 
 void mpi_transport::send(int dest, std::uint32_t channel, message_buffer&& data) {
@@ -305,13 +363,14 @@ void mpi_transport::post(int dest, message_buffer&& data) {
     bytes_since_sync_[dest] = 0;
     ++unacked_[dest];
   }
-  if (data.wire_size() <= max_message_bytes_) {
+  if (data.wire_size() <= whole_message_bytes_) {
     const void* bytes = data.wire();
     const std::size_t size = data.wire_size();
     post_one(dest, bytes, size, data_tag, synchronous, in_flight{std::move(data), nullptr, dest, synchronous});
     return;
   }
-  // Too large for one MPI message: an announcement with the total size, then the pieces.
+  // Too large for one MPI message (or a posted receive): an announcement with the total size,
+  // then the pieces.
   wire_prefix prefix;
   std::memcpy(&prefix, data.wire(), sizeof prefix);
   prefix.flags |= announces_pieces;
@@ -355,19 +414,7 @@ void mpi_transport::complete_sends() {
       // index down, each replaced by the last entry: O(completed), where compacting the whole
       // list cost O(pending) per poll. The order of the list carries no meaning.
       std::sort(completed_.begin(), completed_.begin() + count);
-      for (int k = count; k-- > 0;) {
-        const auto i = static_cast<std::size_t>(completed_[k]);
-        in_flight& done = in_flight_[i];
-        if (done.synchronous) --unacked_[done.dest];
-        pool_.give(std::move(done.data));
-        done.piece_of.reset();  // the last piece to complete frees the large buffer
-        if (const std::size_t last = requests_.size() - 1; i != last) {
-          requests_[i] = requests_[last];
-          in_flight_[i] = std::move(in_flight_[last]);
-        }
-        requests_.pop_back();
-        in_flight_.pop_back();
-      }
+      for (int k = count; k-- > 0;) send_completed(static_cast<std::size_t>(completed_[k]));
     }
   }
   if (backlogged_ == 0) return;
@@ -382,6 +429,19 @@ void mpi_transport::complete_sends() {
   }
 }
 
+void mpi_transport::send_completed(std::size_t i) {
+  in_flight& done = in_flight_[i];
+  if (done.synchronous) --unacked_[done.dest];
+  pool_.give(std::move(done.data));
+  done.piece_of.reset();  // the last piece to complete frees the large buffer
+  if (const std::size_t last = requests_.size() - 1; i != last) {
+    requests_[i] = requests_[last];
+    in_flight_[i] = std::move(in_flight_[last]);
+  }
+  requests_.pop_back();
+  in_flight_.pop_back();
+}
+
 std::size_t mpi_transport::poll(std::vector<message>& sink, std::size_t max) {
   complete_sends();
   std::size_t received = 0;
@@ -391,6 +451,36 @@ std::size_t mpi_transport::poll(std::vector<message>& sink, std::size_t max) {
     to_self_.clear();
   }
   if (!arriving_sources_.empty()) received += hand_over_arrivals(sink);
+  if (received < max)
+    received += mode_ == receive_mode::posted ? receive_posted(sink, max - received) : receive_probed(sink, max - received);
+#ifdef TRANSIT_SIMGRID
+  charge_messages(received);  // modelled simulation: transit's own cost of receiving them (o_d)
+#endif
+  return received;
+}
+
+std::size_t mpi_transport::receive_posted(std::vector<message>& sink, std::size_t max) {
+  std::size_t received = 0;
+  while (received < max) {
+    posted_receive& slot = posted_[next_posted_];
+    if (!slot.complete) {
+      int flag = 0;
+      mpi_check(MPI_Test(&slot.request, &flag, &slot.status), "MPI_Test");
+      if (!flag) break;
+    }
+    int bytes = 0;
+    MPI_Get_count(&slot.status, MPI_BYTE, &bytes);
+    const int source = slot.status.MPI_SOURCE;
+    message_buffer data = std::move(slot.buffer);
+    post_receive(next_posted_);
+    next_posted_ = (next_posted_ + 1) % posted_.size();
+    received += take_arrival(source, bytes, std::move(data), sink) ? 1 : 0;
+  }
+  return received;
+}
+
+std::size_t mpi_transport::receive_probed(std::vector<message>& sink, std::size_t max) {
+  std::size_t received = 0;
   while (received < max) {
     int flag = 0;
     MPI_Status status;
@@ -414,26 +504,29 @@ std::size_t mpi_transport::poll(std::vector<message>& sink, std::size_t max) {
 #else
     mpi_check(MPI_Mrecv(data.wire(), bytes, MPI_BYTE, &handle, MPI_STATUS_IGNORE), "MPI_Mrecv");
 #endif
-    wire_prefix prefix;
-    std::memcpy(&prefix, data.wire(), sizeof prefix);
-    const int source = status.MPI_SOURCE;
-    if (prefix.flags & announces_pieces) {
-      pool_.give(std::move(data));
-      receive_announced(source, prefix.channel, prefix.payload_bytes);
-      continue;
-    }
-    data.set_size(prefix.payload_bytes);
-    if (!arriving_.empty(source)) {  // behind a large message still arriving: keep the order
-      arriving_[source].push_back(arriving{message{source, prefix.channel, std::move(data)}, {}});
-      continue;
-    }
-    sink.push_back(message{source, prefix.channel, std::move(data)});
-    ++received;
+    received += take_arrival(status.MPI_SOURCE, bytes, std::move(data), sink) ? 1 : 0;
   }
-#ifdef TRANSIT_SIMGRID
-  charge_messages(received);  // modelled simulation: transit's own cost of receiving them (o_d)
-#endif
   return received;
+}
+
+bool mpi_transport::take_arrival(int source, int bytes, message_buffer&& data, std::vector<message>& sink) {
+  TRANSIT_ASSERT(bytes >= static_cast<int>(message_buffer::prefix_bytes), "message shorter than its prefix");
+  wire_prefix prefix;
+  std::memcpy(&prefix, data.wire(), sizeof prefix);
+  if (prefix.flags & announces_pieces) {
+    pool_.give(std::move(data));
+    receive_announced(source, prefix.channel, prefix.payload_bytes);
+    return false;
+  }
+  TRANSIT_ASSERT(prefix.payload_bytes + message_buffer::prefix_bytes == static_cast<std::uint64_t>(bytes),
+                 "a message's size disagrees with its prefix");
+  data.set_size(prefix.payload_bytes);
+  if (!arriving_.empty(source)) {  // behind a large message still arriving: keep the order
+    arriving_[source].push_back(arriving{message{source, prefix.channel, std::move(data)}, {}});
+    return false;
+  }
+  sink.push_back(message{source, prefix.channel, std::move(data)});
+  return true;
 }
 
 void mpi_transport::receive_announced(int source, std::uint32_t channel, std::uint64_t payload_bytes) {
@@ -479,12 +572,55 @@ std::size_t mpi_transport::hand_over_arrivals(std::vector<message>& sink) {
   return handed;
 }
 
+bool mpi_transport::wait_for_activity() {
+#ifndef TRANSIT_SIMGRID
+  return false;
+#else
+  if (mode_ != receive_mode::posted || polling_held() || !to_self_.empty()) return false;
+  if (posted_[next_posted_].complete) return false;  // a message is in already: poll it
+  waited_.clear();
+  waited_entries_.clear();
+  const auto wait_for = [&](MPI_Request& r, waited_entry::kind what, std::size_t index) {
+    if (r == MPI_REQUEST_NULL) return;
+    waited_.push_back(r);
+    waited_entries_.push_back(waited_entry{what, index, &r});
+  };
+  // The oldest posted receive only: messages are handled in the order posted, and a later one
+  // cannot complete before the oldest is matched (they match in order).
+  wait_for(posted_[next_posted_].request, waited_entry::receive, next_posted_);
+  for (std::size_t i = 0; i < requests_.size(); ++i) wait_for(requests_[i], waited_entry::send, i);
+  for (const int source : arriving_sources_) {
+    for (auto& a : arriving_[source])
+      for (auto& piece : a.pieces) wait_for(piece, waited_entry::piece, 0);
+  }
+  for (collective_requests* g : live_groups_)
+    for (MPI_Request& r : g->requests()) wait_for(r, waited_entry::collective, 0);
+  int index = MPI_UNDEFINED;
+  MPI_Status status;
+  mpi_check(MPI_Waitany(static_cast<int>(waited_.size()), waited_.data(), &index, &status), "MPI_Waitany");
+  if (index == MPI_UNDEFINED) return false;
+  // MPI_Waitany completed and freed that request: record it where it belongs.
+  const waited_entry& e = waited_entries_[static_cast<std::size_t>(index)];
+  *e.where = MPI_REQUEST_NULL;
+  switch (e.what) {
+    case waited_entry::receive:
+      posted_[e.index].complete = true;
+      posted_[e.index].status = status;
+      break;
+    case waited_entry::send: send_completed(e.index); break;
+    case waited_entry::piece:       // MPI_Testall counts a null request complete
+    case waited_entry::collective: break;
+  }
+  return true;
+#endif
+}
+
 std::unique_ptr<collective_group> mpi_transport::make_group() {
 #ifdef TRANSIT_SIMGRID
   // Collective: every rank makes its groups in the same order, so they agree on the tags.
-  return std::make_unique<p2p_group>(comm_, first_group_tag + groups_made_++);
+  return std::make_unique<p2p_group>(*this, first_group_tag + groups_made_++);
 #else
-  return std::make_unique<mpi_group>(comm_);
+  return std::make_unique<mpi_group>(*this);
 #endif
 }
 

@@ -21,11 +21,24 @@
 // into the final buffer (Irecv posted when the announcement is matched; MPI's non-overtaking rule
 // pairs pieces with announcements in order). Later messages from the same source are held back
 // until the large one is complete, so order per source and channel is kept.
+//
+// Receiving, two ways (TRANSIT_MPI_RECEIVE, receive_mode below):
+//  - probe: MPI_Improbe, then MPI_Mrecv into a buffer of the probed size (MPI_Iprobe and MPI_Recv
+//    from the probed source under SimGrid, which has no matched probes). No buffer waits for a
+//    message that has not come.
+//  - posted: a ring of `posted_receives` receives from any source, each of posted_receive_bytes,
+//    posted ahead and handled in the order posted (which keeps MPI's per-source order: a source's
+//    messages match the posted receives in order). A message lands straight in its buffer, and an
+//    idle rank can block inside MPI until something arrives (wait_for_activity): under SimGrid
+//    that is one simulator call per wait instead of one per poll, which is what lets thousands of
+//    simulated ranks finish (docs/simulation.md). A message larger than a posted receive goes as
+//    an announcement and pieces, as a large message does.
 #include <mpi.h>
 
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "transit/transport/transport.hpp"
@@ -34,6 +47,11 @@ namespace transit::detail {
 
 /// Throws std::runtime_error with MPI's own error string unless rc is MPI_SUCCESS.
 void mpi_check(int rc, const char* call);
+
+/// Ends the whole job with status 1 after a PE's failure was reported: MPI_Abort. Under SimGrid
+/// MPI_Abort ends the simulation with status 0, so a simulated job exits the simulator (every rank
+/// is in it) with status 1 instead.
+[[noreturn]] void abort_job();
 
 /// One queue per peer, made when first used. An empty std::deque already holds about 600 bytes
 /// (libstdc++ allocates its first block at construction), so a queue for every peer costs O(P)
@@ -63,15 +81,31 @@ class per_peer_queues {
   std::vector<std::unique_ptr<std::deque<T>>> queues_;
 };
 
+/// A collective group of the mpi transport: the requests of its collective in flight, for
+/// wait_for_activity. A group registers with its transport while it lives.
+class collective_requests {
+ public:
+  /// The requests (MPI_REQUEST_NULL once complete); wait_for_activity may complete and clear one.
+  virtual std::span<MPI_Request> requests() noexcept = 0;
+
+ protected:
+  ~collective_requests() = default;
+};
+
 class mpi_transport final : public transport {
  public:
   static constexpr int sync_interval = 256;
   static constexpr std::size_t sync_bytes = std::size_t{64} << 10;
   static constexpr int max_unacked = 4;
   static constexpr std::size_t default_max_message_bytes = std::size_t{1} << 30;
+  /// Receives posted ahead in `posted` mode, and the bytes of each (prefix included): above Open
+  /// MPI's 32 KiB eager limit, so every aggregated message of transit's default sizes fits.
+  static constexpr int posted_receives = 4;
+  static constexpr std::size_t posted_receive_bytes = std::size_t{64} << 10;
+  enum class receive_mode { probe, posted };
 
   /// Collective over `parent`: duplicates it, so transit's traffic never meets the program's.
-  explicit mpi_transport(MPI_Comm parent);
+  explicit mpi_transport(MPI_Comm parent, receive_mode mode = receive_mode_from_environment());
   ~mpi_transport() override;
 
   int rank() const noexcept override { return rank_; }
@@ -81,11 +115,20 @@ class mpi_transport final : public transport {
   std::size_t poll(std::vector<message>& sink, std::size_t max) override;
   std::size_t pending_sends() const noexcept override { return in_flight_.size() + backlogged_; }
   std::unique_ptr<collective_group> make_group() override;
+  bool wait_for_activity() override;
   bool aborted() const noexcept override { return false; }
   [[noreturn]] void end_job(const std::string& why) override;
   MPI_Comm comm() const noexcept { return comm_; }
-  /// Largest message sent whole; larger ones go in pieces.
+  /// Largest piece of a message sent in pieces.
   std::size_t max_message_bytes() const noexcept { return max_message_bytes_; }
+  /// Largest message (prefix included) sent whole; larger ones go as an announcement and pieces.
+  std::size_t whole_message_bytes() const noexcept { return whole_message_bytes_; }
+  receive_mode receiving() const noexcept { return mode_; }
+  void add_group(collective_requests* g) { live_groups_.push_back(g); }
+  void remove_group(collective_requests* g) { std::erase(live_groups_, g); }
+  /// TRANSIT_MPI_RECEIVE: `probe` or `posted`; unset: posted under SimGrid, else probe. Throws
+  /// std::invalid_argument naming the value otherwise.
+  static receive_mode receive_mode_from_environment();
 
  private:
   struct in_flight {
@@ -102,6 +145,13 @@ class mpi_transport final : public transport {
   void post(int dest, message_buffer&& data);
   void post_one(int dest, const void* bytes, std::size_t size, int tag, bool synchronous, in_flight&& entry);
   void complete_sends();
+  void send_completed(std::size_t index);  // in_flight_[index]'s request has completed
+  void post_receive(std::size_t slot);
+  std::size_t receive_posted(std::vector<message>& sink, std::size_t max);
+  std::size_t receive_probed(std::vector<message>& sink, std::size_t max);
+  // A message taken from the network (its wire bytes in `data`); false when it was held back or
+  // was an announcement (nothing for the sink yet).
+  bool take_arrival(int source, int bytes, message_buffer&& data, std::vector<message>& sink);
   void receive_announced(int source, std::uint32_t channel, std::uint64_t payload_bytes);
   std::size_t hand_over_arrivals(std::vector<message>& sink);
 
@@ -120,6 +170,25 @@ class mpi_transport final : public transport {
   std::size_t max_message_bytes_ = default_max_message_bytes;
   per_peer_queues<arriving> arriving_;  // per source: a large message and what follows it
   std::vector<int> arriving_sources_;           // sources whose arriving_ queue is not empty
+  receive_mode mode_;
+  std::size_t whole_message_bytes_;
+  struct posted_receive {
+    message_buffer buffer;
+    MPI_Request request = MPI_REQUEST_NULL;
+    bool complete = false;  // completed by wait_for_activity; `status` holds its status
+    MPI_Status status{};
+  };
+  std::vector<posted_receive> posted_;  // the ring (posted mode)
+  std::size_t next_posted_ = 0;         // the oldest: handled first
+  // wait_for_activity's scratch: the requests waited for, and what each is.
+  std::vector<MPI_Request> waited_;
+  struct waited_entry {
+    enum kind { receive, send, piece, collective } what;
+    std::size_t index;
+    MPI_Request* where;  // pieces and collectives: the request to clear
+  };
+  std::vector<waited_entry> waited_entries_;
+  std::vector<collective_requests*> live_groups_;  // their requests are waited on too
 #ifdef TRANSIT_SIMGRID
   // Collective groups are tags of comm_ in a SimGrid build (p2p_group in mpi_transport.cpp).
   static constexpr int first_group_tag = 16;

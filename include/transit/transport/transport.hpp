@@ -59,6 +59,27 @@ class transport {
   virtual std::size_t pending_sends() const noexcept = 0;
   /// Collective: a new, independent group of collectives.
   virtual std::unique_ptr<collective_group> make_group() = 0;
+  /// For a PE with nothing to do until the network moves: blocks until a message arrives, a send
+  /// completes or a collective of one of this transport's groups completes, and returns true; or
+  /// returns false at once when this transport does not block (then the caller backs off and
+  /// polls). Only the mpi transport under SimGrid blocks (a simulated poll costs the simulator a
+  /// context switch; a real rank shares its core, where MPI's own waits would spin), and only in
+  /// its posted receive mode, while no polling_hold is alive, nothing waits in its queue for
+  /// this PE, and this PE has anything in flight at all.
+  virtual bool wait_for_activity() { return false; }
+
+  /// While one lives, wait_for_activity returns false: for a layer that waits on MPI requests of
+  /// its own (the mpi_rma engine), which the transport cannot see complete.
+  class polling_hold {
+   public:
+    explicit polling_hold(transport& t) noexcept : t_(&t) { ++t_->polling_holds_; }
+    polling_hold(const polling_hold&) = delete;
+    polling_hold& operator=(const polling_hold&) = delete;
+    ~polling_hold() { --t_->polling_holds_; }
+
+   private:
+    transport* t_;
+  };
   /// True once another PE has failed; waiting loops then stop (local backend; MPI aborts instead).
   virtual bool aborted() const noexcept = 0;
   /// Ends the whole job because of this PE: prints "transit: PE <r>: <why>" (once per job) and
@@ -67,7 +88,11 @@ class transport {
   virtual void end_job(const std::string& why) = 0;
 
  protected:
+  bool polling_held() const noexcept { return polling_holds_ > 0; }
   buffer_pool pool_;
+
+ private:
+  int polling_holds_ = 0;
 };
 
 }  // namespace transit::detail
