@@ -213,6 +213,39 @@ class progress_bar {
   detail::steady_clock::time_point start_;
 };
 
+/// A pointer to this PE's state, for captureless active-message handlers (they find it through
+/// their context). A thread_local is one per PE on the local backend and one per rank under
+/// mpirun; a simulated job runs all its ranks in one thread and without per-rank copies of globals
+/// (scripts/simulate, docs/simulation.md), so there the PE's rank picks a slot.
+template <class T>
+class pe_pointer {
+ public:
+  void set(const context& ctx, T* state) {
+#ifdef TRANSIT_SIMGRID
+    if (slots_.size() < static_cast<std::size_t>(ctx.size())) slots_.resize(static_cast<std::size_t>(ctx.size()));
+    slots_[static_cast<std::size_t>(ctx.rank())] = state;
+#else
+    static_cast<void>(ctx);
+    mine_ = state;
+#endif
+  }
+  T& get(const context& ctx) const noexcept {
+#ifdef TRANSIT_SIMGRID
+    return *slots_[static_cast<std::size_t>(ctx.rank())];
+#else
+    static_cast<void>(ctx);
+    return *mine_;
+#endif
+  }
+
+ private:
+#ifdef TRANSIT_SIMGRID
+  std::vector<T*> slots_;
+#else
+  static inline thread_local T* mine_ = nullptr;
+#endif
+};
+
 /// SplitMix64: small state, fast, good enough for benchmark traffic; one stream per PE.
 class rng {
  public:

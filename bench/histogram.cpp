@@ -19,7 +19,7 @@ std::uint64_t table_slots = 1000;  // --table-slots
 std::string api = "streamer";      // --api
 
 // The table of this PE, for the active handler (captureless: it finds the table here).
-thread_local std::vector<std::uint64_t>* active_table = nullptr;
+pe_pointer<std::vector<std::uint64_t>> active_table;
 
 measurement run_histogram(context& ctx, const setup& s) {
   const std::uint64_t slots = table_slots;
@@ -47,11 +47,11 @@ measurement run_histogram(context& ctx, const setup& s) {
   measurement m;
   m.items_per_pe = static_cast<double>(n * steps);  // before add_step_fields, which rates the steps by it
   if (api == "active") {
-    active_table = &table;
+    active_table.set(ctx, &table);
     active_messages am(ctx, s.stream);
     m.seconds = run_steps(
         [&](const table_entry& e) {
-          am.async(static_cast<int>(e.pe), [](active_messages&, std::uint32_t slot) { ++(*active_table)[slot]; },
+          am.async(static_cast<int>(e.pe), [](active_messages& here, std::uint32_t slot) { ++active_table.get(here.ctx())[slot]; },
                    e.slot);
         },
         [&] { am.progress(); }, [&] { am.barrier(); });

@@ -37,7 +37,7 @@ std::uint64_t sampled_sum(std::span<const std::uint64_t> words) {
 struct arrivals {
   std::uint64_t count = 0, bytes = 0, sum = 0;
 };
-thread_local arrivals active_arrivals;
+pe_pointer<arrivals> active_arrivals;
 
 measurement run_payload(context& ctx, const setup& s) {
   using detail::context_access;
@@ -81,21 +81,23 @@ measurement run_payload(context& ctx, const setup& s) {
   mail.close_channel(channel);
 
   // The same bytes as calls.
-  active_arrivals = arrivals{};
+  arrivals arrived_calls;
+  active_arrivals.set(ctx, &arrived_calls);
   active_messages am(ctx, s.stream);
   double active_seconds = 0;
   for (std::uint64_t r = 0; r < reps; ++r) {
     active_seconds += measure(ctx, [&] {
-      am.async(next, [](active_messages&, std::span<const std::uint64_t> v) {
-        ++active_arrivals.count;
-        active_arrivals.bytes += v.size_bytes();
-        active_arrivals.sum += sampled_sum(v);
+      am.async(next, [](active_messages& here, std::span<const std::uint64_t> v) {
+        arrivals& a = active_arrivals.get(here.ctx());
+        ++a.count;
+        a.bytes += v.size_bytes();
+        a.sum += sampled_sum(v);
       }, payload);
       am.barrier();
     });
   }
-  verified &= active_arrivals.count == reps && active_arrivals.bytes == reps * bytes &&
-              active_arrivals.sum == reps * expected;
+  verified &= arrived_calls.count == reps && arrived_calls.bytes == reps * bytes &&
+              arrived_calls.sum == reps * expected;
 
   measurement m;
   m.seconds = active_seconds;

@@ -84,13 +84,13 @@ struct logical_processes {
 
 // --api active: an event is a call; its handler makes the call of the successor. Captureless,
 // the handler finds this PE's logical processes here.
-thread_local logical_processes* active_lps = nullptr;
+pe_pointer<logical_processes> active_lps;
 void handle_event(active_messages& am, const event& e);
 constexpr auto on_event = [](active_messages& am, const event& e) { handle_event(am, e); };
 void handle_event(active_messages& am, const event& e) {
   event next;
   std::uint64_t pe;
-  if (active_lps->handle(e, next, pe)) am.async(static_cast<int>(pe), on_event, next);
+  if (active_lps.get(am.ctx()).handle(e, next, pe)) am.async(static_cast<int>(pe), on_event, next);
 }
 
 measurement run_phold(context& ctx, const setup& s) {
@@ -142,7 +142,7 @@ measurement run_phold(context& ctx, const setup& s) {
     m.items_per_pe = static_cast<double>(total) / static_cast<double>(pes);
   };
   if (api == "active") {
-    active_lps = &here;
+    active_lps.set(ctx, &here);
     active_messages am(ctx, s.stream);
     m.seconds = run_steps([&](const event& e) { am.async(ctx.rank(), on_event, e); }, [&] { am.barrier(); });
     m.stats = am.stats();

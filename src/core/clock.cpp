@@ -9,13 +9,13 @@
 
 namespace transit::detail {
 
-steady_clock::time_point steady_clock::now() noexcept {
+steady_clock::time_point steady_clock::now() {
   // Nanoseconds, rounded: the same simulated instant always reads the same (MPI_Wtime is exact to
   // far below a nanosecond for any simulated time under a few months).
   return time_point(duration(std::llround(MPI_Wtime() * 1e9)));
 }
 
-void simulated_sleep(double seconds) noexcept {
+void simulated_sleep(double seconds) {
   if (!(seconds > 0)) return;
   timespec wait{};
   wait.tv_sec = static_cast<std::time_t>(seconds);

@@ -8,12 +8,63 @@
 #include "transit/core/error.hpp"
 #include "transit/runtime/detail/context_access.hpp"
 
+#ifdef TRANSIT_SIMGRID
+#include <simgrid/s4u/Engine.hpp>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+#endif
+
 namespace transit {
 
+#ifdef TRANSIT_SIMGRID
+namespace {
+
+// A simulated job whose PEs all block in the transport with nothing left to happen is a deadlock
+// that no watchdog can see (simulated time stops). SimGrid finds it, prints one line and ends the
+// simulation with status 0; transit first reports what every PE waits in, as the watchdog would,
+// and makes the job fail. The contexts of this process (all ranks share it without privatization).
+std::vector<const context*>& live_contexts() {
+  static std::vector<const context*> contexts;
+  return contexts;
+}
+
+void report_deadlock() {
+  std::string report;
+  auto contexts = live_contexts();
+  std::sort(contexts.begin(), contexts.end(), [](const context* a, const context* b) { return a->rank() < b->rank(); });
+  for (const context* c : contexts) {
+    const auto& state = detail::context_access::state(*c);
+    report += detail::concat("transit: PE ", c->rank(), ": deadlock at simulated time ",
+                             simgrid::s4u::Engine::get_clock(), " s: every PE is blocked; this one in ",
+                             state.blocked_in.empty() ? std::string_view("its program") : state.blocked_in, "\n");
+    for (const auto& [id, describe] : state.diagnostics) report += "  " + describe() + "\n";
+  }
+  std::fputs(report.c_str(), stderr);
+  std::fflush(stderr);
+  std::_Exit(1);
+}
+
+}  // namespace
+#endif
+
 context::context(std::unique_ptr<detail::context_state> state)
-    : state_(std::move(state)), rank_(state_->net->rank()), size_(state_->net->size()) {}
+    : state_(std::move(state)), rank_(state_->net->rank()), size_(state_->net->size()) {
+#ifdef TRANSIT_SIMGRID
+  static const bool hooked = [] {
+    simgrid::s4u::Engine::on_deadlock_cb(report_deadlock);
+    return true;
+  }();
+  static_cast<void>(hooked);
+  live_contexts().push_back(this);
+#endif
+}
 
 context::~context() {
+#ifdef TRANSIT_SIMGRID
+  std::erase(live_contexts(), this);
+#endif
   if (state_->mail.dropped_after_close() > 0)
     std::fprintf(stderr, "transit: PE %d: %zu messages arrived for endpoints already destroyed (they are lost)\n",
                  rank_, state_->mail.dropped_after_close());

@@ -8,6 +8,9 @@ simulation build is missing: `make test` builds both.
   measured  the same kernel in measured mode (this host's CPU time): runs and verifies
   kernels   every bench kernel scripts/simulate accepts runs verified at 8 ranks; the ones it
             refuses are refused with a one-line error, status 2
+  deadlock  a stuck program (PE 1 never ends its step): without a watchdog the simulated job ends
+            with transit's report of what every PE waits in (SimGrid's own deadlock ends with status
+            0), and with TRANSIT_WATCHDOG the watchdog fires in simulated time
 """
 import json
 import os
@@ -19,8 +22,9 @@ ADDED = {"simulated_seconds": float, "wall_seconds": float, "platform": str, "ra
          "mode": str}
 
 
-def simulate(*arguments, expect_status=0):
-    run = subprocess.run([sys.executable, SIMULATE, *arguments], capture_output=True, text=True, timeout=600)
+def simulate(*arguments, expect_status=0, env=None):
+    run = subprocess.run([sys.executable, SIMULATE, *arguments], capture_output=True, text=True, timeout=600,
+                         env=env)
     if run.returncode != expect_status:
         sys.exit(f"simulate_check: {' '.join(arguments)}: exit status {run.returncode}, expected {expect_status}\n"
                  f"stdout:\n{run.stdout}\nstderr:\n{run.stderr}")
@@ -81,6 +85,10 @@ KERNELS = {  # small runs of every kernel scripts/simulate accepts
     "randomaccess": ["--items-per-pe", "1024"], "route-step": ["--items-per-pe", "65536"], "vector": [],
     "payload": ["--payload-bytes", "1048576"], "halo": ["--steps", "2"],
 }
+# Kernels run a second way: captureless active-message handlers find their PE's state without
+# per-rank copies of globals (scripts/simulate runs SMPI without privatization).
+VARIANTS = [("histogram", ["--items-per-pe", "1024", "--api", "active"]),
+            ("phold", ["--items-per-pe", "1024", "--api", "active"])]
 
 
 def check_kernels():
@@ -98,12 +106,35 @@ def check_kernels():
             if len(lines) != 1 or not lines[0].startswith(f"transit: error: kernel: got '{kernel}'"):
                 sys.exit(f"simulate_check: {kernel} refused without the one-line error: {run.stderr}")
             print(f"{kernel}: refused: {lines[0]}")
+    for kernel, options in VARIANTS:
+        out = records("--platform", "torus:2x2:2", "--ranks", "8", "--", "bench", kernel, *options)
+        print(f"{kernel} {' '.join(options)}: {len(out)} records, verified")
     missing = accepted - set(KERNELS)
     if missing:
         sys.exit(f"simulate_check: kernels accepted but not run here: {sorted(missing)}")
 
 
-CHECKS = {"modelled": check_modelled, "measured": check_measured, "kernels": check_kernels}
+def check_deadlock():
+    transit = os.environ.get("TRANSIT_SIM", os.path.join(os.path.dirname(SIMULATE), "..", "build-sim", "bin", "transit"))
+    stuck = os.path.join(os.path.dirname(transit), "transit_stuck")
+    job = ["--platform", "torus:2x2:2", "--ranks", "8", "--program", stuck, "--"]
+    run = simulate(*job, expect_status=1)
+    reports = [line for line in run.stderr.splitlines() if " deadlock at simulated time " in line]
+    print("\n".join(reports))
+    if len(reports) != 8 or not all(f"transit: PE {pe}: deadlock" in reports[pe] for pe in range(8)):
+        sys.exit(f"simulate_check: expected one deadlock line per PE, in rank order:\n{run.stderr}")
+    if not reports[1].endswith("this one in barrier") or "in streamer wait" not in reports[0]:
+        sys.exit(f"simulate_check: the report does not say where PEs wait:\n{run.stderr}")
+    if "streamer<int64> step 0" not in run.stderr:
+        sys.exit(f"simulate_check: the report lacks the streamers' state:\n{run.stderr}")
+    watched = simulate(*job, expect_status=1, env=dict(os.environ, TRANSIT_WATCHDOG="0.001"))
+    if "watchdog: no progress for 0.001" not in watched.stderr:
+        sys.exit(f"simulate_check: with TRANSIT_WATCHDOG=0.001 no watchdog report:\n{watched.stderr}")
+    print("with the watchdog:", next(l for l in watched.stderr.splitlines() if "watchdog:" in l))
+
+
+CHECKS = {"modelled": check_modelled, "measured": check_measured, "kernels": check_kernels,
+          "deadlock": check_deadlock}
 if len(sys.argv) != 2 or sys.argv[1] not in CHECKS:
     sys.exit(f"usage: simulate_check.py {'|'.join(CHECKS)}")
 CHECKS[sys.argv[1]]()

@@ -46,7 +46,7 @@ class backoff {
   /// Called after a poll that found nothing to do. `sends_pending`: this PE has sends accepted by
   /// the transport and not yet complete (transport::pending_sends() > 0, asked once per idle
   /// round); then it yields instead of sleeping, however long it has been idle.
-  void idle(bool sends_pending = false) noexcept {
+  void idle(bool sends_pending = false) noexcept(!waits_can_throw) {
     if (round_ < spin_rounds) {
 #ifdef TRANSIT_SIMGRID
       // A spin is a poll: it must pass simulated time too, or a PE could poll again and again

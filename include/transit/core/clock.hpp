@@ -14,6 +14,11 @@ namespace transit::detail {
 
 #ifndef TRANSIT_SIMGRID
 
+/// Whether a clock read or wait can throw: under SimGrid each is a call into the simulator, which
+/// unwinds a rank it ends (another rank's MPI_Abort) with an exception; that must not meet a
+/// noexcept on its way out (std::terminate, a crash instead of the job's report).
+inline constexpr bool waits_can_throw = false;
+
 using steady_clock = std::chrono::steady_clock;
 
 template <class Rep, class Period>
@@ -26,6 +31,8 @@ inline void yield() noexcept { std::this_thread::yield(); }
 
 #else
 
+inline constexpr bool waits_can_throw = true;
+
 /// The calling rank's simulated time (SMPI's MPI_Wtime). When SMPI simulates computation
 /// (smpi/simulate-computation, its default), the read first charges the CPU burst since the
 /// rank's last MPI call, so an interval read here includes transit's own work. SMPI adds
@@ -37,12 +44,12 @@ struct steady_clock {
   using period = duration::period;
   using time_point = std::chrono::time_point<steady_clock>;
   static constexpr bool is_steady = true;
-  static time_point now() noexcept;
+  static time_point now();
 };
 
 /// Passes `seconds` of simulated time on this rank without using its core (SMPI's nanosleep);
 /// nothing for seconds <= 0.
-void simulated_sleep(double seconds) noexcept;
+void simulated_sleep(double seconds);
 
 /// What one idle poll of a PE costs in simulated time. A real PE that polls an idle network
 /// (MPI_Iprobe plus MPI_Testsome) takes well under a microsecond; SMPI's own stand-ins
@@ -59,7 +66,7 @@ inline void sleep_for(const std::chrono::duration<Rep, Period>& d) {
 
 /// A simulated PE owns its core, so there is nothing to hand over; what a yielding loop does is
 /// poll again, which costs one poll (see simulated_poll).
-inline void yield() noexcept { simulated_sleep(std::chrono::duration<double>(simulated_poll).count()); }
+inline void yield() { simulated_sleep(std::chrono::duration<double>(simulated_poll).count()); }
 
 #endif
 

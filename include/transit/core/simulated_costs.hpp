@@ -39,7 +39,7 @@ const simulated_costs& simulation_costs();
 
 /// Passes `seconds` of simulated time computing on this rank's core (SMPI's
 /// smpi_execute_benched); nothing for seconds <= 0.
-void charge_simulated(double seconds) noexcept;
+void charge_simulated(double seconds);
 
 /// Modelled mode: charges `messages` messages' own costs now; nothing in measured mode.
 inline void charge_messages(std::uint64_t messages) {

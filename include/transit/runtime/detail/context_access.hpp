@@ -57,6 +57,10 @@ struct context_state {
   std::vector<std::pair<int, std::function<bool()>>> progress_hooks;
   int next_progress_hook = 0;
   bool running_progress_hooks = false;
+#ifdef TRANSIT_SIMGRID
+  // What this PE waits in while blocked in the transport: SimGrid's deadlock report names it.
+  std::string_view blocked_in;
+#endif
 };
 
 class context_access {
@@ -66,6 +70,7 @@ class context_access {
                                        std::shared_ptr<const topology_manager> topology, run_options options);
 
   static transport& net(context& c) noexcept { return *c.state_->net; }
+  static const context_state& state(const context& c) noexcept { return *c.state_; }
   static mailbox& mail(context& c) noexcept { return c.state_->mail; }
 
   /// Repeats `step` until it returns done, backing off (and yielding the core) while it reports
@@ -117,6 +122,13 @@ void context_access::wait_until(context& c, Step&& step, std::string_view what) 
         break;
       case step_result::idle:
         if (c.state_->net->aborted()) throw job_aborted();
+        // A transport that can block waits for the network itself (a simulated rank: one
+        // simulator call per wait, not one per poll). Not with the watchdog on: it must be able
+        // to read the clock while nothing arrives.
+#ifdef TRANSIT_SIMGRID
+        c.state_->blocked_in = what;
+#endif
+        if (watchdog.count() == 0 && c.state_->net->wait_for_activity()) break;
         // One question per idle round, not per item: a PE whose own sends are pending yields
         // but never naps (backoff.hpp: an mpi rendezvous moves only while both sides poll).
         pause.idle(c.state_->net->pending_sends() > 0);
