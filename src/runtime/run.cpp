@@ -6,11 +6,16 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <thread>
 #include <vector>
 
@@ -163,11 +168,31 @@ void finalize_mpi_at_exit() {
   if (!finalized) MPI_Finalize();
 }
 
+#ifdef TRANSIT_SIMGRID
+// A simulated job runs all its ranks in one process (docs/simulation.md). Its ranks build equal
+// machines and topologies, O(P) each: they share one instead of holding P copies (2 GB at 8192
+// ranks). `key` says what the object was built from; the first rank's object serves the others.
+template <class T, class Key>
+std::shared_ptr<const T> shared_by_ranks(const Key& key, const std::function<std::shared_ptr<const T>()>& make) {
+  static std::map<Key, std::weak_ptr<const T>> built;
+  std::weak_ptr<const T>& slot = built[key];
+  if (std::shared_ptr<const T> existing = slot.lock()) return existing;
+  std::shared_ptr<const T> made = make();
+  slot = made;
+  return made;
+}
+#endif
+
 std::shared_ptr<const machine> mpi_machine(MPI_Comm comm, const run_options& o) {
   int rank = 0, size = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
+#ifdef TRANSIT_SIMGRID
+  if (o.pes_per_node > 0)
+    return shared_by_ranks<machine>(std::vector<int>{size, o.pes_per_node}, [&] { return emulated_machine(size, o); });
+#else
   if (o.pes_per_node > 0) return emulated_machine(size, o);
+#endif
   // Real nodes: the ranks sharing memory with us, numbered by their lowest world rank.
   MPI_Comm shared;
   detail::mpi_check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared),
@@ -183,7 +208,11 @@ std::shared_ptr<const machine> mpi_machine(MPI_Comm comm, const run_options& o) 
     if (node_of_leader[leaders[r]] < 0) node_of_leader[leaders[r]] = nodes++;
     node_of[r] = node_of_leader[leaders[r]];
   }
+#ifdef TRANSIT_SIMGRID
+  return shared_by_ranks<machine>(node_of, [&] { return std::make_shared<const machine>(machine::from_node_ids(node_of)); });
+#else
   return std::make_shared<const machine>(machine::from_node_ids(std::move(node_of)));
+#endif
 }
 
 // Aggregated messages are 8 to 64 KiB. Open MPI's shared-memory transport sends only up to
@@ -293,7 +322,12 @@ int run_mpi(const run_options& options, const std::function<void(context&)>& bod
   }
   try {
     auto m = mpi_machine(MPI_COMM_WORLD, options);
+#ifdef TRANSIT_SIMGRID
+    const auto topology = shared_by_ranks<topology_manager>(
+        std::pair{reinterpret_cast<std::uintptr_t>(m.get()), options.physical}, [&] { return job_topology(*m, options); });
+#else
     auto topology = job_topology(*m, options);
+#endif
     auto ctx = detail::context_access::make(std::make_unique<detail::mpi_transport>(MPI_COMM_WORLD), std::move(m),
                                             std::move(topology), options);
     body(*ctx);

@@ -180,6 +180,10 @@ class p2p_group final : public collective_group, public collective_requests {
       return;
     }
     step_ = done;
+    // A group lives as long as its streamer; an allreduce of P values (a streamer's link counts)
+    // must not keep 16 P bytes per rank after it (P^2 for a simulated job in one process).
+    std::vector<std::uint64_t>().swap(incoming_);
+    std::vector<std::uint64_t>().swap(outgoing_);
   }
 
   static constexpr int idle = -1;
@@ -245,11 +249,6 @@ mpi_transport::mpi_transport(MPI_Comm parent, receive_mode mode)
   mpi_check(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
-  since_sync_.assign(size_, 0);
-  bytes_since_sync_.assign(size_, 0);
-  unacked_.assign(size_, 0);
-  backlog_.resize(size_);
-  arriving_.resize(size_);
   if (mode_ == receive_mode::posted) {
     posted_.resize(posted_receives);
     for (std::size_t slot = 0; slot < posted_.size(); ++slot) post_receive(slot);
@@ -347,7 +346,7 @@ void mpi_transport::send(int dest, std::uint32_t channel, message_buffer&& data)
     to_self_.push_back(message{rank_, channel, std::move(data)});
     return;
   }
-  if (!backlog_.empty(dest) || unacked_[dest] >= max_unacked) {
+  if (!backlog_.empty(dest) || flow_[dest].unacked >= max_unacked) {
     backlog_[dest].push_back(std::move(data));
     ++backlogged_;
     return;
@@ -356,12 +355,13 @@ void mpi_transport::send(int dest, std::uint32_t channel, message_buffer&& data)
 }
 
 void mpi_transport::post(int dest, message_buffer&& data) {
-  bytes_since_sync_[dest] += data.wire_size();
-  const bool synchronous = ++since_sync_[dest] >= sync_interval || bytes_since_sync_[dest] >= sync_bytes;
+  flow_state& flow = flow_[dest];
+  flow.bytes_since_sync += data.wire_size();
+  const bool synchronous = ++flow.since_sync >= sync_interval || flow.bytes_since_sync >= sync_bytes;
   if (synchronous) {
-    since_sync_[dest] = 0;
-    bytes_since_sync_[dest] = 0;
-    ++unacked_[dest];
+    flow.since_sync = 0;
+    flow.bytes_since_sync = 0;
+    ++flow.unacked;
   }
   if (data.wire_size() <= whole_message_bytes_) {
     const void* bytes = data.wire();
@@ -418,20 +418,19 @@ void mpi_transport::complete_sends() {
     }
   }
   if (backlogged_ == 0) return;
-  for (int dest = 0; dest < size_; ++dest) {
-    if (backlog_.empty(dest)) continue;
-    auto& queue = backlog_[dest];
-    while (!queue.empty() && unacked_[dest] < max_unacked) {
+  backlog_.for_each([&](int dest, std::deque<message_buffer>& queue) {
+    const flow_state& flow = flow_[dest];
+    while (!queue.empty() && flow.unacked < max_unacked) {
       post(dest, std::move(queue.front()));
       queue.pop_front();
       --backlogged_;
     }
-  }
+  });
 }
 
 void mpi_transport::send_completed(std::size_t i) {
   in_flight& done = in_flight_[i];
-  if (done.synchronous) --unacked_[done.dest];
+  if (done.synchronous) --flow_[done.dest].unacked;
   pool_.give(std::move(done.data));
   done.piece_of.reset();  // the last piece to complete frees the large buffer
   if (const std::size_t last = requests_.size() - 1; i != last) {

@@ -39,6 +39,7 @@
 #include <deque>
 #include <memory>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "transit/transport/transport.hpp"
@@ -53,32 +54,28 @@ void mpi_check(int rc, const char* call);
 /// is in it) with status 1 instead.
 [[noreturn]] void abort_job();
 
-/// One queue per peer, made when first used. An empty std::deque already holds about 600 bytes
-/// (libstdc++ allocates its first block at construction), so a queue for every peer costs O(P)
-/// per rank and O(P^2) per job: 5 MB per rank at 4096 ranks, and 20 GB for a 4096-rank job that
-/// SMPI simulates in one process. A rank queues towards few peers.
+/// One queue per peer, made when first used: a rank queues towards few peers. Held by peer in a
+/// hash map, not a vector of all peers: state of O(P) per rank is O(P^2) per job, and a simulated
+/// job holds all its ranks in one process (an empty std::deque alone holds about 600 bytes:
+/// 20 GB at 4096 ranks for a queue per peer).
 template <class T>
 class per_peer_queues {
  public:
-  void resize(int peers) { queues_.resize(static_cast<std::size_t>(peers)); }
   bool empty(int peer) const noexcept {
-    const auto& q = queues_[static_cast<std::size_t>(peer)];
-    return !q || q->empty();
+    const auto it = queues_.find(peer);
+    return it == queues_.end() || it->second.empty();
   }
-  /// Queues made so far (tests: peers never queued to cost a null pointer only).
-  std::size_t made() const noexcept {
-    std::size_t n = 0;
-    for (const auto& q : queues_) n += q != nullptr;
-    return n;
-  }
-  std::deque<T>& operator[](int peer) {
-    auto& q = queues_[static_cast<std::size_t>(peer)];
-    if (!q) q = std::make_unique<std::deque<T>>();
-    return *q;
+  /// Queues made so far (tests: peers never queued to cost nothing).
+  std::size_t made() const noexcept { return queues_.size(); }
+  std::deque<T>& operator[](int peer) { return queues_[peer]; }
+  /// Calls f(peer, queue) for every queue made so far.
+  template <class F>
+  void for_each(F&& f) {
+    for (auto& [peer, queue] : queues_) f(peer, queue);
   }
 
  private:
-  std::vector<std::unique_ptr<std::deque<T>>> queues_;
+  std::unordered_map<int, std::deque<T>> queues_;
 };
 
 /// A collective group of the mpi transport: the requests of its collective in flight, for
@@ -160,9 +157,14 @@ class mpi_transport final : public transport {
   int size_ = 0;
   std::vector<MPI_Request> requests_;  // parallel to in_flight_
   std::vector<in_flight> in_flight_;
-  std::vector<int> since_sync_;        // per destination: messages since the last synchronous one
-  std::vector<std::size_t> bytes_since_sync_;  // per destination: their bytes
-  std::vector<int> unacked_;           // per destination
+  // Flow control per destination, for the destinations sent to so far (a hash map for the reason
+  // per_peer_queues gives).
+  struct flow_state {
+    int since_sync = 0;                // messages since the last synchronous one
+    std::size_t bytes_since_sync = 0;  // their bytes
+    int unacked = 0;                   // synchronous messages not yet matched
+  };
+  std::unordered_map<int, flow_state> flow_;
   per_peer_queues<message_buffer> backlog_;  // per destination
   std::size_t backlogged_ = 0;
   std::vector<message> to_self_;

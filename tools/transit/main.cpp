@@ -153,23 +153,30 @@ int main(int argc, char** argv) {
     command_argv = args.data();
   }
 
-  CLI::App app("transit: aggregated fine-grained communication on parallel machines", "transit");
-  app.footer(launch_options_help);
-  app.set_version_flag("--version", std::string("transit ") + transit::version(), "print the version and exit");
-  transit::bench::add_commands(app);
-  try {
-    app.parse(command_argc, command_argv);
-  } catch (const CLI::ParseError& e) {
-    // Help wins wherever it stands, even beside a mistake; help and --version exit with 0.
-    const bool help = e.get_exit_code() == 0 || help_requested(command_argc, command_argv);
-    if (!help) return usage_error(message_of(e, app, std::vector<std::string>(command_argv + 1, command_argv + command_argc)));
-    if (first_process()) {
-      if (dynamic_cast<const CLI::CallForVersion*>(&e) != nullptr) std::cout << e.what() << "\n";
-      else std::cout << app.help();
+  // The parser holds every command's options (about 250 KB): it is gone before the job starts,
+  // which keeps what was parsed in the commands' own variables. A simulated job runs thousands of
+  // ranks in one process, each parsing its own command line (docs/simulation.md).
+  const transit::bench::command_entry* command = nullptr;
+  {
+    CLI::App app("transit: aggregated fine-grained communication on parallel machines", "transit");
+    app.footer(launch_options_help);
+    app.set_version_flag("--version", std::string("transit ") + transit::version(), "print the version and exit");
+    transit::bench::add_commands(app);
+    try {
+      app.parse(command_argc, command_argv);
+    } catch (const CLI::ParseError& e) {
+      // Help wins wherever it stands, even beside a mistake; help and --version exit with 0.
+      const bool help = e.get_exit_code() == 0 || help_requested(command_argc, command_argv);
+      if (!help)
+        return usage_error(message_of(e, app, std::vector<std::string>(command_argv + 1, command_argv + command_argc)));
+      if (first_process()) {
+        if (dynamic_cast<const CLI::CallForVersion*>(&e) != nullptr) std::cout << e.what() << "\n";
+        else std::cout << app.help();
+      }
+      return 0;
     }
-    return 0;
+    command = transit::bench::parsed_command(app);
   }
-  const transit::bench::command_entry* command = transit::bench::parsed_command(app);
   if (command == nullptr) return usage_error("no command given; see 'transit --help'");
 
   // The command's default job on the local backend, unless the user chose (flag or environment).
