@@ -182,6 +182,7 @@ bool hub::append(std::size_t link_index, const request_record& r, const std::byt
   if (config_.combine) note_for_combining(l, r, static_cast<std::uint32_t>(l.used));
   l.used += need;
   ++l.records;
+  hops_.add();
   if (l.capacity > config_.buffer_bytes) send_link(l);  // full; without credit it waits as any full buffer
   return true;
 }
@@ -251,6 +252,7 @@ bool hub::send_link(link& l) {
   const message_header h{message_kind::requests, 0, 0, l.records};
   std::memcpy(l.buffer.payload(), &h, sizeof h);
   l.buffer.set_size(l.used);
+  hops_.charge();  // the records' work comes before the message leaves
   net_.send(l.endpoint, channel_, std::move(l.buffer));
   l.buffer = message_buffer();
   hold_bytes(-static_cast<std::int64_t>(l.capacity));  // now the receiver's to hold
@@ -284,6 +286,7 @@ void hub::flush_due(steady_clock::time_point now) {
 
 void hub::serve(const request_record& r, const std::byte* payload) {
   ++counters_.requests_served;
+  hops_.add();
   if (r.op == op_code::lock || r.op == op_code::unlock) {
     serve_mutex(r);
     return;
@@ -369,6 +372,7 @@ void hub::serve_mutex(const request_record& r) {
 
 void hub::reply(std::int32_t pe, std::uint32_t ticket, const std::byte* data, std::size_t bytes) {
   const int endpoint = config_.endpoint_of[static_cast<std::size_t>(pe)];
+  hops_.add();
   if (endpoint == config_.self) {
     if (ticket != no_ticket && (ticket & combined_ticket) != 0) {
       complete_combined(ticket, data, bytes);
@@ -579,6 +583,7 @@ bool hub::poll(bool may_flush_idle) {
     }
   }
   if (!control_dirty_.empty() || !acks_.empty()) flush_control();
+  hops_.charge();
   return progressed;
 }
 

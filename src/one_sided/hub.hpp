@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "transit/core/clock.hpp"
+#include "transit/core/simulated_costs.hpp"
 #include "transit/one_sided/detail/engine.hpp"
 #include "transit/transport/mailbox.hpp"
 #include "transit/transport/transport.hpp"
@@ -236,6 +237,9 @@ class hub {
   std::vector<message> batch_;
   std::vector<std::byte> scratch_;
   hub_counters counters_;
+  // Request and reply records copied into messages and requests served, charged in modelled
+  // simulations once per message sent and per poll (core/simulated_costs.hpp).
+  item_hop_counter hops_;
 };
 
 }  // namespace transit::detail

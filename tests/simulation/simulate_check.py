@@ -68,6 +68,17 @@ def check_modelled():
                  f"not above {first['simulated_seconds']}")
     print(f"simulate_check: modelled time identical across runs ({first['simulated_seconds']} s) and "
           f"{slow['simulated_seconds'] / first['simulated_seconds']:.2f}x with 100x the link latency")
+    # Item hops are charged in every layer: exchange records and one-sided requests too, not only
+    # streamer items. 100x the cost per item hop must show in each kernel's simulated time.
+    for kernel in (["exchange", "--samples", "2", "--method", "crystal_router"], ["atomics", "--ops", "100"]):
+        small = records("--platform", "torus:2x2:2", "--ranks", "8", "--", "bench", *kernel)[0]
+        large = records("--platform", "torus:2x2:2", "--ranks", "8", "--set", "seconds_per_item=2.96e-5", "--",
+                        "bench", *kernel)[0]
+        ratio = large["simulated_seconds"] / small["simulated_seconds"]
+        print(f"{kernel[0]}: {ratio:.2f}x the simulated time with 100x the cost per item hop")
+        if not ratio > 1.5:
+            sys.exit(f"simulate_check: bench {kernel[0]}: 100x the cost per item hop moved simulated time only "
+                     f"{ratio:.2f}x: its records are not charged")
 
 
 def check_measured():

@@ -46,6 +46,34 @@ inline void charge_messages(std::uint64_t messages) {
   const simulated_costs& c = simulation_costs();
   if (c.modelled && messages > 0) charge_simulated(static_cast<double>(messages) * c.seconds_per_message);
 }
+
+/// Modelled mode: charges `hops` item hops now (an item or record copied into a message at its
+/// source or at a hop that forwards it, or handed over at its destination); nothing in measured mode.
+inline void charge_item_hops(std::uint64_t hops) {
+  const simulated_costs& c = simulation_costs();
+  if (c.modelled && hops > 0) charge_simulated(static_cast<double>(hops) * c.seconds_per_item);
+}
 #endif
+
+/// Item hops counted on the per-item path and charged in one go, once per message or poll: the
+/// per-item path adds an increment (nothing at all outside a simulation build), never a call into
+/// the simulator.
+class item_hop_counter {
+ public:
+#ifdef TRANSIT_SIMGRID
+  void add(std::uint64_t hops = 1) noexcept { pending_ += hops; }
+  void charge() {
+    if (pending_ == 0) return;
+    charge_item_hops(pending_);
+    pending_ = 0;
+  }
+
+ private:
+  std::uint64_t pending_ = 0;
+#else
+  void add(std::uint64_t = 1) noexcept {}
+  void charge() noexcept {}
+#endif
+};
 
 }  // namespace transit::detail
