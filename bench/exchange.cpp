@@ -74,24 +74,33 @@ byte_parcels outgoing_of(int r, int size, std::uint64_t seed) {
   return out;
 }
 
-/// This PE's verdict on one exchange's result: every source's bytes, in order, and nothing else.
-bool check(const byte_parcels& in, int me, int size, std::uint64_t seed) {
+/// What this PE must receive from one exchange: every source's bytes, in order, and nothing else.
+byte_parcels expected_of(int me, int size, std::uint64_t seed) {
   std::vector<std::uint64_t> expected(static_cast<std::size_t>(size), 0);
   for (int s = 0; s < size; ++s) {
     for (const int p : partners_of(s, size, seed)) {
       if (p == me) expected[static_cast<std::size_t>(s)] += parcel_bytes;
     }
   }
-  std::size_t i = 0;
+  byte_parcels out;
   for (int s = 0; s < size; ++s) {
     if (expected[static_cast<std::size_t>(s)] == 0) continue;
-    if (i >= in.size() || in[i].peer != s || in[i].items.size() != expected[static_cast<std::size_t>(s)]) return false;
-    for (std::uint64_t k = 0; k < in[i].items.size(); ++k) {
-      if (in[i].items[k] != byte_at(s, me, k)) return false;
-    }
-    ++i;
+    parcel<std::uint8_t> q{s, std::vector<std::uint8_t>(expected[static_cast<std::size_t>(s)])};
+    for (std::uint64_t k = 0; k < q.items.size(); ++k) q.items[k] = byte_at(s, me, k);
+    out.push_back(std::move(q));
   }
-  return i == in.size();
+  return out;
+}
+
+/// This PE's verdict on one exchange's result. A comparison with the result computed once: the
+/// check runs between automatic's timed runs, and a check that regenerates the bytes (100 us at
+/// 26 x 4 KiB) made every candidate's time there 2-4x its steady time on 4 oversubscribed ranks,
+/// squeezing the candidates together.
+bool check(const byte_parcels& in, const byte_parcels& expected) {
+  if (in.size() != expected.size()) return false;
+  for (std::size_t i = 0; i < in.size(); ++i)
+    if (in[i].peer != expected[i].peer || in[i].items != expected[i].items) return false;
+  return true;
 }
 
 std::vector<exchange_method> methods_of(const context& ctx) {
@@ -129,6 +138,7 @@ measurement run_exchange(context& ctx, const setup& s) {
   const int me = ctx.rank(), size = ctx.size();
   const std::uint64_t seed = s.opt.seed;
   const byte_parcels base = outgoing_of(me, size, seed);
+  const byte_parcels expected = expected_of(me, size, seed);
   std::vector<contender> contenders;
   for (const exchange_method m : methods_of(ctx)) {
     exchange_options o;
@@ -138,7 +148,7 @@ measurement run_exchange(context& ctx, const setup& s) {
     c.method = m;
     c.x = std::make_unique<sparse_exchange<std::uint8_t>>(ctx, o);
     // Warm-up, every result checked; automatic times its candidates on these runs.
-    const auto checked_run = [&] { c.verified = check(c.x->run(base), me, size, seed) && c.verified; };
+    const auto checked_run = [&] { c.verified = check(c.x->run(base), expected) && c.verified; };
     while (m == exchange_method::automatic && c.x->stats().choices == 0) checked_run();
     checked_run();
     checked_run();
@@ -188,7 +198,7 @@ measurement run_exchange(context& ctx, const setup& s) {
   double best_fixed = 0;
   for (auto& c : contenders) {
     const exchange_stats after = c.x->stats();
-    c.verified = check(c.x->run(base), me, size, seed) && c.verified;  // once more, after timing
+    c.verified = check(c.x->run(base), expected) && c.verified;  // once more, after timing
     const bool verified = all_of(ctx, c.verified);
     result.verified = result.verified && verified;
     const double n = static_cast<double>(std::max<std::uint64_t>(c.timed_exchanges, 1));

@@ -58,9 +58,9 @@ TEST(ExchangeSelection, ScoutingDropsTheClearlySlowAndRacesTheRestInRotatedRound
     EXPECT_EQ(s.plan()[2 * round].candidate, round % 2) << "the order rotates each round";
     EXPECT_EQ(s.plan()[2 * round + 1].candidate, (round + 1) % 2);
   }
-  // Batches of about 1 ms at the scouted speed.
-  EXPECT_EQ(s.plan()[0].runs, 10u);
-  EXPECT_EQ(s.plan()[1].runs, 7u);
+  // Batches of about 4 ms at the scouted speed, at most 32 runs.
+  EXPECT_EQ(s.plan()[0].runs, 32u);
+  EXPECT_EQ(s.plan()[1].runs, 27u);
   EXPECT_NEAR(s.seconds()[2], 250e-6, 1e-12) << "a dropped candidate keeps its scouting time";
 }
 

@@ -19,7 +19,7 @@ struct trial_batch {
 /// Local, deterministic: every PE holds one, feeds it the same reduced times and so plans and
 /// chooses alike. Phases: scouting (one untimed run of each candidate, then a short timed batch
 /// each; candidates more than 2x slower than the fastest are dropped), racing (the survivors in
-/// interleaved rounds of ~1 ms batches, the order rotated each round), and, when more than one
+/// interleaved rounds of ~4 ms batches, the order rotated each round), and, when more than one
 /// candidate's best race round came within 10% of the leader's median, confirming (more rounds
 /// among those finalists only). A candidate's time is the median per run over all its rounds; the
 /// fastest finalist (or the race's leader, when it is alone) is chosen.
@@ -55,7 +55,7 @@ class exchange_selection {
   static constexpr std::size_t scout_runs = 3;
   static constexpr double scout_margin = 2.0;
   static constexpr std::size_t race_rounds = 4;
-  static constexpr double race_batch_seconds = 1e-3;
+  static constexpr double race_batch_seconds = 4e-3;
   static constexpr std::size_t race_batch_runs = 32;
   static constexpr double confirm_margin = 1.10;
   static constexpr std::size_t confirm_rounds = 4;
