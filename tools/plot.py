@@ -19,6 +19,12 @@ map: the link loads per dimension of the physical topology, one group of bars pe
 one bar per mapper (the busiest link; a dot marks the mean link); one plot per (pattern, physical
 topology, instances), named map-<pattern>-<physical>-<K>inst.png.
 
+xy (--xy X Y --series F[,F...] --name NAME): any records, Y against X, one line per distinct value
+of the series fields (e.g. the simulated sweeps of docs/simulation.md: simulated_seconds against
+bytes_per_destination, a line per grid). --where FIELD=VALUE keeps matching records (repeatable),
+--logx/--logy choose log axes, --title sets the title; repeated points are drawn as their median.
+Writes NAME.png into --out.
+
 Lines that are not JSON objects (text output, notes) are skipped, so whole logs can be piped in.
 """
 import argparse
@@ -32,6 +38,21 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only: no display needed
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
+
+
+def read_objects(paths):
+    """Every JSON object line of the files (or stdin)."""
+    streams = [open(p, encoding="utf-8") for p in paths] if paths else [sys.stdin]
+    objects = []
+    for stream in streams:
+        for line in stream:
+            line = line.strip()
+            if line.startswith("{"):
+                try:
+                    objects.append(json.loads(line))
+                except json.JSONDecodeError:
+                    continue
+    return objects
 
 
 def read_records(paths):
@@ -207,13 +228,54 @@ def plot_protocols(path, out_dir):
     return 0
 
 
+def plot_xy(records, args):
+    """Y against X, a line per series; the median of repeated points."""
+    for cond in args.where:
+        field, _, value = cond.partition("=")
+        records = [r for r in records if str(r.get(field)) == value]
+    series_fields = [f for f in args.series.split(",") if f] if args.series else []
+    points = defaultdict(lambda: defaultdict(list))
+    for r in records:
+        if args.xy[0] not in r or args.xy[1] not in r:
+            continue
+        label = ", ".join(f"{f}={r.get(f)}" for f in series_fields) or args.xy[1]
+        points[label][r[args.xy[0]]].append(r[args.xy[1]])
+    if not points:
+        print(f"plot.py: no record has both {args.xy[0]} and {args.xy[1]}", file=sys.stderr)
+        return 1
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for label in sorted(points):
+        xs = sorted(points[label])
+        ax.plot(xs, [statistics.median(points[label][x]) for x in xs], marker="o", label=label)
+    if args.logx:
+        ax.set_xscale("log", base=2)
+    if args.logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(args.xy[0])
+    ax.set_ylabel(args.xy[1])
+    ax.grid(True, which="both", alpha=0.3)
+    os.makedirs(args.out, exist_ok=True)
+    print("wrote", finish(fig, ax, args.title or f"{args.xy[1]} against {args.xy[0]}",
+                          os.path.join(args.out, file_part(args.name) + ".png")))
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", help="files of bench --json output (default: stdin)")
     parser.add_argument("--out", default=".", help="directory for the PNG files (default: .)")
     parser.add_argument("--x", default="items_per_pe", help="field for the x axis (default: items_per_pe)")
     parser.add_argument("--protocols", action="store_true", help="winner maps of a protocol profile file")
+    parser.add_argument("--xy", nargs=2, metavar=("X", "Y"), help="Y against X for any records (see above)")
+    parser.add_argument("--series", default="", help="with --xy: fields whose values name the lines, comma-separated")
+    parser.add_argument("--where", action="append", default=[], metavar="FIELD=VALUE", help="with --xy: keep matching records")
+    parser.add_argument("--name", default="xy", help="with --xy: the file name, without .png")
+    parser.add_argument("--title", default="", help="with --xy: the title")
+    parser.add_argument("--logx", action="store_true", help="with --xy: log2 x axis")
+    parser.add_argument("--logy", action="store_true", help="with --xy: log y axis")
     args = parser.parse_args()
+    if args.xy:
+        return plot_xy(read_objects(args.files), args)
     if args.protocols:
         if len(args.files) != 1:
             print("plot.py: --protocols takes one file", file=sys.stderr)
