@@ -25,6 +25,9 @@ setup resolve(const context& ctx, const options& opt) {
   if (opt.route == scheme::mpi_raw && ctx.backend() != "mpi")
     detail::throw_invalid("--scheme mpi-raw", detail::concat("the ", ctx.backend(), " backend"),
                           "the mpi backend (a plain MPI program: run under mpirun)");
+  if (opt.route == scheme::mpi_raw && ctx.options().threads_per_rank > 1)
+    detail::throw_invalid("--scheme mpi-raw", detail::concat(ctx.options().threads_per_rank, " PE threads per rank"),
+                          "one PE per rank (a plain MPI program: --transit-threads-per-rank=1)");
   if (opt.route == scheme::none || opt.route == scheme::mpi_raw) {
     // No aggregation, same path: a message per item through the streamer and the same transport,
     // so the baseline pays exactly the per-message costs that aggregation amortises.

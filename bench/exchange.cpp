@@ -107,7 +107,7 @@ std::vector<exchange_method> methods_of(const context& ctx) {
   if (method_name != "all") return {parse_exchange_method(method_name)};
   std::vector<exchange_method> m = {exchange_method::automatic, exchange_method::direct,
                                     exchange_method::crystal_router, exchange_method::grid};
-  if (ctx.backend() == "mpi") {
+  if (ctx.backend() == "mpi" && ctx.options().threads_per_rank == 1) {  // MPI collectives: one PE per rank
     m.push_back(exchange_method::mpi_alltoallv);
 #ifndef TRANSIT_SIMGRID  // SMPI has no neighbourhood collectives: "all" is every method that runs
     m.push_back(exchange_method::mpi_neighbor);

@@ -1,10 +1,12 @@
 # transit_add_test(NAME name SOURCES src... [LOCAL_PES n...] [MPI_RANKS n...] [TIMEOUT s]
-#                  [ARGS arg...] [LIBS lib...] [ENV VAR=value...])
+#                  [ARGS arg...] [LIBS lib...] [ENV VAR=value...] [NO_HYBRID])
 # Without LOCAL_PES and MPI_RANKS the test is serial (pure code) and uses GoogleTest's own main.
 # Builds one GoogleTest executable and registers it once per PE count: on the local backend
 # (threads) for each LOCAL_PES and under mpirun for each MPI_RANKS. Primes and non-squares on
 # purpose: most routing and termination bugs show only at uneven counts. Every test has a timeout,
-# so a deadlock fails instead of hanging CI.
+# so a deadlock fails instead of hanging CI. A test with MPI_RANKS also runs with PE threads in
+# the ranks (--transit-threads-per-rank, docs/hybrid.md): NAME.hybrid.2x2 (2 ranks x 2 threads)
+# and NAME.hybrid.3x3, unless NO_HYBRID (a test of what needs one PE per rank: MPI windows).
 set(TRANSIT_TEST_DEFAULT_TIMEOUT 120)
 # Tests never read the user's calibrated profile (~/.cache/transit): a file that does not exist,
 # unless a test names its own.
@@ -20,7 +22,7 @@ if(TRANSIT_SANITIZE MATCHES "address")
 endif()
 
 function(transit_add_test)
-  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LOCAL_PES;MPI_RANKS;ARGS;LIBS;ENV" ${ARGN})
+  cmake_parse_arguments(T "NO_HYBRID" "NAME;TIMEOUT" "SOURCES;LOCAL_PES;MPI_RANKS;ARGS;LIBS;ENV" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
   if(T_LOCAL_PES OR T_MPI_RANKS)
     target_link_libraries(${T_NAME} PRIVATE transit::transit transit_test_support ${T_LIBS})
@@ -28,16 +30,20 @@ function(transit_add_test)
     target_link_libraries(${T_NAME} PRIVATE transit::transit GTest::gtest_main ${T_LIBS})
   endif()
   transit_set_warnings(${T_NAME})
+  set(no_hybrid "")
+  if(T_NO_HYBRID)
+    set(no_hybrid NO_HYBRID)
+  endif()
   transit_register_runs(NAME ${T_NAME} TIMEOUT ${T_TIMEOUT} LOCAL_PES ${T_LOCAL_PES} MPI_RANKS ${T_MPI_RANKS}
-                        ARGS ${T_ARGS} ENV ${T_ENV})
+                        ARGS ${T_ARGS} ENV ${T_ENV} ${no_hybrid})
 endfunction()
 
 # transit_register_runs(NAME exe [SUFFIX s] [LOCAL_PES n...] [MPI_RANKS n...] [TIMEOUT s] [ARGS a...]
-#                       [ENV VAR=value...])
+#                       [ENV VAR=value...] [NO_HYBRID])
 # Registers runs of a test executable built by transit_add_test; with SUFFIX, more runs of it under
 # other settings (such as an environment variable that lowers a limit), named NAME.SUFFIX.*.
 function(transit_register_runs)
-  cmake_parse_arguments(T "" "NAME;SUFFIX;TIMEOUT" "LOCAL_PES;MPI_RANKS;ARGS;ENV" ${ARGN})
+  cmake_parse_arguments(T "NO_HYBRID" "NAME;SUFFIX;TIMEOUT" "LOCAL_PES;MPI_RANKS;ARGS;ENV" ${ARGN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT ${TRANSIT_TEST_DEFAULT_TIMEOUT})
   endif()
@@ -69,6 +75,19 @@ function(transit_register_runs)
       set_tests_properties(${test_name}.mpi.${ranks} PROPERTIES
         TIMEOUT ${T_TIMEOUT} LABELS "mpi" PROCESSORS 2 ENVIRONMENT "${TRANSIT_MPIEXEC_ENV};${T_ENV}")
     endforeach()
+    if(T_MPI_RANKS AND NOT T_NO_HYBRID)
+      foreach(shape IN ITEMS 2x2 3x3)
+        string(REPLACE "x" ";" parts ${shape})
+        list(GET parts 0 ranks)
+        list(GET parts 1 threads)
+        add_test(NAME ${test_name}.hybrid.${shape}
+                 COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} --oversubscribe
+                         $<TARGET_FILE:${T_NAME}> --transit-backend=mpi ${T_ARGS})
+        set_tests_properties(${test_name}.hybrid.${shape} PROPERTIES
+          TIMEOUT ${T_TIMEOUT} LABELS "mpi;hybrid" PROCESSORS 2
+          ENVIRONMENT "${TRANSIT_MPIEXEC_ENV};TRANSIT_THREADS_PER_RANK=${threads};${T_ENV}")
+      endforeach()
+    endif()
   endif()
 endfunction()
 

@@ -80,6 +80,10 @@ exchange_method requested_method(const context& ctx, const exchange_options& opt
   if (is_mpi_only(m))
     throw_invalid("exchange method", to_string(m), "a method of a transit built without MPI");
 #endif
+  if (is_mpi_only(m) && ctx.options().threads_per_rank > 1)
+    throw_invalid("exchange method", to_string(m),
+                  concat("automatic, direct, crystal_router or grid with ", ctx.options().threads_per_rank,
+                         " PE threads per rank: MPI's collectives run one PE per rank"));
 #ifdef TRANSIT_SIMGRID
   if (m == exchange_method::mpi_neighbor)
     throw_invalid("exchange method", to_string(m),
@@ -211,7 +215,7 @@ exchange_engine::exchange_engine(context& ctx, const exchange_options& options, 
       port_(ctx, stats_) {
   if (requested_ == exchange_method::automatic) {
     candidates_ = {exchange_method::direct, exchange_method::crystal_router, exchange_method::grid};
-    if (ctx.backend() == "mpi") {
+    if (ctx.backend() == "mpi" && ctx.options().threads_per_rank == 1) {  // MPI collectives: one PE per rank
 #ifdef TRANSIT_WITH_MPI
       candidates_.push_back(exchange_method::mpi_alltoallv);
 #ifndef TRANSIT_SIMGRID  // SMPI has no neighbourhood collectives

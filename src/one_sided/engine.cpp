@@ -61,6 +61,17 @@ void check_options(const context& ctx, const engine_config& config) {
     throw_invalid("one_sided_options.topology", "mpi-rma",
                   concat("fcg, mfcg, cfcg or hypercube on the ", ctx.backend(),
                          " backend (MPI windows need the mpi backend)"));
+  if (ctx.options().threads_per_rank > 1) {
+    // Both keep MPI state of one PE per rank: a window, or a helper's node windows.
+    if (o.topology == request_topology::mpi_rma)
+      throw_invalid("one_sided_options.topology", "mpi-rma",
+                    concat("fcg, mfcg, cfcg or hypercube with ", ctx.options().threads_per_rank,
+                           " PE threads per rank (MPI windows here hold one PE per rank)"));
+    if (o.progress == progress_mode::helper_thread && ctx.backend() == "mpi")
+      throw_invalid("one_sided_options.progress", "helper",
+                    concat("polling with ", ctx.options().threads_per_rank,
+                           " PE threads per rank (the helper's node windows hold one PE per rank)"));
+  }
 }
 
 std::mutex registry_mutex;

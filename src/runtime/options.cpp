@@ -44,13 +44,17 @@ bool parse_switch(std::string_view name, std::string_view text) {
   return text == "1";
 }
 
-constexpr std::array<std::string_view, 7> option_names{"backend",  "pes",      "pes-force",  "pes-per-node",
-                                                       "physical", "watchdog", "mpi-threads"};
+constexpr std::array<std::string_view, 8> option_names{"backend",  "pes",      "pes-force",   "pes-per-node",
+                                                       "physical", "watchdog", "mpi-threads", "threads-per-rank"};
+
+// A prefix's 8 bits carry the sending thread (src/transport/mpi_transport.cpp).
+constexpr int max_threads_per_rank = 256;
 
 [[noreturn]] void unknown_option(std::string_view name) {
   detail::throw_invalid("option", detail::concat("--transit-", name),
                         "one of --transit-backend, --transit-pes, --transit-pes-force, "
-                        "--transit-pes-per-node, --transit-physical, --transit-watchdog, --transit-mpi-threads");
+                        "--transit-pes-per-node, --transit-physical, --transit-watchdog, --transit-mpi-threads, "
+                        "--transit-threads-per-rank");
 }
 
 void apply(run_options& o, std::string_view name, std::string_view value) {
@@ -72,6 +76,11 @@ void apply(run_options& o, std::string_view name, std::string_view value) {
     if (value != "funneled" && value != "multiple")
       detail::throw_invalid("--transit-mpi-threads", value, "'funneled' or 'multiple'");
     o.mpi_thread_multiple = value == "multiple";
+  } else if (name == "threads-per-rank") {
+    o.threads_per_rank = parse_positive("--transit-threads-per-rank", value);
+    if (o.threads_per_rank > max_threads_per_rank)
+      detail::throw_invalid("--transit-threads-per-rank", value,
+                            detail::concat("a thread count from 1 to ", max_threads_per_rank));
   } else {
     unknown_option(name);
   }
@@ -120,9 +129,10 @@ run_options parse_run_options(int& argc, char**& argv) {
   apply_env(o, "TRANSIT_PHYSICAL", "physical");
   apply_env(o, "TRANSIT_WATCHDOG", "watchdog");
   apply_env(o, "TRANSIT_MPI_THREADS", "mpi-threads");
+  apply_env(o, "TRANSIT_THREADS_PER_RANK", "threads-per-rank");
 
   constexpr std::string_view prefix = "--transit-";
-  bool pes_from_command_line = false;
+  bool pes_from_command_line = false, threads_from_command_line = false;
   std::vector<std::string_view> seen;
   int kept = 1, i = 1;
   for (; i < argc; ++i) {
@@ -140,6 +150,7 @@ run_options parse_run_options(int& argc, char**& argv) {
       throw std::invalid_argument(detail::concat("--transit-", name, ": given more than once, expected once"));
     seen.push_back(name);
     pes_from_command_line |= name == "pes";
+    threads_from_command_line |= name == "threads-per-rank";
     if (eq != std::string_view::npos) {
       apply(o, name, rest.substr(eq + 1));
     } else if (name == "pes-force") {
@@ -160,6 +171,18 @@ run_options parse_run_options(int& argc, char**& argv) {
                           detail::concat("at most ", max_local_pes(),
                                          " on the local backend (one thread per PE; the kernel's limit on threads, "
                                          "kernel.pid_max or kernel.threads-max)"));
+  if (o.threads_per_rank > 1) {
+    const char* option = threads_from_command_line ? "--transit-threads-per-rank" : "TRANSIT_THREADS_PER_RANK";
+    if (local_backend(o))
+      detail::throw_invalid(option, o.threads_per_rank,
+                            "1 with the local backend (its PEs are threads already: use --transit-pes)");
+#ifdef TRANSIT_SIMGRID
+    detail::throw_invalid(option, o.threads_per_rank, "1 in a SimGrid build (SMPI runs each rank on one thread)");
+#endif
+    if (!o.mpi_thread_multiple)
+      detail::throw_invalid(option, o.threads_per_rank,
+                            "1 with --transit-mpi-threads=funneled (every PE thread calls MPI: MPI_THREAD_MULTIPLE)");
+  }
   return o;
 }
 

@@ -183,10 +183,22 @@ std::shared_ptr<const T> shared_by_ranks(const Key& key, const std::function<std
 }
 #endif
 
+// PEs are rank x lanes + lane (--transit-threads-per-rank): a rank's PEs are on its node.
 std::shared_ptr<const machine> mpi_machine(MPI_Comm comm, const run_options& o) {
   int rank = 0, size = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
+  const int lanes = o.threads_per_rank;
+  if (lanes > 1) {
+    if (o.pes_per_node > 0) return emulated_machine(size * lanes, o);
+    run_options one_per_rank = o;
+    one_per_rank.threads_per_rank = 1;
+    const machine ranks = *mpi_machine(comm, one_per_rank);
+    std::vector<int> node_of(static_cast<std::size_t>(size) * static_cast<std::size_t>(lanes));
+    for (std::size_t pe = 0; pe < node_of.size(); ++pe)
+      node_of[pe] = ranks.node_of(static_cast<int>(pe / static_cast<std::size_t>(lanes)));
+    return std::make_shared<const machine>(machine::from_node_ids(std::move(node_of)));
+  }
 #ifdef TRANSIT_SIMGRID
   if (o.pes_per_node > 0)
     return shared_by_ranks<machine>(std::vector<int>{size, o.pes_per_node}, [&] { return emulated_machine(size, o); });
@@ -262,6 +274,44 @@ void tune_open_mpi_before_init() {
   if (mechanism == "none") setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 1);
 }
 
+// --transit-threads-per-rank=T: this rank's PEs are T threads (docs/hybrid.md), lane 0 on the
+// calling thread. A failing PE reports and ends the whole job, as a rank does.
+int run_lanes(const run_options& options, const std::function<void(context&)>& body,
+              std::shared_ptr<const machine> m, std::shared_ptr<const topology_manager> topology) {
+  const int lanes = options.threads_per_rank;
+  auto shared = std::make_shared<detail::rank_lanes>(MPI_COMM_WORLD, lanes);
+  auto lane_main = [&](int lane) {
+    const int pe = shared->mpi_rank() * lanes + lane;
+    try {
+      auto ctx = detail::context_access::make(std::make_unique<detail::mpi_transport>(shared, lane), m, topology,
+                                              options);
+      body(*ctx);
+      ctx->barrier();  // no PE tears down its transport while a peer may still be sending to it
+    } catch (const std::exception& e) {
+      report_failure(pe, e.what());
+      detail::abort_job();
+    } catch (...) {
+      report_failure(pe, "unknown exception");
+      detail::abort_job();
+    }
+  };
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<std::size_t>(lanes - 1));
+  try {
+    for (int lane = 1; lane < lanes; ++lane) threads.emplace_back(lane_main, lane);
+  } catch (const std::system_error& e) {
+    report_failure(shared->mpi_rank() * lanes,
+                   detail::concat("--transit-threads-per-rank: got '", lanes, "', expected a thread count this system "
+                                  "can start: thread ", threads.size() + 2, " could not be created (", e.code().message(),
+                                  ")")
+                       .c_str());
+    detail::abort_job();
+  }
+  lane_main(0);
+  for (auto& t : threads) t.join();
+  return 0;
+}
+
 int run_mpi(const run_options& options, const std::function<void(context&)>& body) {
   int initialized = 0;
   MPI_Initialized(&initialized);
@@ -297,11 +347,28 @@ int run_mpi(const run_options& options, const std::function<void(context&)>& bod
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (options.pes > 0 && options.pes != size) {
+  const int lanes = options.threads_per_rank;
+  if (lanes > 1) {
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&provided);
+    if (provided < MPI_THREAD_MULTIPLE) {
+      // The program initialised MPI itself, below what PE threads need: every rank says so.
+      std::fprintf(stderr, "transit: error: %s\n",
+                   detail::concat("--transit-threads-per-rank: got '", lanes,
+                                  "', expected 1 when MPI runs below MPI_THREAD_MULTIPLE (this program initialised it "
+                                  "at level ",
+                                  provided, "): every PE thread calls MPI; initialise MPI with MPI_THREAD_MULTIPLE")
+                       .c_str());
+      MPI_Barrier(MPI_COMM_WORLD);
+      return 2;
+    }
+  }
+  if (options.pes > 0 && options.pes != size * lanes) {
     // A usage error that every rank finds alike: one message, status 2 everywhere, no abort.
     if (rank == 0)
       std::fprintf(stderr, "transit: error: %s\n",
-                   detail::concat("--transit-pes: got '", options.pes, "', expected the number of MPI ranks (", size,
+                   detail::concat("--transit-pes: got '", options.pes, "', expected the number of MPI ranks",
+                                  lanes > 1 ? " x threads per rank" : "", " (", size * lanes,
                                   ") or nothing with the mpi backend")
                        .c_str());
     MPI_Barrier(MPI_COMM_WORLD);  // no rank exits (and gets the launcher to kill the job) before it is written
@@ -328,6 +395,7 @@ int run_mpi(const run_options& options, const std::function<void(context&)>& bod
 #else
     auto topology = job_topology(*m, options);
 #endif
+    if (lanes > 1) return run_lanes(options, body, std::move(m), std::move(topology));
     auto ctx = detail::context_access::make(std::make_unique<detail::mpi_transport>(MPI_COMM_WORLD), std::move(m),
                                             std::move(topology), options);
     body(*ctx);

@@ -22,8 +22,14 @@ namespace transit::detail {
 namespace {
 
 constexpr int data_tag = 1;
-constexpr int piece_tag = 2;          // pieces of a large message, after its announcement
+// Pieces of a large message, after its announcement: a tag per sending lane, so that the pieces
+// of two lanes of one rank to one PE never match each other's receives.
+constexpr int piece_tag(int source_lane) noexcept { return source_lane == 0 ? 2 : 4096 + source_lane; }
 constexpr std::uint32_t announces_pieces = 1;
+// The sending PE's lane (rank_lanes) in a prefix's flags, bits 8 to 15.
+constexpr int lane_shift = 8;
+constexpr int max_lanes = 256;
+int source_lane_of(std::uint32_t flags) noexcept { return static_cast<int>((flags >> lane_shift) & (max_lanes - 1)); }
 
 struct wire_prefix {
   std::uint32_t channel;
@@ -80,6 +86,29 @@ class mpi_group final : public collective_group, public collective_requests {
   mpi_transport& net_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   MPI_Request request_ = MPI_REQUEST_NULL;
+};
+
+// A group of a rank with several PE threads (rank_lanes): each lane's values are combined in the
+// process, and the last lane to arrive starts the one MPI collective of the rank; every lane then
+// copies the result out. Two slots alternate: a lane starts its next collective only after its
+// test() of this one returned true, and every lane arrived in this one before any MPI began, so
+// when a lane reaches a slot again every lane has left it.
+class lane_group final : public collective_group {
+ public:
+  lane_group(std::shared_ptr<lane_group_state> state, int lanes) : state_(std::move(state)), lanes_(lanes) {}
+  void start_allreduce(void* values, int count, scalar_type type, reduce_op op) override {
+    arrive(static_cast<std::uint64_t*>(values), count, type, op, false);
+  }
+  void start_barrier() override { arrive(nullptr, 0, scalar_type::u64, reduce_op::sum, true); }
+  bool test() override;
+
+ private:
+  void arrive(std::uint64_t* values, int count, scalar_type type, reduce_op op, bool barrier);
+  std::shared_ptr<lane_group_state> state_;
+  int lanes_;
+  std::uint64_t sequence_ = 0;  // this lane's collectives so far: the slot is sequence_ % 2
+  std::uint64_t* values_ = nullptr;
+  int count_ = 0;
 };
 
 #ifdef TRANSIT_SIMGRID
@@ -203,6 +232,98 @@ class p2p_group final : public collective_group, public collective_requests {
 
 }  // namespace
 
+struct lane_group_state {
+  struct slot {
+    int arrived = 0, departed = 0;
+    bool started = false, done = false;
+    std::vector<std::uint64_t> values;  // the lanes' values combined, then the rank's result
+    MPI_Request request = MPI_REQUEST_NULL;
+  };
+  std::mutex mutex;
+  MPI_Comm comm = MPI_COMM_NULL;
+  slot slots[2];
+  lane_group_state() = default;
+  lane_group_state(const lane_group_state&) = delete;
+  lane_group_state& operator=(const lane_group_state&) = delete;
+  ~lane_group_state() {
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  }
+};
+
+void lane_group::arrive(std::uint64_t* values, int count, scalar_type type, reduce_op op, bool barrier) {
+  std::lock_guard lock(state_->mutex);
+  lane_group_state::slot& slot = state_->slots[sequence_ % 2];
+  TRANSIT_ASSERT(!slot.started, "one collective per group at a time");
+  if (slot.arrived == 0) {
+    slot.values.assign(values, values + count);
+  } else {
+    TRANSIT_ASSERT(slot.values.size() == static_cast<std::size_t>(count), "every lane reduces as many values");
+    for (int i = 0; i < count; ++i) slot.values[static_cast<std::size_t>(i)] = combine(slot.values[static_cast<std::size_t>(i)], values[i], type, op);
+  }
+  values_ = values;
+  count_ = count;
+  if (++slot.arrived < lanes_) return;
+  if (barrier) {
+    mpi_check(MPI_Ibarrier(state_->comm, &slot.request), "MPI_Ibarrier");
+  } else {
+    mpi_check(MPI_Iallreduce(MPI_IN_PLACE, slot.values.data(), count, mpi_type(type), mpi_op(op), state_->comm,
+                             &slot.request),
+              "MPI_Iallreduce");
+  }
+  slot.started = true;
+}
+
+bool lane_group::test() {
+  std::lock_guard lock(state_->mutex);
+  lane_group_state::slot& slot = state_->slots[sequence_ % 2];
+  if (!slot.started) return false;
+  if (!slot.done) {
+    int complete = 0;
+    mpi_check(MPI_Test(&slot.request, &complete, MPI_STATUS_IGNORE), "MPI_Test");
+    if (!complete) return false;
+    slot.done = true;
+  }
+  std::copy_n(slot.values.begin(), count_, values_);
+  if (++slot.departed == lanes_) {
+    slot.arrived = slot.departed = 0;
+    slot.started = slot.done = false;
+  }
+  ++sequence_;
+  return true;
+}
+
+rank_lanes::rank_lanes(MPI_Comm parent, int lanes) : parent_(parent), lanes_(lanes), inboxes_(lanes) {
+  TRANSIT_ASSERT(lanes >= 1 && lanes <= max_lanes, "lanes fit a prefix's 8 bits");
+  MPI_Comm_rank(parent, &mpi_rank_);
+  MPI_Comm_size(parent, &mpi_size_);
+  comms_.assign(static_cast<std::size_t>(lanes), MPI_COMM_NULL);
+  for (MPI_Comm& c : comms_) {
+    mpi_check(MPI_Comm_dup(parent, &c), "MPI_Comm_dup");
+    mpi_check(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  }
+  teardown_ = make_group_state();
+}
+
+rank_lanes::~rank_lanes() {
+  groups_.clear();
+  teardown_.reset();
+  for (MPI_Comm& c : comms_) MPI_Comm_free(&c);
+}
+
+std::shared_ptr<lane_group_state> rank_lanes::make_group_state() {
+  auto state = std::make_shared<lane_group_state>();
+  mpi_check(MPI_Comm_dup(parent_, &state->comm), "MPI_Comm_dup");
+  mpi_check(MPI_Comm_set_errhandler(state->comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  return state;
+}
+
+std::shared_ptr<lane_group_state> rank_lanes::group(std::size_t k) {
+  std::lock_guard lock(groups_mutex_);
+  // Each lane asks for 0, 1, 2... in turn, so a lane asking for k has had k - 1: one more at most.
+  while (groups_.size() <= k) groups_.push_back(make_group_state());
+  return groups_[k];
+}
+
 void mpi_check(int rc, const char* call) {
   if (rc == MPI_SUCCESS) return;
   char text[MPI_MAX_ERROR_STRING];
@@ -249,6 +370,27 @@ mpi_transport::mpi_transport(MPI_Comm parent, receive_mode mode)
   mpi_check(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
+  mpi_rank_ = rank_;
+  start_receiving();
+}
+
+mpi_transport::mpi_transport(std::shared_ptr<rank_lanes> lanes, int lane, receive_mode mode)
+    : max_message_bytes_(max_message_bytes_from_environment()),
+      mode_(mode),
+      whole_message_bytes_(mode == receive_mode::posted ? std::min(posted_receive_bytes, max_message_bytes_)
+                                                        : max_message_bytes_) {
+  TRANSIT_ASSERT(lanes != nullptr && lane >= 0 && lane < lanes->lanes(), "a lane of the rank");
+  lanes_ = std::move(lanes);
+  lane_ = lane;
+  lane_count_ = lanes_->lanes();
+  mpi_rank_ = lanes_->mpi_rank();
+  comm_ = lanes_->comm(lane);
+  rank_ = mpi_rank_ * lane_count_ + lane;
+  size_ = lanes_->mpi_size() * lane_count_;
+  start_receiving();
+}
+
+void mpi_transport::start_receiving() {
   if (mode_ == receive_mode::posted) {
     posted_.resize(posted_receives);
     for (std::size_t slot = 0; slot < posted_.size(); ++slot) post_receive(slot);
@@ -287,7 +429,13 @@ mpi_transport::~mpi_transport() {
   };
   drain_until([&] { return in_flight_.empty() && backlogged_ == 0; });
   MPI_Request everyone_drained = MPI_REQUEST_NULL;
-  if (std::uncaught_exceptions() == 0 && MPI_Ibarrier(comm_, &everyone_drained) == MPI_SUCCESS) {
+  if (lanes_ && std::uncaught_exceptions() == 0) {
+    // Every PE of every rank: the lanes share their communicators, so one lane's barrier alone
+    // would not say that the other lanes' sends to it were matched.
+    lane_group everyone(lanes_->teardown_group(), lane_count_);
+    everyone.start_barrier();
+    drain_until([&] { return everyone.test(); });
+  } else if (std::uncaught_exceptions() == 0 && MPI_Ibarrier(comm_, &everyone_drained) == MPI_SUCCESS) {
     // A barrier that does not complete in time is left to MPI (a collective's request cannot be
     // freed); the job is failing then.
     drain_until([&] {
@@ -315,7 +463,7 @@ mpi_transport::~mpi_transport() {
       }
     }
   }
-  MPI_Comm_free(&comm_);
+  if (!lanes_) MPI_Comm_free(&comm_);  // with lanes, rank_lanes frees the lanes' communicators
 }
 
 void mpi_transport::end_job(const std::string& why) {
@@ -340,10 +488,14 @@ void mpi_transport::send(int dest, std::uint32_t channel, message_buffer&& data)
 #ifdef TRANSIT_SIMGRID
   charge_messages(1);  // modelled simulation: transit's own cost of sending a message (o_s)
 #endif
-  const wire_prefix prefix{channel, 0, data.size()};
+  const wire_prefix prefix{channel, static_cast<std::uint32_t>(lane_) << lane_shift, data.size()};
   std::memcpy(data.wire(), &prefix, sizeof prefix);
   if (dest == rank_) {
     to_self_.push_back(message{rank_, channel, std::move(data)});
+    return;
+  }
+  if (lanes_ && mpi_rank_of(dest) == mpi_rank_) {  // a PE thread of this rank: a pointer hand-off
+    lanes_->inboxes().deliver(dest % lane_count_, message{rank_, channel, std::move(data)});
     return;
   }
   if (!backlog_.empty(dest) || flow_[dest].unacked >= max_unacked) {
@@ -383,7 +535,7 @@ void mpi_transport::post(int dest, message_buffer&& data) {
   const std::byte* at = whole->payload();
   for (std::size_t left = whole->size(); left > 0;) {
     const std::size_t piece = std::min(left, max_message_bytes_);
-    post_one(dest, at, piece, piece_tag, false, in_flight{message_buffer(), whole, dest, false});
+    post_one(dest, at, piece, piece_tag(lane_), false, in_flight{message_buffer(), whole, dest, false});
     at += piece;
     left -= piece;
   }
@@ -394,9 +546,9 @@ void mpi_transport::post_one(int dest, const void* bytes, std::size_t size, int 
   MPI_Request request = MPI_REQUEST_NULL;
   const int count = static_cast<int>(size);  // size <= max_message_bytes_ < INT_MAX
   if (synchronous) {
-    mpi_check(MPI_Issend(bytes, count, MPI_BYTE, dest, tag, comm_, &request), "MPI_Issend");
+    mpi_check(MPI_Issend(bytes, count, MPI_BYTE, mpi_rank_of(dest), tag, comm_to(dest), &request), "MPI_Issend");
   } else {
-    mpi_check(MPI_Isend(bytes, count, MPI_BYTE, dest, tag, comm_, &request), "MPI_Isend");
+    mpi_check(MPI_Isend(bytes, count, MPI_BYTE, mpi_rank_of(dest), tag, comm_to(dest), &request), "MPI_Isend");
   }
   requests_.push_back(request);
   in_flight_.push_back(std::move(entry));
@@ -449,6 +601,7 @@ std::size_t mpi_transport::poll(std::vector<message>& sink, std::size_t max) {
     for (auto& m : to_self_) sink.push_back(std::move(m));
     to_self_.clear();
   }
+  if (lanes_) received += lanes_->inboxes().drain(lane_, sink);
   if (!arriving_sources_.empty()) received += hand_over_arrivals(sink);
   if (received < max)
     received += mode_ == receive_mode::posted ? receive_posted(sink, max - received) : receive_probed(sink, max - received);
@@ -508,10 +661,11 @@ std::size_t mpi_transport::receive_probed(std::vector<message>& sink, std::size_
   return received;
 }
 
-bool mpi_transport::take_arrival(int source, int bytes, message_buffer&& data, std::vector<message>& sink) {
+bool mpi_transport::take_arrival(int source_rank, int bytes, message_buffer&& data, std::vector<message>& sink) {
   TRANSIT_ASSERT(bytes >= static_cast<int>(message_buffer::prefix_bytes), "message shorter than its prefix");
   wire_prefix prefix;
   std::memcpy(&prefix, data.wire(), sizeof prefix);
+  const int source = source_rank * lane_count_ + source_lane_of(prefix.flags);  // the sending PE
   if (prefix.flags & announces_pieces) {
     pool_.give(std::move(data));
     receive_announced(source, prefix.channel, prefix.payload_bytes);
@@ -535,7 +689,9 @@ void mpi_transport::receive_announced(int source, std::uint32_t channel, std::ui
   for (std::uint64_t left = payload_bytes; left > 0;) {
     const std::size_t piece = std::min<std::uint64_t>(left, max_message_bytes_);
     MPI_Request request = MPI_REQUEST_NULL;
-    mpi_check(MPI_Irecv(at, static_cast<int>(piece), MPI_BYTE, source, piece_tag, comm_, &request), "MPI_Irecv");
+    mpi_check(MPI_Irecv(at, static_cast<int>(piece), MPI_BYTE, mpi_rank_of(source), piece_tag(source % lane_count_),
+                        comm_, &request),
+              "MPI_Irecv");
     a.pieces.push_back(request);
     at += piece;
     left -= piece;
@@ -615,6 +771,7 @@ bool mpi_transport::wait_for_activity() {
 }
 
 std::unique_ptr<collective_group> mpi_transport::make_group() {
+  if (lanes_) return std::make_unique<lane_group>(lanes_->group(lane_groups_made_++), lane_count_);
 #ifdef TRANSIT_SIMGRID
   // Collective: every rank makes its groups in the same order, so they agree on the tags.
   return std::make_unique<p2p_group>(*this, first_group_tag + groups_made_++);

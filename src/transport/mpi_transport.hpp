@@ -42,9 +42,51 @@
 #include <unordered_map>
 #include <vector>
 
+#include "local_transport.hpp"
 #include "transit/transport/transport.hpp"
 
 namespace transit::detail {
+
+struct lane_group_state;
+
+/// What the PE threads of one rank share when a rank runs several PEs (--transit-threads-per-rank,
+/// docs/hybrid.md). The PEs of rank r are r x lanes + lane. A message to a PE of the same rank is a
+/// pointer hand-off into its inbox (no MPI, no copy); a message to lane l of another rank goes
+/// over comm(l), on which only lane l of each rank receives, so each PE thread receives its own
+/// messages and sends on its own requests (MPI_THREAD_MULTIPLE). Collective groups combine the
+/// lanes' values in the process, and the last lane to arrive runs the one MPI collective.
+class rank_lanes {
+ public:
+  /// Collective over `parent`, called once per rank before its PE threads start: a communicator
+  /// per lane (MPI_Comm_dup), and one group for the transports' teardown.
+  rank_lanes(MPI_Comm parent, int lanes);
+  ~rank_lanes();
+  rank_lanes(const rank_lanes&) = delete;
+  rank_lanes& operator=(const rank_lanes&) = delete;
+
+  int lanes() const noexcept { return lanes_; }
+  int mpi_rank() const noexcept { return mpi_rank_; }
+  int mpi_size() const noexcept { return mpi_size_; }
+  MPI_Comm comm(int lane) const noexcept { return comms_[static_cast<std::size_t>(lane)]; }
+  local_world& inboxes() noexcept { return inboxes_; }
+  /// The k-th group made by the lanes of this rank (each lane makes its groups in the same order):
+  /// made by the first lane that asks, which runs MPI_Comm_dup (collective over the ranks) under a
+  /// lock, so the ranks make their groups' communicators in one order.
+  std::shared_ptr<lane_group_state> group(std::size_t k);
+  /// The group every lane's transport joins in its destructor (made with the lanes).
+  const std::shared_ptr<lane_group_state>& teardown_group() const noexcept { return teardown_; }
+
+ private:
+  std::shared_ptr<lane_group_state> make_group_state();
+  MPI_Comm parent_;
+  int lanes_;
+  int mpi_rank_ = 0, mpi_size_ = 1;
+  std::vector<MPI_Comm> comms_;
+  local_world inboxes_;
+  std::mutex groups_mutex_;
+  std::vector<std::shared_ptr<lane_group_state>> groups_;
+  std::shared_ptr<lane_group_state> teardown_;
+};
 
 /// Throws std::runtime_error with MPI's own error string unless rc is MPI_SUCCESS.
 void mpi_check(int rc, const char* call);
@@ -103,6 +145,9 @@ class mpi_transport final : public transport {
 
   /// Collective over `parent`: duplicates it, so transit's traffic never meets the program's.
   explicit mpi_transport(MPI_Comm parent, receive_mode mode = receive_mode_from_environment());
+  /// PE `lane` of a rank that runs lanes->lanes() PEs (rank_lanes); one per PE thread, used by
+  /// that thread only. Local: the communicators are the lanes'.
+  mpi_transport(std::shared_ptr<rank_lanes> lanes, int lane, receive_mode mode = receive_mode_from_environment());
   ~mpi_transport() override;
 
   int rank() const noexcept override { return rank_; }
@@ -116,6 +161,9 @@ class mpi_transport final : public transport {
   bool aborted() const noexcept override { return false; }
   [[noreturn]] void end_job(const std::string& why) override;
   MPI_Comm comm() const noexcept { return comm_; }
+  /// PEs per rank (1 unless --transit-threads-per-rank): layers that run MPI collectives or
+  /// windows over comm() need one PE per rank, and refuse otherwise.
+  int lanes() const noexcept { return lane_count_; }
   /// Largest piece of a message sent in pieces.
   std::size_t max_message_bytes() const noexcept { return max_message_bytes_; }
   /// Largest message (prefix included) sent whole; larger ones go as an announcement and pieces.
@@ -151,10 +199,18 @@ class mpi_transport final : public transport {
   bool take_arrival(int source, int bytes, message_buffer&& data, std::vector<message>& sink);
   void receive_announced(int source, std::uint32_t channel, std::uint64_t payload_bytes);
   std::size_t hand_over_arrivals(std::vector<message>& sink);
+  void start_receiving();
+  // Where a message to PE `dest` goes: its rank, and the communicator its lane receives on.
+  int mpi_rank_of(int dest) const noexcept { return dest / lane_count_; }
+  MPI_Comm comm_to(int dest) const noexcept { return lanes_ ? lanes_->comm(dest % lane_count_) : comm_; }
 
-  MPI_Comm comm_ = MPI_COMM_NULL;
-  int rank_ = 0;
-  int size_ = 0;
+  MPI_Comm comm_ = MPI_COMM_NULL;  // this PE receives on it (its lane's, with lanes)
+  int rank_ = 0;   // this PE
+  int size_ = 0;   // PEs of the job
+  std::shared_ptr<rank_lanes> lanes_;  // null: one PE per rank
+  int lane_ = 0, lane_count_ = 1;
+  std::size_t lane_groups_made_ = 0;
+  int mpi_rank_ = 0;
   std::vector<MPI_Request> requests_;  // parallel to in_flight_
   std::vector<in_flight> in_flight_;
   // Flow control per destination, for the destinations sent to so far (a hash map for the reason

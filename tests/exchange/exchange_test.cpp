@@ -140,7 +140,7 @@ void exchange_and_check(context& ctx, sparse_exchange<T>& x, const pattern& p, s
 std::vector<exchange_method> methods_of(const context& ctx) {
   std::vector<exchange_method> m = {exchange_method::direct, exchange_method::crystal_router, exchange_method::grid,
                                     exchange_method::automatic};
-  if (ctx.backend() == "mpi") {
+  if (ctx.backend() == "mpi" && ctx.options().threads_per_rank == 1) {  // MPI's collectives: one PE per rank
     m.push_back(exchange_method::mpi_alltoallv);
     m.push_back(exchange_method::mpi_neighbor);
   }
@@ -317,7 +317,7 @@ std::uint32_t max_choice_runs(std::size_t n) {
 TEST(Exchange, AutomaticAgreesAndRechoosesOnVolumeChange) {
   EXPECT_EQ(run_spmd([](context& ctx) {
               sparse_exchange<stamp> x(ctx);
-              const std::size_t candidates = ctx.backend() == "mpi" ? 5 : 3;
+              const std::size_t candidates = ctx.backend() == "mpi" && ctx.options().threads_per_rank == 1 ? 5 : 3;
               std::uint32_t run = 0;
               const pattern small = ring(5);
               while (x.stats().choices == 0) {
@@ -376,6 +376,7 @@ TEST(Exchange, AutomaticAgreesAndRechoosesOnVolumeChange) {
 TEST(Exchange, NeighborGraphBuiltOncePerPattern) {
   EXPECT_EQ(run_spmd([](context& ctx) {
               if (ctx.backend() != "mpi") GTEST_SKIP() << "mpi backend only";
+              if (ctx.options().threads_per_rank > 1) GTEST_SKIP() << "one PE per rank only (its refusal: Exchange.BadInput)";
               sparse_exchange<stamp> x(ctx, with(exchange_method::mpi_neighbor));
               const pattern fixed = random_sparse(3, 10);
               for (std::uint32_t run = 0; run < 3; ++run) exchange_and_check(ctx, x, fixed, 0, "fixed pattern");
@@ -411,6 +412,17 @@ TEST(Exchange, BadInput) {
               exchange_options other = with(exchange_method::grid);
               other.grid = virtual_grid::balanced(size + 1, 2);
               EXPECT_THROW(sparse_exchange<int>(ctx, other), std::invalid_argument);
+              if (ctx.backend() == "mpi" && ctx.options().threads_per_rank > 1) {
+                // PE threads in MPI ranks: MPI's collectives run one PE per rank, so they refuse.
+                for (const auto m : {exchange_method::mpi_alltoallv, exchange_method::mpi_neighbor}) {
+                  try {
+                    sparse_exchange<int> y(ctx, with(m));
+                    ADD_FAILURE() << name(m) << " accepted with PE threads per rank";
+                  } catch (const std::invalid_argument& e) {
+                    EXPECT_NE(std::string(e.what()).find("PE threads per rank"), std::string::npos) << e.what();
+                  }
+                }
+              }
               if (ctx.backend() == "local") {
                 for (const auto m : {exchange_method::mpi_alltoallv, exchange_method::mpi_neighbor}) {
                   try {

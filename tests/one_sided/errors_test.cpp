@@ -116,6 +116,19 @@ TEST(one_sided_errors, helper_mode_needs_mpi_thread_multiple) {
                           "MPI thread level for progress_mode::helper_thread: got 'MPI_THREAD_FUNNELED', expected "
                           "MPI_THREAD_MULTIPLE: its helper thread calls MPI; start the job with "
                           "TRANSIT_MPI_THREADS=multiple (or --transit-mpi-threads=multiple)");
+              } else if (ctx.backend() == "mpi" && ctx.options().threads_per_rank > 1) {
+                // PE threads in the ranks: the helper's node windows hold one PE per rank.
+                EXPECT_EQ(message_of<std::invalid_argument>([&] { global_array<int> a(ctx, 4, o); }),
+                          detail::concat("one_sided_options.progress: got 'helper', expected polling with ",
+                                 ctx.options().threads_per_rank,
+                                 " PE threads per rank (the helper's node windows hold one PE per rank)"));
+                one_sided_options rma;
+                rma.topology = request_topology::mpi_rma;
+                EXPECT_EQ(message_of<std::invalid_argument>([&] { global_array<int> a(ctx, 4, rma); }),
+                          detail::concat("one_sided_options.topology: got 'mpi-rma', expected fcg, mfcg, cfcg or hypercube "
+                                 "with ",
+                                 ctx.options().threads_per_rank,
+                                 " PE threads per rank (MPI windows here hold one PE per rank)"));
               } else {
                 global_array<int> a(ctx, 4, o);
                 EXPECT_GE(a.fetch_add(0, 1), 0);

@@ -21,11 +21,18 @@ inline std::string describe(const context& ctx, const one_sided_options& o) {
 
 inline bool power_of_two(int n) { return (n & (n - 1)) == 0; }
 
+/// MPI windows (mpi_rma, the helper's node windows) hold one PE per rank: with PE threads in the
+/// ranks (--transit-threads-per-rank) those engines refuse, and only the routed ones run.
+inline bool mpi_one_pe_per_rank(const context& ctx) {
+  return ctx.backend() == "mpi" && ctx.options().threads_per_rank == 1;
+}
+inline bool helper_runs(const context& ctx) { return ctx.backend() != "mpi" || ctx.options().threads_per_rank == 1; }
+
 /// Every routed topology the job's node count allows, in both progress modes, and on the mpi
 /// backend the mpi_rma baseline.
 inline std::vector<one_sided_options> configurations(const context& ctx, bool helper_too = true) {
   std::vector<one_sided_options> out;
-  if (ctx.backend() == "mpi") {
+  if (mpi_one_pe_per_rank(ctx)) {
     one_sided_options rma;
     rma.topology = request_topology::mpi_rma;
     out.push_back(rma);
@@ -34,7 +41,7 @@ inline std::vector<one_sided_options> configurations(const context& ctx, bool he
                               request_topology::hypercube}) {
     if (topology == request_topology::hypercube && !power_of_two(ctx.machine().num_nodes())) continue;
     for (const auto progress : {progress_mode::polling, progress_mode::helper_thread}) {
-      if (progress == progress_mode::helper_thread && !helper_too) continue;
+      if (progress == progress_mode::helper_thread && (!helper_too || !helper_runs(ctx))) continue;
       one_sided_options o;
       o.topology = topology;
       o.progress = progress;

@@ -28,6 +28,11 @@ struct run_options {
   /// measured cost to the streamer: none beyond noise) or, with --transit-mpi-threads=funneled
   /// (TRANSIT_MPI_THREADS), MPI_THREAD_FUNNELED.
   bool mpi_thread_multiple = true;
+  /// mpi backend: PEs per MPI rank, each a thread of the rank running the body; PE = rank x T +
+  /// thread, and a node holds its ranks' PEs (--transit-threads-per-rank, TRANSIT_THREADS_PER_RANK;
+  /// docs/hybrid.md). 1 = one PE per rank. Needs MPI_THREAD_MULTIPLE; refused with the local backend
+  /// (its PEs are threads already: --transit-pes) and in a SimGrid build (SMPI runs one thread).
+  int threads_per_rank = 1;
 };
 
 /// Reads TRANSIT_* from the environment, then removes the --transit-* options from argv
