@@ -27,20 +27,7 @@ run() {
   out=$(mktemp)
   env "${envs[@]}" /usr/bin/time -f "peak_kb %M" "$root/scripts/simulate" "${cfgs[@]}" --platform "$spec" \
     --ranks "$ranks" --calibration bgq -- bench histogram --items-per-pe "$items" --grid "$grid" >"$out" 2>&1 || true
-  python3 - "$label" "$out" <<'PY'
-import json, sys
-label, path = sys.argv[1], sys.argv[2]
-record, peak = None, None
-for line in open(path):
-    if line.startswith("{"):
-        record = json.loads(line)
-    elif line.startswith("peak_kb "):
-        peak = int(line.split()[1])
-if record is None:
-    sys.exit(f"simulate_scale: {label}: no record\n" + open(path).read()[-2000:])
-record.update({"label": label, "rss_mb": round(peak / 1024) if peak else None})
-print(json.dumps(record, separators=(",", ":")), flush=True)
-PY
+  python3 "$root/bench/sim_record.py" "$out" label="$label"
   rm -f "$out"
 }
 

@@ -140,8 +140,14 @@ std::string simgrid_platform(const physical_topology& p, const platform_links& l
     for (int d = 0; d < p.ndims(); ++d) all_torus = all_torus && p.link(d) == link_kind::torus;
     if (all_torus) {
       // SimGrid's torus has its first dimension fastest: dimensions reversed, its node ids are
-      // transit's row-major node numbers.
-      body = cluster(p, l, "TORUS", join(std::vector<int>(dims.rbegin(), dims.rend()), ","));
+      // transit's row-major node numbers. Dimensions of size 1 are left out: SimGrid would declare
+      // a node's link to itself twice and stop ("declared several times"), and they add no link
+      // and do not change the numbering.
+      std::vector<int> torus;
+      for (auto d = dims.rbegin(); d != dims.rend(); ++d)
+        if (*d > 1) torus.push_back(*d);
+      if (torus.empty()) torus.push_back(1);
+      body = cluster(p, l, "TORUS", join(torus, ","));
     } else if (p.ndims() == 1 && p.link(0) == link_kind::switched) {
       body = cluster(p, l, "", "");  // a flat cluster: every host on its own link to one switch
     } else {

@@ -113,6 +113,11 @@ TEST(IndirectNetworks, MappersPlaceObjectsOnDragonfliesAndFatTrees) {
 TEST(SimgridPlatform, WritesEachNetworkAsTheClusterThatNumbersNodesLikeTransit) {
   const std::string torus = simgrid_platform(physical_topology::parse("torus:8x4x2:16"));
   EXPECT_TRUE(contains(torus, "topology=\"TORUS\" topo_parameters=\"2,4,8\"")) << torus;  // reversed
+  // Size-1 dimensions are left out (SimGrid declares a node's link to itself twice otherwise).
+  const std::string squeezed = simgrid_platform(physical_topology::parse("torus:2x1x2x1x2:16"));
+  EXPECT_TRUE(contains(squeezed, "topology=\"TORUS\" topo_parameters=\"2,2,2\"")) << squeezed;
+  const std::string one = simgrid_platform(physical_topology::parse("torus:1x1:4"));
+  EXPECT_TRUE(contains(one, "topology=\"TORUS\" topo_parameters=\"1\"")) << one;
   EXPECT_TRUE(contains(torus, "radical=\"0-63\"")) << torus;
   EXPECT_TRUE(contains(torus, "core=\"16\"")) << torus;
   EXPECT_TRUE(contains(torus, "bw=\"2e+09Bps\"")) << torus;

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# bench/sim_exchange.sh [PARTS]: the crystal router against MPI_Alltoallv on a simulated Cray
+# XE6-like torus (issue "transit at scale, part 2", item 6; crystal router paper, Schliephake and
+# Laure, figs 1-5, ../shared/papers/crystal-router-nek5000-cresta.txt section 4). Every PE sends one
+# parcel of B bytes to each of 26 partners (r +- S*i) mod P, i = 1..13 (`bench exchange --pattern
+# nek26`), under scripts/simulate, modelled mode, xe6 calibration, 24 PEs per node (Lindgren's two
+# 12-core Magny-Cours per node), on 3-D tori that hold the ranks:
+#   256 ranks torus:2x2x3:24, 512 torus:2x3x4:24, 1024 torus:3x3x5:24 (hostfile: rank r on the node
+#   of PE slot r, so the last node is partly filled).
+# One job per method (crystal_router, mpi_alltoallv; `automatic` in PART auto), --samples 1: the
+# simulated clock is deterministic, so more samples repeat the same number (and cost real time).
+# One JSON line per run on stdout: the bench record (method, chosen, bytes, stride, pes,
+# seconds_per_exchange, candidates for automatic, verified ...) plus simulated_seconds,
+# wall_seconds, platform, label and rss_mb (the simulator's peak resident set).
+#
+# PARTS (default "p256 s24 p512"):
+#   p256  = 256 ranks, stride 1, B = 8 B, 512 B, 4 KiB, 32 KiB, 128 KiB
+#   s24   = 256 ranks, stride 24, B = 8 B, 512 B, 4 KiB
+#   p512  = 512 ranks, B = 8 B and 4 KiB at stride 1, 8 B at stride 24
+#   p1024 = 1024 ranks, B = 8 B at stride 1 (not run here: see below)
+#   auto  = `--method automatic` at 64 ranks (torus:1x1x3:24), B = 8 B, 4 KiB, 128 KiB, stride 1
+#           (not run here)
+# Needs `make build sim`. Real time here (2 shared cores, loaded by other simulations): a 256-rank
+# crystal router run 7 to 50 s, MPI_Alltoallv 20 to 95 s (transit counts P - 1 count messages
+# and 26 data messages per PE: 72k messages per exchange at 256 ranks); 512 ranks 47 to 82 s and 216 to 271 s (275k);
+# p256 + s24 about 13 minutes, p512 about 12. p1024's MPI_Alltoallv (1M messages per exchange)
+# would take an estimated 20 minutes. automatic at 256 ranks did not finish in 400 s (its choice
+# times up to ~1300 exchanges of the candidates), hence 64 ranks in PART auto.
+# Usage: bench/sim_exchange.sh [PARTS] > sim-exchange.jsonl
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+parts=" ${1:-p256 s24 p512} "
+part() { [[ $parts == *" $1 "* ]]; }
+
+# run LABEL SPEC RANKS METHOD BYTES STRIDE
+run() {
+  local label=$1 spec=$2 ranks=$3 method=$4 bytes=$5 stride=$6
+  local out
+  out=$(mktemp)
+  /usr/bin/time -f "peak_kb %M" "$root/scripts/simulate" --platform "$spec" --ranks "$ranks" \
+    --calibration xe6 --mode modelled -- bench exchange --pattern nek26 --neighbors 26 \
+    --stride "$stride" --bytes "$bytes" --method "$method" --samples 1 >"$out" 2>&1 || true
+  python3 - "$label" "$out" <<'PY'
+import json, sys
+label, path = sys.argv[1], sys.argv[2]
+records, peak = [], None
+for line in open(path, errors="replace"):
+    if line.startswith("{"):
+        records.append(json.loads(line))
+    elif line.startswith("peak_kb "):
+        peak = int(line.split()[1])
+if not records:
+    sys.exit(f"sim_exchange: {label}: no record\n" + open(path, errors="replace").read()[-2000:])
+for record in records:
+    record.update({"label": label, "rss_mb": round(peak / 1024) if peak else None,
+                   "us_per_exchange": record["seconds_per_exchange"] * 1e6})
+    print(json.dumps(record, separators=(",", ":")), flush=True)
+PY
+  rm -f "$out"
+}
+
+# point LABEL SPEC RANKS BYTES STRIDE: the crystal router and MPI_Alltoallv at one point
+point() {
+  for method in crystal_router mpi_alltoallv; do run "$1.$method" "$2" "$3" "$method" "$4" "$5"; done
+}
+
+if part p256; then
+  for b in 8 512 4096 32768 131072; do point p256.s1.b$b torus:2x2x3:24 256 $b 1; done
+fi
+if part s24; then
+  for b in 8 512 4096; do point p256.s24.b$b torus:2x2x3:24 256 $b 24; done
+fi
+if part p512; then
+  point p512.s1.b8 torus:2x3x4:24 512 8 1
+  point p512.s1.b4096 torus:2x3x4:24 512 4096 1
+  point p512.s24.b8 torus:2x3x4:24 512 8 24
+fi
+if part p1024; then
+  point p1024.s1.b8 torus:3x3x5:24 1024 8 1
+fi
+if part auto; then
+  for b in 8 4096 131072; do run p64.s1.b$b.automatic torus:1x1x3:24 64 automatic $b 1; done
+fi
