@@ -30,12 +30,7 @@ std::uint64_t per_call_limit(exchange_port& port) {
   return std::min<std::uint64_t>(INT_MAX, transport_of(port).max_message_bytes());
 }
 
-MPI_Comm own_communicator(exchange_port& port) {
-  MPI_Comm comm = MPI_COMM_NULL;
-  mpi_check(MPI_Comm_dup(transport_of(port).comm(), &comm), "MPI_Comm_dup");
-  mpi_check(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
-  return comm;
-}
+MPI_Comm own_communicator(exchange_port& port) { return duplicate_communicator(transport_of(port).comm()); }
 
 // An empty vector's data() may be null, which some MPI calls reject even with count 0.
 template <class T>

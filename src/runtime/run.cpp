@@ -188,17 +188,8 @@ std::shared_ptr<const machine> mpi_machine(MPI_Comm comm, const run_options& o) 
   int rank = 0, size = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  const int lanes = o.threads_per_rank;
-  if (lanes > 1) {
-    if (o.pes_per_node > 0) return emulated_machine(size * lanes, o);
-    run_options one_per_rank = o;
-    one_per_rank.threads_per_rank = 1;
-    const machine ranks = *mpi_machine(comm, one_per_rank);
-    std::vector<int> node_of(static_cast<std::size_t>(size) * static_cast<std::size_t>(lanes));
-    for (std::size_t pe = 0; pe < node_of.size(); ++pe)
-      node_of[pe] = ranks.node_of(static_cast<int>(pe / static_cast<std::size_t>(lanes)));
-    return std::make_shared<const machine>(machine::from_node_ids(std::move(node_of)));
-  }
+  const int lanes = o.threads_per_rank;  // 1 in a SimGrid build
+  if (lanes > 1 && o.pes_per_node > 0) return emulated_machine(size * lanes, o);
 #ifdef TRANSIT_SIMGRID
   if (o.pes_per_node > 0)
     return shared_by_ranks<machine>(std::vector<int>{size, o.pes_per_node}, [&] { return emulated_machine(size, o); });
@@ -214,11 +205,11 @@ std::shared_ptr<const machine> mpi_machine(MPI_Comm comm, const run_options& o) 
   MPI_Comm_free(&shared);
   std::vector<int> leaders(size);
   detail::mpi_check(MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, comm), "MPI_Allgather");
-  std::vector<int> node_of(size), node_of_leader(size, -1);
+  std::vector<int> node_of(static_cast<std::size_t>(size) * static_cast<std::size_t>(lanes)), node_of_leader(size, -1);
   int nodes = 0;
   for (int r = 0; r < size; ++r) {
     if (node_of_leader[leaders[r]] < 0) node_of_leader[leaders[r]] = nodes++;
-    node_of[r] = node_of_leader[leaders[r]];
+    for (int lane = 0; lane < lanes; ++lane) node_of[static_cast<std::size_t>(r * lanes + lane)] = node_of_leader[leaders[r]];
   }
 #ifdef TRANSIT_SIMGRID
   return shared_by_ranks<machine>(node_of, [&] { return std::make_shared<const machine>(machine::from_node_ids(node_of)); });

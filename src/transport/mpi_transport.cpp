@@ -59,8 +59,7 @@ MPI_Op mpi_op(reduce_op op) {
 class mpi_group final : public collective_group, public collective_requests {
  public:
   explicit mpi_group(mpi_transport& net) : net_(net) {
-    mpi_check(MPI_Comm_dup(net.comm(), &comm_), "MPI_Comm_dup");
-    mpi_check(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+    comm_ = duplicate_communicator(net.comm());
     net_.add_group(this);
   }
   // A collective still in flight here belongs to an endpoint destroyed by a failure (a PE that
@@ -297,10 +296,7 @@ rank_lanes::rank_lanes(MPI_Comm parent, int lanes) : parent_(parent), lanes_(lan
   MPI_Comm_rank(parent, &mpi_rank_);
   MPI_Comm_size(parent, &mpi_size_);
   comms_.assign(static_cast<std::size_t>(lanes), MPI_COMM_NULL);
-  for (MPI_Comm& c : comms_) {
-    mpi_check(MPI_Comm_dup(parent, &c), "MPI_Comm_dup");
-    mpi_check(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
-  }
+  for (MPI_Comm& c : comms_) c = duplicate_communicator(parent);
   teardown_ = make_group_state();
 }
 
@@ -312,8 +308,7 @@ rank_lanes::~rank_lanes() {
 
 std::shared_ptr<lane_group_state> rank_lanes::make_group_state() {
   auto state = std::make_shared<lane_group_state>();
-  mpi_check(MPI_Comm_dup(parent_, &state->comm), "MPI_Comm_dup");
-  mpi_check(MPI_Comm_set_errhandler(state->comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  state->comm = duplicate_communicator(parent_);
   return state;
 }
 
@@ -322,6 +317,13 @@ std::shared_ptr<lane_group_state> rank_lanes::group(std::size_t k) {
   // Each lane asks for 0, 1, 2... in turn, so a lane asking for k has had k - 1: one more at most.
   while (groups_.size() <= k) groups_.push_back(make_group_state());
   return groups_[k];
+}
+
+MPI_Comm duplicate_communicator(MPI_Comm parent) {
+  MPI_Comm comm = MPI_COMM_NULL;
+  mpi_check(MPI_Comm_dup(parent, &comm), "MPI_Comm_dup");
+  mpi_check(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  return comm;
 }
 
 void mpi_check(int rc, const char* call) {
@@ -366,8 +368,7 @@ mpi_transport::mpi_transport(MPI_Comm parent, receive_mode mode)
       mode_(mode),
       whole_message_bytes_(mode == receive_mode::posted ? std::min(posted_receive_bytes, max_message_bytes_)
                                                         : max_message_bytes_) {
-  mpi_check(MPI_Comm_dup(parent, &comm_), "MPI_Comm_dup");
-  mpi_check(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  comm_ = duplicate_communicator(parent);
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
   mpi_rank_ = rank_;

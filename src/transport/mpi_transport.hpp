@@ -91,6 +91,10 @@ class rank_lanes {
 /// Throws std::runtime_error with MPI's own error string unless rc is MPI_SUCCESS.
 void mpi_check(int rc, const char* call);
 
+/// Collective over `parent`: a duplicate whose errors return (and become mpi_check's exceptions)
+/// instead of aborting, for transit's traffic apart from the program's.
+MPI_Comm duplicate_communicator(MPI_Comm parent);
+
 /// Ends the whole job with status 1 after a PE's failure was reported: MPI_Abort. Under SimGrid
 /// MPI_Abort ends the simulation with status 0, so a simulated job exits the simulator (every rank
 /// is in it) with status 1 instead.
