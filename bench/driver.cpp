@@ -3,11 +3,13 @@
 #include <cinttypes>
 #include <cmath>
 #include <stdexcept>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "bench.hpp"
 #include "transit/core/clock.hpp"
 #include "transit/core/error.hpp"
+#include "transit/runtime/detail/context_access.hpp"
 
 namespace transit::bench {
 
@@ -80,7 +82,11 @@ raw_fetch_adds hotspot_mpi_raw(context&, int, int, int) { throw std::logic_error
 
 record run_once(context& ctx, const options& opt, int run_index) {
   const setup s = resolve(ctx, opt);
+  const std::uint64_t network_before = detail::context_access::net(ctx).network_messages();
   const measurement m = find_kernel(opt.kernel)->run(ctx, s);
+  const std::uint64_t network = detail::context_access::net(ctx).network_messages() - network_before;
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);  // the process's: its PE threads share it
   record r;
   r.kernel = opt.kernel;
   r.backend = std::string(ctx.backend());
@@ -96,6 +102,8 @@ record run_once(context& ctx, const options& opt, int run_index) {
   r.rate = m.seconds > 0 ? m.items_per_pe / m.seconds : 0;
   r.messages_sent = ctx.allreduce(m.stats.messages_sent, reduce_op::sum);
   r.inter_node_messages = ctx.allreduce(m.stats.inter_node_messages, reduce_op::sum);
+  r.network_messages = ctx.allreduce(network, reduce_op::sum);
+  r.peak_rss_kib = ctx.allreduce(static_cast<std::uint64_t>(usage.ru_maxrss), reduce_op::max);
   r.bytes_sent = ctx.allreduce(m.stats.bytes_sent, reduce_op::sum);
   r.items_forwarded = ctx.allreduce(m.stats.items_forwarded, reduce_op::sum);
   r.buffer_bytes_peak = ctx.allreduce(m.stats.buffer_bytes_peak, reduce_op::max);
@@ -159,6 +167,8 @@ std::string to_json(const record& r) {
               {"items_per_second_per_pe", r.rate},
               {"messages_sent", r.messages_sent},
               {"inter_node_messages", r.inter_node_messages},
+              {"network_messages", r.network_messages},
+              {"peak_rss_kib", r.peak_rss_kib},
               {"bytes_sent", r.bytes_sent},
               {"items_forwarded", r.items_forwarded},
               {"buffer_bytes_peak", r.buffer_bytes_peak},

@@ -1,9 +1,12 @@
 // transit model KERNEL [bench options] [--measure]: the cost model's prediction of a kernel's step
 // (tuning/model.hpp, from the calibrated profile or built-in costs) for every candidate grid, and
 // with --measure the kernel run on each beside it, with the rank correlation of the two orders.
+// --calibration FILE takes the costs of a simulated machine (scripts/calibrations/NAME.json) and
+// --grids LIST predicts only the grids listed, so the model can be set beside bench/sim_model.sh.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -19,6 +22,36 @@ namespace {
 
 options model_line;  // set by parsing `transit model`, read-only while the job runs
 bool measure_flag = false;
+std::string calibration_file;  // --calibration: costs of a simulated machine instead of the profile's
+std::string grids_list;        // --grids: only these grids (comma-separated --grid specs)
+
+/// The costs scripts/simulate's modelled mode charges on a calibration of scripts/calibrations/:
+/// seconds_per_message at each end of a message (alpha, which the model splits between the ends,
+/// is twice it), seconds_per_item per item hop (the model's per-item cost is what `transit
+/// calibrate` measures per item sent and received: twice it), beta from the links (inter-node) and
+/// the loopback (intra-node); one PE per core, as each simulated rank owns a core.
+machine_costs costs_of_calibration(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) detail::throw_invalid("--calibration", path, "a readable calibration file (scripts/calibrations/NAME.json)");
+  json data;
+  try {
+    data = json::parse(in);
+  } catch (const json::exception& e) {
+    detail::throw_invalid("--calibration", path, detail::concat("a calibration file: ", e.what()));
+  }
+  const auto value = [&](const char* name) {
+    const auto& params = data.at("parameters");
+    if (!params.contains(name) || !params.at(name).contains("value") || !params.at(name).at("value").is_number())
+      detail::throw_invalid("--calibration", path, detail::concat("a calibration with parameters.", name, ".value"));
+    return params.at(name).at("value").get<double>();
+  };
+  machine_costs c;
+  const double alpha = 2 * value("seconds_per_message"), per_item = 2 * value("seconds_per_item");
+  c.inter = {alpha, 1 / value("link_bytes_per_second"), per_item};
+  c.intra = {alpha, 1 / value("loopback_bytes_per_second"), per_item};
+  c.pes_per_core = 1;
+  return c;
+}
 
 scheme scheme_of(routing r) {
   switch (r) {
@@ -66,10 +99,23 @@ int model_command(context& ctx) {
                            "(it compares grids)\n", std::string(to_string(opt.route)).c_str());
     return 2;
   }
-  const step_workload workload = k.workload(ctx, s);
-  const profile_status status = profile_in_use(ctx);
+  step_workload workload = k.workload(ctx, s);
+  workload.walk_every_source = !grids_list.empty();  // a few grids: exact counts even beyond 2048 PEs
+  // Without --measure the prediction is rank 0's alone: on a job of thousands of PEs (a
+  // simulated machine's size, --transit-pes-force) every PE predicting would repeat it thousands
+  // of times.
+  if (!measure_flag && ctx.rank() != 0) return 0;
+  const profile_status status = calibration_file.empty() ? profile_in_use(ctx) : profile_status{};
   const double sharing = pes_per_core(ctx);
-  const machine_costs costs = status.streamer ? costs_from(*status.streamer, sharing) : built_in_costs(ctx.backend(), sharing);
+  machine_costs costs;
+  try {
+    costs = !calibration_file.empty() ? costs_of_calibration(calibration_file)
+            : status.streamer         ? costs_from(*status.streamer, sharing)
+                                      : built_in_costs(ctx.backend(), sharing);
+  } catch (const std::invalid_argument& e) {
+    if (ctx.rank() == 0) std::fprintf(stderr, "transit: error: %s\n", e.what());
+    return 2;
+  }
   std::size_t buffer = opt.buffer_items;
   if (buffer == 0) {
     try {
@@ -80,8 +126,30 @@ int model_command(context& ctx) {
     }
   }
 
+  std::vector<grid_candidate> candidates;
+  if (grids_list.empty()) {
+    candidates = candidate_grids(ctx.machine(), ctx.topology().physical());
+  } else {
+    const routing route = opt.route == scheme::node_aware            ? routing::node_aware
+                          : opt.route == scheme::node_aware_advanced ? routing::node_aware_advanced
+                                                                     : routing::grid;
+    std::size_t from = 0;
+    while (from <= grids_list.size()) {
+      const std::size_t comma = std::min(grids_list.find(',', from), grids_list.size());
+      const std::string spec = grids_list.substr(from, comma - from);
+      from = comma + 1;
+      if (spec.empty()) continue;
+      try {
+        candidates.push_back({virtual_grid::parse(spec, ctx.machine()), route});
+        make_router(route, candidates.back().grid, ctx.machine());
+      } catch (const std::invalid_argument& e) {
+        if (ctx.rank() == 0) std::fprintf(stderr, "transit: error: --grids: %s\n", e.what());
+        return 2;
+      }
+    }
+  }
   std::vector<row> rows;
-  for (const auto& c : candidate_grids(ctx.machine(), ctx.topology().physical()))
+  for (const auto& c : candidates)
     rows.push_back({c, predict_step(ctx.machine(), c.grid, c.route, buffer, workload, costs)});
   if (measure_flag) {
     // Interleaved, not grid after grid: round i runs every grid once, starting at a different grid
@@ -127,7 +195,8 @@ int model_command(context& ctx) {
   if (ctx.rank() != 0) return all_verified ? 0 : 1;
 
   const std::string costs_from_text =
-      status.streamer ? detail::concat("profile ", status.path.string(), status.exact ? "" : " (closest entry)")
+      !calibration_file.empty() ? detail::concat("calibration ", calibration_file, " (one PE per core)")
+      : status.streamer ? detail::concat("profile ", status.path.string(), status.exact ? "" : " (closest entry)")
                       : "built-in costs (no calibrated profile for this job)";
   if (!status.error.empty()) std::fprintf(stderr, "transit model: %s; using built-in costs\n", status.error.c_str());
   if (opt.json) {
@@ -198,6 +267,11 @@ int model_command(context& ctx) {
 void add_model_options(CLI::App& model) {
   add_kernel_commands(model, model_line, [](CLI::App& sub) {
     add_flag_once(sub, "--measure", measure_flag, "run the kernel on every candidate grid beside the prediction");
+    sub.add_option("--calibration", calibration_file,
+                   "costs of a simulated machine, FILE = scripts/calibrations/NAME.json (as scripts/simulate's "
+                   "modelled mode charges them, one PE per core) instead of the calibrated profile");
+    sub.add_option("--grids", grids_list,
+                   "predict only these grids, comma-separated --grid specs (direct,32x16,8x4x16), with --scheme's routing");
   });
 }
 

@@ -147,7 +147,7 @@ void add_kernel_command(CLI::App& bench, const kernel_entry& k, options& opt,
       usage_error(tune_name, "", "no --tune for " + k.name + " (kernels that tune: histogram, alltoall, phold)");
     if (opt.steps > 1 && !k.steps)
       usage_error("--steps", std::to_string(opt.steps),
-                  "1 for " + k.name + " (kernels that run steps: histogram, alltoall, phold, halo)");
+                  "1 for " + k.name + " (kernels that run steps: histogram, alltoall, phold, halo, bipartite)");
     if (opt.tune && (opt.route == scheme::none || opt.route == scheme::mpi_raw))
       usage_error(tune_name, "", "a scheme that aggregates (grid, node-aware, node-aware-advanced), not " +
                                     std::string(to_string(opt.route)));

@@ -20,6 +20,17 @@
 #   p1024 = 1024 ranks, B = 8 B at stride 1 (not run here: see below)
 #   auto  = `--method automatic` at 64 ranks (torus:1x1x3:24), B = 8 B, 4 KiB, 128 KiB, stride 1
 #           (not run here)
+# Parts added for the missing points (2026-11-26, second sitting):
+#   p1024s  = 1024 ranks, B = 4 KiB at stride 1 and 8 B at stride 24 (with p1024: 8 B, stride 1)
+#   a256    = `--method automatic` at 256 ranks, B = 8 B and 4 KiB, strides 1 and 24: its record
+#             gives its choice (`chosen`), its time once settled, and its candidates' times
+#             (`candidates`: direct, crystal_router, grid, mpi_alltoallv, each timed by automatic
+#             itself), so automatic / best fixed method = seconds_per_exchange / the least of them
+#   a256x   = a256's other sizes: 512 B and 128 KiB at stride 1, 512 B at stride 24
+#   a512    = `--method automatic` at 512 ranks, 8 B and 4 KiB, stride 1
+#   a1024   = `--method automatic` at 1024 ranks, 8 B, stride 1
+# EXCHANGE_TIMEOUT=SECONDS puts a timeout on every run (default none, as before); a run stopped by
+# it prints no record, and the script stops there (sim_exchange says which).
 # Needs `make build sim`. Real time here (2 shared cores, loaded by other simulations): a 256-rank
 # crystal router run 7 to 50 s, MPI_Alltoallv 20 to 95 s (transit counts P - 1 count messages
 # and 26 data messages per PE: 72k messages per exchange at 256 ranks); 512 ranks 47 to 82 s and 216 to 271 s (275k);
@@ -37,7 +48,7 @@ run() {
   local label=$1 spec=$2 ranks=$3 method=$4 bytes=$5 stride=$6
   local out
   out=$(mktemp)
-  /usr/bin/time -f "peak_kb %M" "$root/scripts/simulate" --platform "$spec" --ranks "$ranks" \
+  ${EXCHANGE_TIMEOUT:+timeout "$EXCHANGE_TIMEOUT"} /usr/bin/time -f "peak_kb %M" "$root/scripts/simulate" --platform "$spec" --ranks "$ranks" \
     --calibration xe6 --mode modelled -- bench exchange --pattern nek26 --neighbors 26 \
     --stride "$stride" --bytes "$bytes" --method "$method" --samples 1 >"$out" 2>&1 || true
   python3 - "$label" "$out" <<'PY'
@@ -80,4 +91,23 @@ if part p1024; then
 fi
 if part auto; then
   for b in 8 4096 131072; do run p64.s1.b$b.automatic torus:1x1x3:24 64 automatic $b 1; done
+fi
+if part p1024s; then
+  point p1024.s1.b4096 torus:3x3x5:24 1024 4096 1
+  point p1024.s24.b8 torus:3x3x5:24 1024 8 24
+fi
+if part a256; then
+  for b in 8 4096; do
+    for st in 1 24; do run p256.s$st.b$b.automatic torus:2x2x3:24 256 automatic $b $st; done
+  done
+fi
+if part a256x; then
+  for b in 512 131072; do run p256.s1.b$b.automatic torus:2x2x3:24 256 automatic $b 1; done
+  run p256.s24.b512.automatic torus:2x2x3:24 256 automatic 512 24
+fi
+if part a512; then
+  for b in 8 4096; do run p512.s1.b$b.automatic torus:2x3x4:24 512 automatic $b 1; done
+fi
+if part a1024; then
+  run p1024.s1.b8.automatic torus:3x3x5:24 1024 automatic 8 1
 fi

@@ -6,7 +6,8 @@
 # purpose: most routing and termination bugs show only at uneven counts. Every test has a timeout,
 # so a deadlock fails instead of hanging CI. A test with MPI_RANKS also runs with PE threads in
 # the ranks (--transit-threads-per-rank, docs/hybrid.md): NAME.hybrid.2x2 (2 ranks x 2 threads)
-# and NAME.hybrid.3x3, unless NO_HYBRID (a test of what needs one PE per rank: MPI windows).
+# and NAME.hybrid.3x3 with a communication thread, NAME.hybrid.3x3.multiple with every PE thread
+# calling MPI, unless NO_HYBRID (a test of what needs one PE per rank: MPI windows).
 set(TRANSIT_TEST_DEFAULT_TIMEOUT 120)
 # Tests never read the user's calibrated profile (~/.cache/transit): a file that does not exist,
 # unless a test names its own.
@@ -76,16 +77,22 @@ function(transit_register_runs)
         TIMEOUT ${T_TIMEOUT} LABELS "mpi" PROCESSORS 2 ENVIRONMENT "${TRANSIT_MPIEXEC_ENV};${T_ENV}")
     endforeach()
     if(T_MPI_RANKS AND NOT T_NO_HYBRID)
-      foreach(shape IN ITEMS 2x2 3x3)
-        string(REPLACE "x" ";" parts ${shape})
-        list(GET parts 0 ranks)
-        list(GET parts 1 threads)
+      # 2x2 and 3x3 with the default communication thread; 3x3.multiple with every PE thread
+      # calling MPI itself (--transit-comm-thread=0), the other design.
+      foreach(shape IN ITEMS 2x2 3x3 3x3.multiple)
+        string(REGEX MATCH "^([0-9]+)x([0-9]+)" parts ${shape})
+        set(ranks ${CMAKE_MATCH_1})
+        set(threads ${CMAKE_MATCH_2})
+        set(comm_thread 1)
+        if(shape MATCHES "multiple")
+          set(comm_thread 0)
+        endif()
         add_test(NAME ${test_name}.hybrid.${shape}
                  COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} --oversubscribe
                          $<TARGET_FILE:${T_NAME}> --transit-backend=mpi ${T_ARGS})
         set_tests_properties(${test_name}.hybrid.${shape} PROPERTIES
           TIMEOUT ${T_TIMEOUT} LABELS "mpi;hybrid" PROCESSORS 2
-          ENVIRONMENT "${TRANSIT_MPIEXEC_ENV};TRANSIT_THREADS_PER_RANK=${threads};${T_ENV}")
+          ENVIRONMENT "${TRANSIT_MPIEXEC_ENV};TRANSIT_THREADS_PER_RANK=${threads};TRANSIT_COMM_THREAD=${comm_thread};${T_ENV}")
       endforeach()
     endif()
   endif()

@@ -44,8 +44,9 @@ bool parse_switch(std::string_view name, std::string_view text) {
   return text == "1";
 }
 
-constexpr std::array<std::string_view, 8> option_names{"backend",  "pes",      "pes-force",   "pes-per-node",
-                                                       "physical", "watchdog", "mpi-threads", "threads-per-rank"};
+constexpr std::array<std::string_view, 9> option_names{"backend",  "pes",         "pes-force",        "pes-per-node",
+                                                       "physical", "watchdog",    "mpi-threads",      "threads-per-rank",
+                                                       "comm-thread"};
 
 // A prefix's 8 bits carry the sending thread (src/transport/mpi_transport.cpp).
 constexpr int max_threads_per_rank = 256;
@@ -54,7 +55,7 @@ constexpr int max_threads_per_rank = 256;
   detail::throw_invalid("option", detail::concat("--transit-", name),
                         "one of --transit-backend, --transit-pes, --transit-pes-force, "
                         "--transit-pes-per-node, --transit-physical, --transit-watchdog, --transit-mpi-threads, "
-                        "--transit-threads-per-rank");
+                        "--transit-threads-per-rank, --transit-comm-thread");
 }
 
 void apply(run_options& o, std::string_view name, std::string_view value) {
@@ -81,6 +82,8 @@ void apply(run_options& o, std::string_view name, std::string_view value) {
     if (o.threads_per_rank > max_threads_per_rank)
       detail::throw_invalid("--transit-threads-per-rank", value,
                             detail::concat("a thread count from 1 to ", max_threads_per_rank));
+  } else if (name == "comm-thread") {
+    o.comm_thread = parse_switch("--transit-comm-thread", value);
   } else {
     unknown_option(name);
   }
@@ -130,9 +133,10 @@ run_options parse_run_options(int& argc, char**& argv) {
   apply_env(o, "TRANSIT_WATCHDOG", "watchdog");
   apply_env(o, "TRANSIT_MPI_THREADS", "mpi-threads");
   apply_env(o, "TRANSIT_THREADS_PER_RANK", "threads-per-rank");
+  apply_env(o, "TRANSIT_COMM_THREAD", "comm-thread");
 
   constexpr std::string_view prefix = "--transit-";
-  bool pes_from_command_line = false, threads_from_command_line = false;
+  bool pes_from_command_line = false, threads_from_command_line = false, comm_thread_from_command_line = false;
   std::vector<std::string_view> seen;
   int kept = 1, i = 1;
   for (; i < argc; ++i) {
@@ -151,6 +155,7 @@ run_options parse_run_options(int& argc, char**& argv) {
     seen.push_back(name);
     pes_from_command_line |= name == "pes";
     threads_from_command_line |= name == "threads-per-rank";
+    comm_thread_from_command_line |= name == "comm-thread";
     if (eq != std::string_view::npos) {
       apply(o, name, rest.substr(eq + 1));
     } else if (name == "pes-force") {
@@ -179,11 +184,20 @@ run_options parse_run_options(int& argc, char**& argv) {
 #ifdef TRANSIT_SIMGRID
     detail::throw_invalid(option, o.threads_per_rank, "1 in a SimGrid build (SMPI runs each rank on one thread)");
 #endif
-    if (!o.mpi_thread_multiple)
+    if (!o.mpi_thread_multiple && o.comm_thread == false)
       detail::throw_invalid(option, o.threads_per_rank,
-                            "1 with --transit-mpi-threads=funneled (every PE thread calls MPI: MPI_THREAD_MULTIPLE)");
+                            "1 with --transit-mpi-threads=funneled and no communication thread (every PE thread "
+                            "calls MPI: MPI_THREAD_MULTIPLE; --transit-comm-thread=1 needs only FUNNELED)");
+  } else if (o.comm_thread == true) {
+    detail::throw_invalid(comm_thread_from_command_line ? "--transit-comm-thread" : "TRANSIT_COMM_THREAD", 1,
+                          "0 with one thread per rank (a communication thread serves the PE threads of "
+                          "--transit-threads-per-rank above 1)");
   }
   return o;
+}
+
+bool runs_comm_thread(const run_options& o) noexcept {
+  return o.threads_per_rank > 1 && o.comm_thread.value_or(true);
 }
 
 bool started_by_mpi_launcher() {

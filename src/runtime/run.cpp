@@ -31,6 +31,7 @@
 #include "transit/runtime/detail/context_access.hpp"
 #include "transit/runtime/detail/transport_settings.hpp"
 #ifdef TRANSIT_WITH_MPI
+#include "../transport/mpi_comm_thread.hpp"
 #include "../transport/mpi_transport.hpp"
 #endif
 
@@ -265,41 +266,59 @@ void tune_open_mpi_before_init() {
   if (mechanism == "none") setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 1);
 }
 
-// --transit-threads-per-rank=T: this rank's PEs are T threads (docs/hybrid.md), lane 0 on the
-// calling thread. A failing PE reports and ends the whole job, as a rank does.
+// --transit-threads-per-rank=T: this rank's PEs are T threads (docs/hybrid.md). Every PE thread
+// calls MPI: lane 0 runs on the calling thread. With a communication thread: the calling thread
+// (the one that initialised MPI: MPI_THREAD_FUNNELED allows it alone) is the communication thread,
+// and the T PE threads are new. A failing PE reports and ends the whole job, as a rank does.
 int run_lanes(const run_options& options, const std::function<void(context&)>& body,
               std::shared_ptr<const machine> m, std::shared_ptr<const topology_manager> topology) {
   const int lanes = options.threads_per_rank;
-  auto shared = std::make_shared<detail::rank_lanes>(MPI_COMM_WORLD, lanes);
+  std::unique_ptr<detail::comm_thread_hub> hub;
+  if (runs_comm_thread(options)) hub = std::make_unique<detail::comm_thread_hub>(MPI_COMM_WORLD, lanes);
+  auto shared = std::make_shared<detail::rank_lanes>(MPI_COMM_WORLD, lanes, hub.get());
   auto lane_main = [&](int lane) {
     const int pe = shared->mpi_rank() * lanes + lane;
     try {
-      auto ctx = detail::context_access::make(std::make_unique<detail::mpi_transport>(shared, lane), m, topology,
-                                              options);
+      std::unique_ptr<detail::transport> net;
+      if (hub) {
+        net = std::make_unique<detail::comm_thread_lane>(shared, lane);
+      } else {
+        net = std::make_unique<detail::mpi_transport>(shared, lane);
+      }
+      auto ctx = detail::context_access::make(std::move(net), m, topology, options);
       body(*ctx);
       ctx->barrier();  // no PE tears down its transport while a peer may still be sending to it
     } catch (const std::exception& e) {
       report_failure(pe, e.what());
+      if (hub) hub->abort_from_lane();
       detail::abort_job();
     } catch (...) {
       report_failure(pe, "unknown exception");
+      if (hub) hub->abort_from_lane();
       detail::abort_job();
     }
   };
+  const int first_new = hub ? 0 : 1;
   std::vector<std::thread> threads;
-  threads.reserve(static_cast<std::size_t>(lanes - 1));
+  threads.reserve(static_cast<std::size_t>(lanes));
   try {
-    for (int lane = 1; lane < lanes; ++lane) threads.emplace_back(lane_main, lane);
+    for (int lane = first_new; lane < lanes; ++lane) threads.emplace_back(lane_main, lane);
   } catch (const std::system_error& e) {
     report_failure(shared->mpi_rank() * lanes,
                    detail::concat("--transit-threads-per-rank: got '", lanes, "', expected a thread count this system "
-                                  "can start: thread ", threads.size() + 2, " could not be created (", e.code().message(),
-                                  ")")
+                                  "can start: thread ", threads.size() + 1 + first_new, " could not be created (",
+                                  e.code().message(), ")")
                        .c_str());
     detail::abort_job();
   }
-  lane_main(0);
+  if (hub) {
+    hub->run(shared->inboxes());
+  } else {
+    lane_main(0);
+  }
   for (auto& t : threads) t.join();
+  shared.reset();  // its groups' collectives live on the hub's endpoint: gone before it
+  if (hub) hub->close();
   return 0;
 }
 
@@ -339,16 +358,32 @@ int run_mpi(const run_options& options, const std::function<void(context&)>& bod
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int lanes = options.threads_per_rank;
-  if (lanes > 1) {
+  if (lanes > 1 && runs_comm_thread(options)) {
+    int provided = MPI_THREAD_SINGLE, main_thread = 0;
+    MPI_Query_thread(&provided);
+    MPI_Is_thread_main(&main_thread);
+    if (provided < MPI_THREAD_FUNNELED || (provided < MPI_THREAD_MULTIPLE && main_thread == 0)) {
+      // The communication thread is the calling one: below MULTIPLE it must be MPI's main thread.
+      std::fprintf(stderr, "transit: error: %s\n",
+                   detail::concat("--transit-threads-per-rank: got '", lanes,
+                                  "', expected 1 when MPI runs below MPI_THREAD_FUNNELED, or at FUNNELED on a thread "
+                                  "other than MPI's main one (this program initialised it at level ",
+                                  provided, "): the communication thread calls MPI")
+                       .c_str());
+      MPI_Barrier(MPI_COMM_WORLD);
+      return 2;
+    }
+  } else if (lanes > 1) {
     int provided = MPI_THREAD_SINGLE;
     MPI_Query_thread(&provided);
     if (provided < MPI_THREAD_MULTIPLE) {
       // The program initialised MPI itself, below what PE threads need: every rank says so.
       std::fprintf(stderr, "transit: error: %s\n",
                    detail::concat("--transit-threads-per-rank: got '", lanes,
-                                  "', expected 1 when MPI runs below MPI_THREAD_MULTIPLE (this program initialised it "
-                                  "at level ",
-                                  provided, "): every PE thread calls MPI; initialise MPI with MPI_THREAD_MULTIPLE")
+                                  "', expected 1 when MPI runs below MPI_THREAD_MULTIPLE without a communication thread (this "
+                                  "program initialised it at level ",
+                                  provided, ", --transit-comm-thread=0): every PE thread calls MPI; initialise MPI "
+                                  "with MPI_THREAD_MULTIPLE, or let a communication thread call it")
                        .c_str());
       MPI_Barrier(MPI_COMM_WORLD);
       return 2;

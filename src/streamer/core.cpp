@@ -269,6 +269,7 @@ streamer_core::~streamer_core() {
   const std::uint64_t left = buffered_items();
   const std::size_t undelivered = undelivered_messages();
   const bool mid_step = state_ != step_state::open || quiescing_ || left > 0 || undelivered > 0 ||
+                        has_handed_.load(std::memory_order_acquire) ||
                         activity() != activity_at_step_start_;
   if (!mid_step) {
     // Tell the PEs this one sends to that it is gone: one still waiting for it in a step of its
@@ -312,9 +313,65 @@ void streamer_core::throw_corrupt(int source, std::string_view problem) const {
                                   source, ": ", problem));
 }
 
-std::size_t streamer_core::buffer_bytes(const link& l) const noexcept {
-  return l.carries_destinations ? destinations_offset(l.capacity) + l.capacity * sizeof(std::int32_t)
-                                : sizeof(wire_header) + l.capacity * item_bytes_;
+std::size_t streamer_core::buffer_bytes(const link& l) const noexcept { return buffer_bytes_for(l, l.capacity); }
+
+void streamer_core::hand_over(std::vector<handed_buffer>& buffers, std::uint64_t items_inserted) {
+  {
+    std::lock_guard lock(handed_mutex_);
+    if (!accepting_handed_)
+      throw std::logic_error(
+          "streamer::inserter: items handed over after the PE called done() in this step (flush or destroy "
+          "every inserter before done, wait or finish)");
+    for (auto& b : buffers) handed_.push_back(std::move(b));
+    handed_items_ += items_inserted;
+  }
+  buffers.clear();
+  has_handed_.store(true, std::memory_order_release);
+}
+
+// Each handed buffer goes out through send() as if it were the link's own: the link's open buffer
+// (the PE's own items) steps aside for it and comes back after, so counts, flags, the partial
+// buffer's compaction and the statistics are those of every other message.
+bool streamer_core::send_handed_over() {
+  if (!has_handed_.load(std::memory_order_acquire)) return false;
+  std::uint64_t items = 0;
+  {
+    std::lock_guard lock(handed_mutex_);
+    handed_scratch_.swap(handed_);
+    items = handed_items_;
+    handed_items_ = 0;
+    has_handed_.store(false, std::memory_order_relaxed);
+  }
+  stats_.items_inserted += items;
+  for (handed_buffer& h : handed_scratch_) {
+    link& l = links_[static_cast<std::size_t>(h.link)];
+    link own;
+    std::swap(own.buffer, l.buffer);
+    own.next = l.next;
+    own.end = l.end;
+    own.next_dest = l.next_dest;
+    own.capacity = l.capacity;
+    l.buffer = std::move(h.buffer);
+    l.capacity = h.capacity;
+    std::byte* payload = l.buffer.payload();
+    l.next = payload + sizeof(wire_header) + h.items * item_bytes_;
+    l.end = payload + sizeof(wire_header) + h.capacity * item_bytes_;
+    l.next_dest = l.carries_destinations
+                      ? reinterpret_cast<std::int32_t*>(payload + destinations_offset(h.capacity)) + h.items
+                      : nullptr;
+    ++buffers_allocated_;  // send() counts it out again
+    buffer_bytes_allocated_ += buffer_bytes(l);
+    if (max_buffered_ != 0) buffered_ += h.items;
+    send(l, h.items == h.capacity ? flush_kind::full : flush_kind::final);
+    l.buffer = std::move(own.buffer);
+    l.next = own.next;
+    l.end = own.end;
+    l.next_dest = own.next_dest;
+    l.capacity = own.capacity;
+  }
+  const bool sent = !handed_scratch_.empty();
+  handed_scratch_.clear();
+  return sent;
 }
 
 std::uint64_t streamer_core::buffered_items() const noexcept {
@@ -552,7 +609,8 @@ bool streamer_core::deliver_local() {
 }
 
 bool streamer_core::poll_once(bool pump) {
-  bool progressed = receive(pump);
+  bool progressed = send_handed_over();
+  progressed |= receive(pump);
   progressed |= deliver_local();
   charge_items();
   maybe_timer_flush();
@@ -656,6 +714,10 @@ void streamer_core::end_step() {
   dynamic_step_ = false;
   waited_peer_ = quiesced_peer_ = -1;
   state_ = step_state::open;
+  {
+    std::lock_guard lock(handed_mutex_);
+    accepting_handed_ = true;
+  }
   for (auto& il : in_links_) il.final_received = false;
   if (tuner_ && !tuner_->settled()) retune();
   activity_at_step_start_ = activity();
@@ -704,6 +766,13 @@ void streamer_core::done_impl() {
   if (quiescing_)
     throw std::logic_error("streamer::done called while a quiesce() is unfinished (it threw): call quiesce() again");
   if (state_ != step_state::open) throw std::logic_error("streamer::done called twice in one step");
+  {
+    // The inserters' items are this step's too: they flushed before done(); later ones would
+    // follow the final markers, so they are refused (hand_over throws in the inserter's thread).
+    std::lock_guard lock(handed_mutex_);
+    accepting_handed_ = false;
+  }
+  send_handed_over();
   state_ = step_state::done;
   send(links_[self_link], flush_kind::final);
   next_final_phase_ = 0;

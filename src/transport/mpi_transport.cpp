@@ -1,5 +1,7 @@
 #include "mpi_transport.hpp"
 
+#include "mpi_comm_thread.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -30,13 +32,21 @@ constexpr std::uint32_t announces_pieces = 1;
 constexpr int lane_shift = 8;
 constexpr int max_lanes = 256;
 int source_lane_of(std::uint32_t flags) noexcept { return static_cast<int>((flags >> lane_shift) & (max_lanes - 1)); }
+// The receiving PE's lane, bits 16 to 23: the communication thread receives for every lane.
+constexpr int destination_lane_shift = 16;
 
+}  // namespace
+
+// What precedes every message's payload on the wire (declared in the header for
+// receive_announced's signature).
 struct wire_prefix {
   std::uint32_t channel;
   std::uint32_t flags;
   std::uint64_t payload_bytes;
 };
 static_assert(sizeof(wire_prefix) <= message_buffer::prefix_bytes);
+
+namespace {
 
 MPI_Datatype mpi_type(scalar_type t) {
   switch (t) {
@@ -110,8 +120,7 @@ class lane_group final : public collective_group {
   int count_ = 0;
 };
 
-#ifdef TRANSIT_SIMGRID
-// SMPI 3.32 implements MPI_Iallreduce as an all-to-all (2(P-1) requests per rank, P^2 messages)
+// Collectives on point-to-point messages. SMPI 3.32 implements MPI_Iallreduce as an all-to-all (2(P-1) requests per rank, P^2 messages)
 // and MPI_Ibarrier through rank 0, and every MPI_Test of one tests each of its requests: at 256
 // simulated ranks a histogram did not finish in 5 minutes, most of it in these collectives. So a
 // SimGrid build runs its own on point-to-point messages: recursive doubling over the largest
@@ -121,7 +130,9 @@ class lane_group final : public collective_group {
 // group at a time; a group's messages between two ranks keep their order (MPI does not let
 // messages of one source and tag overtake), so a fast rank's next collective cannot mix in.
 // A group is a tag of the transport's communicator, not a communicator of its own: SMPI builds
-// every new communicator with a ring allgather (P^2 messages; 16 M at 4096 ranks).
+// every new communicator with a ring allgather (P^2 messages; 16 M at 4096 ranks). The
+// communication thread (comm_thread_hub) runs its rank's collectives on these too: it cannot wait
+// in a blocking MPI_Comm_dup for a group while its rank's PE threads need their messages.
 class p2p_group final : public collective_group, public collective_requests {
  public:
   p2p_group(mpi_transport& net, int tag) : net_(net), comm_(net.comm()), tag_(tag) {
@@ -227,27 +238,8 @@ class p2p_group final : public collective_group, public collective_requests {
   std::vector<std::uint64_t> incoming_, outgoing_;
   MPI_Request requests_[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
 };
-#endif
 
 }  // namespace
-
-struct lane_group_state {
-  struct slot {
-    int arrived = 0, departed = 0;
-    bool started = false, done = false;
-    std::vector<std::uint64_t> values;  // the lanes' values combined, then the rank's result
-    MPI_Request request = MPI_REQUEST_NULL;
-  };
-  std::mutex mutex;
-  MPI_Comm comm = MPI_COMM_NULL;
-  slot slots[2];
-  lane_group_state() = default;
-  lane_group_state(const lane_group_state&) = delete;
-  lane_group_state& operator=(const lane_group_state&) = delete;
-  ~lane_group_state() {
-    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
-  }
-};
 
 void lane_group::arrive(std::uint64_t* values, int count, scalar_type type, reduce_op op, bool barrier) {
   std::lock_guard lock(state_->mutex);
@@ -262,6 +254,11 @@ void lane_group::arrive(std::uint64_t* values, int count, scalar_type type, redu
   values_ = values;
   count_ = count;
   if (++slot.arrived < lanes_) return;
+  slot.started = true;
+  if (state_->hub != nullptr) {  // the communication thread runs the rank's collective
+    state_->hub->start_collective(state_, &slot, barrier, count, type, op);
+    return;
+  }
   if (barrier) {
     mpi_check(MPI_Ibarrier(state_->comm, &slot.request), "MPI_Ibarrier");
   } else {
@@ -269,7 +266,6 @@ void lane_group::arrive(std::uint64_t* values, int count, scalar_type type, redu
                              &slot.request),
               "MPI_Iallreduce");
   }
-  slot.started = true;
 }
 
 bool lane_group::test() {
@@ -277,6 +273,7 @@ bool lane_group::test() {
   lane_group_state::slot& slot = state_->slots[sequence_ % 2];
   if (!slot.started) return false;
   if (!slot.done) {
+    if (state_->hub != nullptr) return false;  // the communication thread sets done
     int complete = 0;
     mpi_check(MPI_Test(&slot.request, &complete, MPI_STATUS_IGNORE), "MPI_Test");
     if (!complete) return false;
@@ -291,10 +288,12 @@ bool lane_group::test() {
   return true;
 }
 
-rank_lanes::rank_lanes(MPI_Comm parent, int lanes) : parent_(parent), lanes_(lanes), inboxes_(lanes) {
+rank_lanes::rank_lanes(MPI_Comm parent, int lanes, comm_thread_hub* hub)
+    : parent_(parent), lanes_(lanes), hub_(hub), inboxes_(lanes) {
   TRANSIT_ASSERT(lanes >= 1 && lanes <= max_lanes, "lanes fit a prefix's 8 bits");
   MPI_Comm_rank(parent, &mpi_rank_);
   MPI_Comm_size(parent, &mpi_size_);
+  if (hub != nullptr) return;
   comms_.assign(static_cast<std::size_t>(lanes), MPI_COMM_NULL);
   for (MPI_Comm& c : comms_) c = duplicate_communicator(parent);
   teardown_ = make_group_state();
@@ -308,7 +307,12 @@ rank_lanes::~rank_lanes() {
 
 std::shared_ptr<lane_group_state> rank_lanes::make_group_state() {
   auto state = std::make_shared<lane_group_state>();
-  state->comm = duplicate_communicator(parent_);
+  if (hub_ != nullptr) {
+    state->hub = hub_;
+    state->tag = comm_thread_hub::group_tag(groups_.size());
+  } else {
+    state->comm = duplicate_communicator(parent_);
+  }
   return state;
 }
 
@@ -317,6 +321,10 @@ std::shared_ptr<lane_group_state> rank_lanes::group(std::size_t k) {
   // Each lane asks for 0, 1, 2... in turn, so a lane asking for k has had k - 1: one more at most.
   while (groups_.size() <= k) groups_.push_back(make_group_state());
   return groups_[k];
+}
+
+std::unique_ptr<collective_group> make_lane_group(std::shared_ptr<lane_group_state> state, int lanes) {
+  return std::make_unique<lane_group>(std::move(state), lanes);
 }
 
 MPI_Comm duplicate_communicator(MPI_Comm parent) {
@@ -389,6 +397,34 @@ mpi_transport::mpi_transport(std::shared_ptr<rank_lanes> lanes, int lane, receiv
   rank_ = mpi_rank_ * lane_count_ + lane;
   size_ = lanes_->mpi_size() * lane_count_;
   start_receiving();
+}
+
+mpi_transport::mpi_transport(MPI_Comm parent, int lanes, std::function<void(int)> sent, receive_mode mode)
+    : max_message_bytes_(max_message_bytes_from_environment()),
+      mode_(mode),
+      whole_message_bytes_(mode == receive_mode::posted ? std::min(posted_receive_bytes, max_message_bytes_)
+                                                        : max_message_bytes_) {
+  TRANSIT_ASSERT(lanes >= 1 && lanes <= max_lanes, "lanes fit a prefix's 8 bits");
+  comm_ = duplicate_communicator(parent);
+  MPI_Comm_rank(comm_, &mpi_rank_);
+  MPI_Comm_size(comm_, &size_);
+  lane_count_ = lanes;
+  rank_ = mpi_rank_ * lanes;  // its first PE, for reports; it sends only to other ranks
+  size_ *= lanes;
+  sent_ = std::move(sent);
+  start_receiving();
+}
+
+int mpi_transport::destination_lane(const message& m) noexcept {
+  wire_prefix prefix;
+  std::memcpy(&prefix, m.data.payload() - message_buffer::prefix_bytes, sizeof prefix);
+  return static_cast<int>((prefix.flags >> destination_lane_shift) & (max_lanes - 1));
+}
+
+std::unique_ptr<collective_group> mpi_transport::make_point_to_point_group(int tag) {
+  TRANSIT_ASSERT(tag != data_tag && tag != piece_tag(0) && (tag < 4096 || tag >= 4096 + max_lanes),
+                 "a group's tag is none of the transport's own");
+  return std::make_unique<p2p_group>(*this, tag);
 }
 
 void mpi_transport::start_receiving() {
@@ -485,11 +521,17 @@ void abort_job() {
 }
 
 void mpi_transport::send(int dest, std::uint32_t channel, message_buffer&& data) {
+  send_from(lane_, dest, channel, std::move(data));
+}
+
+void mpi_transport::send_from(int source_lane, int dest, std::uint32_t channel, message_buffer&& data) {
   TRANSIT_ASSERT(dest >= 0 && dest < size_, "send to a rank outside the communicator");
 #ifdef TRANSIT_SIMGRID
   charge_messages(1);  // modelled simulation: transit's own cost of sending a message (o_s)
 #endif
-  const wire_prefix prefix{channel, static_cast<std::uint32_t>(lane_) << lane_shift, data.size()};
+  const std::uint32_t lanes = static_cast<std::uint32_t>(source_lane) << lane_shift |
+                              static_cast<std::uint32_t>(dest % lane_count_) << destination_lane_shift;
+  const wire_prefix prefix{channel, lanes, data.size()};
   std::memcpy(data.wire(), &prefix, sizeof prefix);
   if (dest == rank_) {
     to_self_.push_back(message{rank_, channel, std::move(data)});
@@ -499,15 +541,16 @@ void mpi_transport::send(int dest, std::uint32_t channel, message_buffer&& data)
     lanes_->inboxes().deliver(dest % lane_count_, message{rank_, channel, std::move(data)});
     return;
   }
+  ++network_messages_;
   if (!backlog_.empty(dest) || flow_[dest].unacked >= max_unacked) {
-    backlog_[dest].push_back(std::move(data));
+    backlog_[dest].push_back(backlogged_message{std::move(data), source_lane});
     ++backlogged_;
     return;
   }
-  post(dest, std::move(data));
+  post(dest, std::move(data), source_lane);
 }
 
-void mpi_transport::post(int dest, message_buffer&& data) {
+void mpi_transport::post(int dest, message_buffer&& data, int source_lane) {
   flow_state& flow = flow_[dest];
   flow.bytes_since_sync += data.wire_size();
   const bool synchronous = ++flow.since_sync >= sync_interval || flow.bytes_since_sync >= sync_bytes;
@@ -519,7 +562,7 @@ void mpi_transport::post(int dest, message_buffer&& data) {
   if (data.wire_size() <= whole_message_bytes_) {
     const void* bytes = data.wire();
     const std::size_t size = data.wire_size();
-    post_one(dest, bytes, size, data_tag, synchronous, in_flight{std::move(data), nullptr, dest, synchronous});
+    post_one(dest, bytes, size, data_tag, synchronous, in_flight{std::move(data), nullptr, dest, synchronous, source_lane});
     return;
   }
   // Too large for one MPI message (or a posted receive): an announcement with the total size,
@@ -536,7 +579,9 @@ void mpi_transport::post(int dest, message_buffer&& data) {
   const std::byte* at = whole->payload();
   for (std::size_t left = whole->size(); left > 0;) {
     const std::size_t piece = std::min(left, max_message_bytes_);
-    post_one(dest, at, piece, piece_tag(lane_), false, in_flight{message_buffer(), whole, dest, false});
+    // The lane is told when the last piece has left (pieces complete in about the order posted).
+    const int tell = left == piece ? source_lane : -1;
+    post_one(dest, at, piece, piece_tag(source_lane), false, in_flight{message_buffer(), whole, dest, false, tell});
     at += piece;
     left -= piece;
   }
@@ -571,10 +616,10 @@ void mpi_transport::complete_sends() {
     }
   }
   if (backlogged_ == 0) return;
-  backlog_.for_each([&](int dest, std::deque<message_buffer>& queue) {
+  backlog_.for_each([&](int dest, std::deque<backlogged_message>& queue) {
     const flow_state& flow = flow_[dest];
     while (!queue.empty() && flow.unacked < max_unacked) {
-      post(dest, std::move(queue.front()));
+      post(dest, std::move(queue.front().data), queue.front().source_lane);
       queue.pop_front();
       --backlogged_;
     }
@@ -584,6 +629,7 @@ void mpi_transport::complete_sends() {
 void mpi_transport::send_completed(std::size_t i) {
   in_flight& done = in_flight_[i];
   if (done.synchronous) --flow_[done.dest].unacked;
+  if (sent_ && done.source_lane >= 0) sent_(done.source_lane);
   pool_.give(std::move(done.data));
   done.piece_of.reset();  // the last piece to complete frees the large buffer
   if (const std::size_t last = requests_.size() - 1; i != last) {
@@ -669,7 +715,7 @@ bool mpi_transport::take_arrival(int source_rank, int bytes, message_buffer&& da
   const int source = source_rank * lane_count_ + source_lane_of(prefix.flags);  // the sending PE
   if (prefix.flags & announces_pieces) {
     pool_.give(std::move(data));
-    receive_announced(source, prefix.channel, prefix.payload_bytes);
+    receive_announced(source, prefix);
     return false;
   }
   TRANSIT_ASSERT(prefix.payload_bytes + message_buffer::prefix_bytes == static_cast<std::uint64_t>(bytes),
@@ -683,9 +729,15 @@ bool mpi_transport::take_arrival(int source_rank, int bytes, message_buffer&& da
   return true;
 }
 
-void mpi_transport::receive_announced(int source, std::uint32_t channel, std::uint64_t payload_bytes) {
-  arriving a{message{source, channel, pool_.take(payload_bytes)}, {}};
+void mpi_transport::receive_announced(int source, const wire_prefix& announced) {
+  const std::uint64_t payload_bytes = announced.payload_bytes;
+  arriving a{message{source, announced.channel, pool_.take(payload_bytes)}, {}};
   a.m.data.set_size(payload_bytes);
+  // The message keeps its prefix, as a whole one does: the communication thread reads the
+  // destination lane there (destination_lane).
+  wire_prefix kept = announced;
+  kept.flags &= ~announces_pieces;
+  std::memcpy(a.m.data.wire(), &kept, sizeof kept);
   std::byte* at = a.m.data.payload();
   for (std::uint64_t left = payload_bytes; left > 0;) {
     const std::size_t piece = std::min<std::uint64_t>(left, max_message_bytes_);

@@ -37,7 +37,9 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -47,19 +49,48 @@
 
 namespace transit::detail {
 
-struct lane_group_state;
+class comm_thread_hub;
+struct wire_prefix;
+
+/// The state one collective group shares between the PE threads of a rank (rank_lanes::group).
+struct lane_group_state {
+  struct slot {
+    int arrived = 0, departed = 0;
+    bool started = false, done = false;
+    std::vector<std::uint64_t> values;  // the lanes' values combined, then the rank's result
+    MPI_Request request = MPI_REQUEST_NULL;
+  };
+  std::mutex mutex;
+  MPI_Comm comm = MPI_COMM_NULL;  // every PE thread calls MPI: the group's communicator
+  comm_thread_hub* hub = nullptr;  // or the communication thread runs the collective...
+  int tag = 0;                     // ...on point-to-point messages with this tag
+  std::unique_ptr<collective_group> on_hub;  // made by the communication thread when first used
+  slot slots[2];
+  lane_group_state() = default;
+  lane_group_state(const lane_group_state&) = delete;
+  lane_group_state& operator=(const lane_group_state&) = delete;
+  ~lane_group_state() {
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  }
+};
 
 /// What the PE threads of one rank share when a rank runs several PEs (--transit-threads-per-rank,
 /// docs/hybrid.md). The PEs of rank r are r x lanes + lane. A message to a PE of the same rank is a
-/// pointer hand-off into its inbox (no MPI, no copy); a message to lane l of another rank goes
-/// over comm(l), on which only lane l of each rank receives, so each PE thread receives its own
-/// messages and sends on its own requests (MPI_THREAD_MULTIPLE). Collective groups combine the
-/// lanes' values in the process, and the last lane to arrive runs the one MPI collective.
+/// pointer hand-off into its inbox (no MPI, no copy). Between ranks, two designs:
+///  - every PE thread calls MPI (MPI_THREAD_MULTIPLE): a message to lane l of another rank goes
+///    over comm(l), on which only lane l of each rank receives, so each PE thread receives its own
+///    messages and sends on its own requests; the last lane to arrive at a collective runs the
+///    rank's one MPI collective.
+///  - a communication thread (comm_thread_hub, src/transport/mpi_comm_thread.hpp) owns MPI: the PE
+///    threads hand it their messages and collectives, it delivers arrivals into their inboxes
+///    (MPI_THREAD_FUNNELED is enough). Then the lanes have no communicators of their own.
+/// Either way collective groups combine the lanes' values in the process first.
 class rank_lanes {
  public:
   /// Collective over `parent`, called once per rank before its PE threads start: a communicator
-  /// per lane (MPI_Comm_dup), and one group for the transports' teardown.
-  rank_lanes(MPI_Comm parent, int lanes);
+  /// per lane (MPI_Comm_dup), and one group for the transports' teardown; with `hub`, neither
+  /// (the hub's own communicator carries everything).
+  rank_lanes(MPI_Comm parent, int lanes, comm_thread_hub* hub = nullptr);
   ~rank_lanes();
   rank_lanes(const rank_lanes&) = delete;
   rank_lanes& operator=(const rank_lanes&) = delete;
@@ -69,6 +100,8 @@ class rank_lanes {
   int mpi_size() const noexcept { return mpi_size_; }
   MPI_Comm comm(int lane) const noexcept { return comms_[static_cast<std::size_t>(lane)]; }
   local_world& inboxes() noexcept { return inboxes_; }
+  /// The communication thread, or null when every PE thread calls MPI.
+  comm_thread_hub* hub() const noexcept { return hub_; }
   /// The k-th group made by the lanes of this rank (each lane makes its groups in the same order):
   /// made by the first lane that asks, which runs MPI_Comm_dup (collective over the ranks) under a
   /// lock, so the ranks make their groups' communicators in one order.
@@ -80,6 +113,7 @@ class rank_lanes {
   std::shared_ptr<lane_group_state> make_group_state();
   MPI_Comm parent_;
   int lanes_;
+  comm_thread_hub* hub_;
   int mpi_rank_ = 0, mpi_size_ = 1;
   std::vector<MPI_Comm> comms_;
   local_world inboxes_;
@@ -87,6 +121,10 @@ class rank_lanes {
   std::vector<std::shared_ptr<lane_group_state>> groups_;
   std::shared_ptr<lane_group_state> teardown_;
 };
+
+/// A collective group of one PE thread of a rank, over the group state its lanes share: they
+/// combine their values in the process, and the rank runs one collective.
+std::unique_ptr<collective_group> make_lane_group(std::shared_ptr<lane_group_state> state, int lanes);
 
 /// Throws std::runtime_error with MPI's own error string unless rc is MPI_SUCCESS.
 void mpi_check(int rc, const char* call);
@@ -152,7 +190,20 @@ class mpi_transport final : public transport {
   /// PE `lane` of a rank that runs lanes->lanes() PEs (rank_lanes); one per PE thread, used by
   /// that thread only. Local: the communicators are the lanes'.
   mpi_transport(std::shared_ptr<rank_lanes> lanes, int lane, receive_mode mode = receive_mode_from_environment());
+  /// The communication thread's endpoint (comm_thread_hub): collective over `parent`; sends for
+  /// the `lanes` PE threads of its rank (send_from) and receives for all of them, each arrival's
+  /// destination lane in its prefix (destination_lane). `sent(lane)` is called when a message
+  /// that lane handed over has left (its buffer is free). Used by the communication thread only.
+  mpi_transport(MPI_Comm parent, int lanes, std::function<void(int)> sent,
+                receive_mode mode = receive_mode_from_environment());
   ~mpi_transport() override;
+  /// send() on behalf of PE thread `source_lane` of this rank (the communication thread's endpoint).
+  void send_from(int source_lane, int dest, std::uint32_t channel, message_buffer&& data);
+  /// The lane of the PE a received message is for (its prefix says: send_from wrote it).
+  static int destination_lane(const message& m) noexcept;
+  /// A collective group of this endpoint that runs on point-to-point messages with `tag` (a tag of
+  /// its own per group) of comm(): no communicator per group. Collective in the order of `tag`.
+  std::unique_ptr<collective_group> make_point_to_point_group(int tag);
 
   int rank() const noexcept override { return rank_; }
   int size() const noexcept override { return size_; }
@@ -185,13 +236,14 @@ class mpi_transport final : public transport {
     std::shared_ptr<message_buffer> piece_of;  // pieces of a large message share its buffer
     int dest;
     bool synchronous;
+    int source_lane = -1;  // comm-thread endpoint: the lane told when this message has left
   };
   /// A large message being received in pieces, or a whole one held back behind it.
   struct arriving {
     message m;
     std::vector<MPI_Request> pieces;  // empty when complete
   };
-  void post(int dest, message_buffer&& data);
+  void post(int dest, message_buffer&& data, int source_lane);
   void post_one(int dest, const void* bytes, std::size_t size, int tag, bool synchronous, in_flight&& entry);
   void complete_sends();
   void send_completed(std::size_t index);  // in_flight_[index]'s request has completed
@@ -201,7 +253,7 @@ class mpi_transport final : public transport {
   // A message taken from the network (its wire bytes in `data`); false when it was held back or
   // was an announcement (nothing for the sink yet).
   bool take_arrival(int source, int bytes, message_buffer&& data, std::vector<message>& sink);
-  void receive_announced(int source, std::uint32_t channel, std::uint64_t payload_bytes);
+  void receive_announced(int source, const wire_prefix& announced);
   std::size_t hand_over_arrivals(std::vector<message>& sink);
   void start_receiving();
   // Where a message to PE `dest` goes: its rank, and the communicator its lane receives on.
@@ -214,6 +266,7 @@ class mpi_transport final : public transport {
   std::shared_ptr<rank_lanes> lanes_;  // null: one PE per rank
   int lane_ = 0, lane_count_ = 1;
   std::size_t lane_groups_made_ = 0;
+  std::function<void(int)> sent_;  // the comm-thread endpoint's: a lane's message has left
   int mpi_rank_ = 0;
   std::vector<MPI_Request> requests_;  // parallel to in_flight_
   std::vector<in_flight> in_flight_;
@@ -225,7 +278,11 @@ class mpi_transport final : public transport {
     int unacked = 0;                   // synchronous messages not yet matched
   };
   std::unordered_map<int, flow_state> flow_;
-  per_peer_queues<message_buffer> backlog_;  // per destination
+  struct backlogged_message {
+    message_buffer data;
+    int source_lane;
+  };
+  per_peer_queues<backlogged_message> backlog_;  // per destination
   std::size_t backlogged_ = 0;
   std::vector<message> to_self_;
   std::vector<int> completed_;         // scratch for MPI_Testsome

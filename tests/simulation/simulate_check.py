@@ -94,7 +94,7 @@ KERNELS = {  # small runs of every kernel scripts/simulate accepts
     "exchange": ["--samples", "2"], "histogram": ["--items-per-pe", "1024"], "hotspot": ["--iterations", "10"],
     "index-gather": ["--items-per-pe", "1024"], "phold": ["--items-per-pe", "1024"],
     "randomaccess": ["--items-per-pe", "1024"], "route-step": ["--items-per-pe", "65536"], "vector": [],
-    "payload": ["--payload-bytes", "1048576"], "halo": ["--steps", "2"],
+    "payload": ["--payload-bytes", "1048576"], "halo": ["--steps", "2"], "bipartite": ["--persons", "4096"],
 }
 # Kernels run a second way: captureless active-message handlers find their PE's state without
 # per-rank copies of globals (scripts/simulate runs SMPI without privatization).

@@ -131,7 +131,7 @@ const char* launch_options_help =
     "Launch options, anywhere on the line (also TRANSIT_* environment variables, see README):\n"
     "  --transit-backend=local|mpi  --transit-pes=N  --transit-pes-force  --transit-pes-per-node=K\n"
     "  --transit-physical=SPEC  --transit-watchdog=SECONDS  --transit-mpi-threads=multiple|funneled\n"
-    "  --transit-threads-per-rank=T\n";
+    "  --transit-threads-per-rank=T  --transit-comm-thread=1|0\n";
 
 }  // namespace
 

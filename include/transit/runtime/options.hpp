@@ -2,6 +2,7 @@
 // Launch options: --transit-* on the command line, TRANSIT_* in the environment (the command line
 // wins). Parsed once by transit::run; exposed so that tools and tests can inspect them.
 #include <chrono>
+#include <optional>
 #include <string>
 
 namespace transit {
@@ -33,7 +34,16 @@ struct run_options {
   /// docs/hybrid.md). 1 = one PE per rank. Needs MPI_THREAD_MULTIPLE; refused with the local backend
   /// (its PEs are threads already: --transit-pes) and in a SimGrid build (SMPI runs one thread).
   int threads_per_rank = 1;
+  /// mpi backend with threads_per_rank above 1: who calls MPI (docs/hybrid.md). true: one
+  /// communication thread per rank owns MPI and the PE threads hand it their messages (then
+  /// MPI_THREAD_FUNNELED is enough); false: every PE thread calls MPI (MPI_THREAD_MULTIPLE).
+  /// Unset: the communication thread (measured faster, docs/hybrid.md). --transit-comm-thread=1|0,
+  /// TRANSIT_COMM_THREAD; 1 with one thread per rank is refused.
+  std::optional<bool> comm_thread;
 };
+
+/// True when the job's ranks run a communication thread (options.comm_thread, resolved). Local.
+bool runs_comm_thread(const run_options& options) noexcept;
 
 /// Reads TRANSIT_* from the environment, then removes the --transit-* options from argv
 /// (`--transit-x=v` or `--transit-x v`; the flag --transit-pes-force takes no separate value) and

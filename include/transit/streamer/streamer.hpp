@@ -102,6 +102,12 @@ class streamer final : private detail::streamer_core {
       after_send();
   }
 
+  class inserter;
+  /// Any thread: a handle through which one thread of the application inserts into this PE's
+  /// streamer (an OpenMP `parallel for` over the PE's edges: one inserter per thread). See
+  /// inserter for the rule.
+  inserter make_inserter() { return inserter(*this); }
+
   /// Local. Delivers `item` exactly once on every PE (this one included), routed along the grid:
   /// one copy per link of a spanning tree, not size()-1 sends. Throws std::logic_error after
   /// done() in this step.
@@ -115,6 +121,115 @@ class streamer final : private detail::streamer_core {
     sent |= forward_broadcast(item, rank_, -1);
     if (sent) after_send();
   }
+
+  /// Insertion from the application's own threads, into the streamer of the PE that owns them.
+  ///
+  /// The rule: each thread inserts through an inserter of its own (made by any thread with
+  /// make_inserter(), used by one thread at a time), and every inserter is flushed (flush() or
+  /// destroyed) before the PE calls done(), wait(), finish() or quiesce() for the step. An inserter
+  /// has a buffer of its own per link of the PE (its items are copied once, into it, as insert
+  /// copies into the PE's): inserting takes no lock. A full buffer, and at flush() each partial
+  /// one, is handed to the PE in one locked hand-over, and the PE sends it at its next poll (any
+  /// insert, progress, wait...), as one of its own messages: merged at flush, counted in the same
+  /// termination. Deliveries still run on the PE's thread only, in its own calls.
+  ///
+  /// Valid for one step: the streamer may change its buffer size and routes between steps (tuning).
+  /// Items handed over after the PE's done() in the step are refused: the hand-over (a full buffer
+  /// or flush()) throws std::logic_error in the inserter's thread. The inserter must not outlive
+  /// its streamer.
+  class inserter {
+   public:
+    /// Any thread: an inserter into `s` (make_inserter() says the same). Holds no buffer yet.
+    explicit inserter(streamer& s) : s_(&s), slots_(s.links_.size()) {}
+    /// Takes over `other`'s buffers; `other` is left empty (its destructor does nothing).
+    inserter(inserter&& other) noexcept
+        : s_(std::exchange(other.s_, nullptr)),
+          slots_(std::move(other.slots_)),
+          ready_(std::move(other.ready_)),
+          inserted_(std::exchange(other.inserted_, 0)) {}
+    inserter& operator=(inserter&&) = delete;
+    inserter(const inserter&) = delete;
+    inserter& operator=(const inserter&) = delete;
+    /// Flushes; a refused hand-over (after done()) ends the program (std::terminate), as items
+    /// must not be dropped.
+    ~inserter() {
+      if (s_ != nullptr) flush();
+    }
+
+    /// Local to the calling thread, no lock: buffers `item` for `dest`; hands the buffer to the PE
+    /// when it is full. Throws std::out_of_range for dest outside [0, size()), std::logic_error
+    /// for a hand-over after the PE's done().
+    void insert(const T& item, int dest) {
+      if (static_cast<unsigned>(dest) >= static_cast<unsigned>(s_->size_)) [[unlikely]]
+        s_->throw_bad_destination(dest);
+      const int index = s_->link_to(dest);
+      slot& b = slots_[static_cast<std::size_t>(index)];
+      if (b.next == nullptr) [[unlikely]]
+        open(b, index);
+      std::memcpy(b.next, &item, sizeof(T));
+      b.next += sizeof(T);
+      if (b.next_dest != nullptr) *b.next_dest++ = dest;
+      ++inserted_;
+      if (b.next == b.end) [[unlikely]]
+        full(b, index);
+    }
+
+    /// Local to the calling thread: hands every partial buffer (and the count of items inserted)
+    /// to the PE, in one locked hand-over. Throws std::logic_error after the PE's done().
+    void flush() {
+      for (std::size_t i = 0; i < slots_.size(); ++i) {
+        if (slots_[i].next != nullptr) close(slots_[i], static_cast<int>(i));
+      }
+      if (ready_.empty() && inserted_ == 0) return;
+      hand_over();
+    }
+
+   private:
+    struct slot {
+      std::byte* next = nullptr;
+      std::byte* end = nullptr;
+      std::int32_t* next_dest = nullptr;
+      detail::message_buffer buffer;
+    };
+    void open(slot& b, int index) {
+      const auto& l = s_->links_[static_cast<std::size_t>(index)];
+      b.buffer = detail::message_buffer(s_->buffer_bytes_for(l, s_->capacity_));
+      std::byte* payload = b.buffer.payload();
+      b.next = payload + sizeof(detail::wire_header);
+      b.end = b.next + std::size_t{s_->capacity_} * sizeof(T);
+      b.next_dest = l.carries_destinations
+                        ? reinterpret_cast<std::int32_t*>(payload + s_->destinations_offset(s_->capacity_))
+                        : nullptr;
+    }
+    void close(slot& b, int index) {
+      const std::byte* first = b.buffer.payload() + sizeof(detail::wire_header);
+      const auto items = static_cast<std::uint32_t>((b.next - first) / sizeof(T));
+      ready_.push_back(typename streamer::handed_buffer{index, items, s_->capacity_, std::move(b.buffer)});
+      b.next = b.end = nullptr;
+      b.next_dest = nullptr;
+    }
+    void full(slot& b, int index) {
+      close(b, index);
+      hand_over();
+    }
+    // A refused hand-over (after done()) drops what it carried: the exception says so, and the
+    // destructor must not try again (it would terminate).
+    void hand_over() {
+      try {
+        s_->hand_over(ready_, inserted_);
+      } catch (...) {
+        ready_.clear();
+        inserted_ = 0;
+        throw;
+      }
+      inserted_ = 0;
+    }
+
+    streamer* s_;
+    std::vector<slot> slots_;
+    std::vector<typename streamer::handed_buffer> ready_;
+    std::uint64_t inserted_ = 0;
+  };
 
   /// Local: this PE inserts nothing more in this step. Starts the staged flush. Throws
   /// std::logic_error when called twice in one step, from a deliver callback, or while a

@@ -86,10 +86,14 @@ class transport {
   /// aborts (mpi, does not return), or records the failure and flags the job aborted so that the
   /// other PEs unwind at their next wait (local, returns).
   virtual void end_job(const std::string& why) = 0;
+  /// Messages this PE has sent through the network library (MPI) so far; a message handed to a
+  /// PE of its own process by pointer is not one (0 on the local backend).
+  std::uint64_t network_messages() const noexcept { return network_messages_; }
 
  protected:
   bool polling_held() const noexcept { return polling_holds_ > 0; }
   buffer_pool pool_;
+  std::uint64_t network_messages_ = 0;
 
  private:
   int polling_holds_ = 0;

@@ -63,6 +63,9 @@ struct step_workload {
   double self_fraction = 0;           ///< self_others: the fraction each PE sends to itself
   std::vector<double> histogram;      ///< histogram: one weight per PE
   std::vector<std::uint64_t> matrix;  ///< matrix: matrix[source * P + destination] items
+  /// Walk every source's routes even beyond 2048 PEs (P^2 routes: seconds per grid at 4096 PEs)
+  /// instead of sampling 256 sources; `transit model --grids` sets it.
+  bool walk_every_source = false;
 };
 
 /// The model's answer for one configuration. Counts are sums over all PEs; for a workload with

@@ -66,10 +66,12 @@
 // broadcast, progress, wait, finish, quiesce). The item whose callback threw counts as delivered;
 // every other item stays queued and is delivered by later calls, exactly once; an interrupted
 // wait or quiesce resumes where it stopped when called again.
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -231,6 +233,24 @@ class streamer_core {
   std::size_t destinations_offset(std::size_t items) const noexcept {
     return (sizeof(wire_header) + items * item_bytes_ + 3) & ~std::size_t{3};
   }
+  /// Bytes of a buffer of `capacity` items on link `l` (payload: header, items, destinations).
+  std::size_t buffer_bytes_for(const link& l, std::uint32_t capacity) const noexcept {
+    return l.carries_destinations ? destinations_offset(capacity) + capacity * sizeof(std::int32_t)
+                                  : sizeof(wire_header) + capacity * item_bytes_;
+  }
+
+  /// A buffer an inserter (one of the application's own threads) filled for link `link`: `items`
+  /// items of `capacity` written, destinations after destinations_offset(capacity) when the link
+  /// carries them.
+  struct handed_buffer {
+    int link;
+    std::uint32_t items;
+    std::uint32_t capacity;
+    message_buffer buffer;
+  };
+  /// Any thread: queues an inserter's buffers (taken from `buffers`, left empty) for this PE to
+  /// send at its next poll, and counts `items_inserted` in its statistics. One lock per call.
+  void hand_over(std::vector<handed_buffer>& buffers, std::uint64_t items_inserted);
 
   // ---- per-message hooks ----
   /// Delivers or forwards the items of one message from item `cursor` on (implemented by
@@ -282,6 +302,15 @@ class streamer_core {
       started = false;
     }
   };
+
+  /// Sends what inserters handed over (the PE's thread, at each poll and before done()).
+  bool send_handed_over();
+  std::mutex handed_mutex_;
+  std::vector<handed_buffer> handed_;  // under handed_mutex_
+  std::uint64_t handed_items_ = 0;     // under handed_mutex_
+  bool accepting_handed_ = true;       // under handed_mutex_: false from done() to the step's end
+  std::atomic<bool> has_handed_{false};
+  std::vector<handed_buffer> handed_scratch_;
 
   std::uint32_t items_in(const link& l) const noexcept {
     return l.next == nullptr ? 0

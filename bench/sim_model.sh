@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# bench/sim_model.sh [PARTS]: `transit model`'s predicted ordering of grids against the simulated
+# ordering (issue "transit at scale, part 2", "Done when": rank correlation at 512 and 4096 ranks).
+# Streaming all-to-all (`transit bench alltoall`) of 32-byte items, as bench/sim_grids.sh runs it:
+# modelled mode, bgq calibration, BG/Q-like 5-D tori with 16 PEs per node, grids that merge torus
+# dimensions as thesis table 4.1 does plus balanced ones.
+#
+# PARTS (default "p512 p4096 model"):
+#   p512   32 nodes (torus:2x2x2x2x2:16, 512 ranks), 16 KiB buffers (--buffer-items 512), grids
+#          32x16 16x32 8x8x8 8x4x16 4x2x4x16 4x2x4x4x4 2x2x2x2x2x16, 32 B, 128 B and 512 B per
+#          destination (items per PE = ranks x bytes per destination / 32).
+#   p4096  256 nodes (torus:4x4x4x2x2:16, 4096 ranks) under `flock /tmp/transit-sim-big.lock`,
+#          4 KiB buffers (--buffer-items 128: 16 KiB buffers on the 2-D grid's 270 links would be
+#          4.4 MB a PE, 18 GB for the job), grids 256x16 64x4x16 16x16x16 16x4x4x16 4x4x4x2x2x16,
+#          32 B then 128 B per destination. MODEL_GRIDS4096 and MODEL_BYTES4096 override.
+#   model  `transit model alltoall` for the same grids and sizes: the machine given as in the
+#          simulation (--transit-pes N --transit-pes-force --transit-pes-per-node 16
+#          --transit-physical SPEC on the local backend: the model only needs the machine, no MPI)
+#          and the costs from the calibration (--calibration scripts/calibrations/bgq.json: alpha =
+#          2 x seconds_per_message, per-item cost = 2 x seconds_per_item, beta from the links; one
+#          PE per core, as each simulated rank owns a core), only the simulated grids (--grids).
+#
+# Prints one JSON line per run on stdout: simulated runs are bench records (seconds = the
+# all-to-all's simulated time) with part, label, ranks, grid, bytes_per_destination, rss_mb added;
+# model lines are `transit model --json` records (kind "model", predicted_seconds) with part
+# "model", bytes_per_destination and grid added. Part `join` (alone: `bench/sim_model.sh join <
+# all.jsonl > plot.jsonl`) reads those lines on stdin, prints Spearman's rank correlation per
+# (ranks, size) and overall on stderr, and one plot record per (ranks, grid, size) on stdout:
+# simulated_ms, predicted_ms, model "after" (and "before": the prediction with a forwarding PE
+# charged a whole per-item cost, as before 2026-11-26, reconstructed from average_hops). SMPI's chatter goes to $MODEL_LOG
+# (default /dev/null). Every simulation has a timeout (MODEL_TIMEOUT, default 1500 s).
+# Needs `make build sim`.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+parts=" ${1:-p512 p4096 model} "
+if [ "$parts" = " join " ]; then
+  exec python3 -c '
+import json, sys
+def ranks(v):
+    order = sorted(range(len(v)), key=lambda i: v[i]); r = [0] * len(v)
+    for k, i in enumerate(order): r[i] = k + 1
+    return r
+def spearman(a, b):
+    ra, rb = ranks(a), ranks(b); m = (len(a) + 1) / 2
+    return sum((x - m) * (y - m) for x, y in zip(ra, rb)) / sum((x - m) ** 2 for x in ra)
+sim, model = {}, {}
+for line in sys.stdin:
+    if not line.startswith("{"): continue
+    r = json.loads(line)
+    key = (r.get("pes"), r.get("grid"), int(float(r.get("bytes_per_destination", 0))))
+    if r.get("kind") == "model":
+        c = 2 * 2.96e-7 + 24 * 0.5e-9   # bgq: per_item + (32 - 8) beta
+        model[key] = (r["predicted_seconds"], r["predicted_seconds"] + r["items_per_pe"] * c * (r["average_hops"] - 1) / 2)
+    elif r.get("verified"):
+        sim[key] = r["seconds"]
+both = sorted(k for k in model if k in sim)
+for group in sorted({(k[0], k[2]) for k in both}) + [None]:
+    ks = [k for k in both if group is None or (k[0], k[2]) == group]
+    if len(ks) < 2: continue
+    s = [sim[k] for k in ks]
+    print("%s: %d grids, Spearman before %.3f after %.3f" % (group or "overall", len(ks),
+        spearman([model[k][1] for k in ks], s), spearman([model[k][0] for k in ks], s)), file=sys.stderr)
+for k in both:
+    for name, v in (("before", model[k][1]), ("after", model[k][0])):
+        print(json.dumps({"ranks": k[0], "grid": k[1], "bytes_per_destination": k[2],
+                          "simulated_ms": sim[k] * 1e3, "predicted_ms": v * 1e3, "model": name}))
+'
+fi
+log=${MODEL_LOG:-/dev/null}
+part() { [[ $parts == *" $1 "* ]]; }
+tool=${TRANSIT_TOOL:-$root/build/bin/transit}
+limit=${MODEL_TIMEOUT:-1500}
+workdir=$(mktemp -d)
+trap 'rm -rf "$workdir"' EXIT
+
+grids512="32x16 16x32 8x8x8 8x4x16 4x2x4x16 4x2x4x4x4 2x2x2x2x2x16"
+bytes512="32 128 512"
+grids4096=${MODEL_GRIDS4096:-"256x16 64x4x16 16x16x16 16x4x4x16 4x4x4x2x2x16"}
+bytes4096=${MODEL_BYTES4096:-"32 128"}
+
+# sim PART SPEC RANKS BUFFER GRID BYTES [lock]: one simulated all-to-all
+sim() {
+  local part=$1 spec=$2 ranks=$3 buffer=$4 grid=$5 bpd=$6 lock=${7:-}
+  local out=$workdir/out items=$(($3 * $6 / 32)) pre=()
+  [ -n "$lock" ] && pre=(flock "$lock")
+  "${pre[@]}" timeout "$limit" /usr/bin/time -f "peak_kb %M" "$root/scripts/simulate" --platform "$spec" \
+    --ranks "$ranks" --calibration bgq --mode modelled -- bench alltoall --item-bytes 32 \
+    --buffer-items "$buffer" --grid "$grid" --items-per-pe "$items" >"$out" 2>"$out.err" || true
+  cat "$out.err" >>"$log"
+  cat "$out.err" >>"$out"
+  python3 "$root/bench/sim_record.py" "$out" part="$part" label="$ranks.$grid.$bpd" grid="$grid" \
+    bytes_per_destination="$bpd" || true
+}
+
+# predict RANKS SPEC BUFFER GRIDS BYTES: transit model for the simulated grids at one size
+predict() {
+  local ranks=$1 spec=$2 buffer=$3 grids=$4 bpd=$5
+  "$tool" model alltoall --transit-backend=local --transit-pes="$ranks" --transit-pes-force \
+    --transit-pes-per-node=16 --transit-physical="$spec" --item-bytes 32 --buffer-items "$buffer" \
+    --items-per-pe $((ranks * bpd / 32)) --calibration "$root/scripts/calibrations/bgq.json" \
+    --grids "${grids// /,}" --json 2>>"$log" |
+    python3 -c '
+import json, sys
+bpd = int(sys.argv[1])
+for line in sys.stdin:
+    if line.startswith("{"):
+        r = json.loads(line)
+        r.update({"part": "model", "bytes_per_destination": bpd, "ranks": r["pes"]})
+        print(json.dumps(r, separators=(",", ":")), flush=True)
+' "$bpd"
+}
+
+if part p512; then
+  for bpd in $bytes512; do
+    for g in $grids512; do sim p512 torus:2x2x2x2x2:16 512 512 "$g" "$bpd"; done
+  done
+fi
+if part p4096; then
+  for bpd in $bytes4096; do
+    for g in $grids4096; do sim p4096 torus:4x4x4x2x2:16 4096 128 "$g" "$bpd" /tmp/transit-sim-big.lock; done
+  done
+fi
+if part model; then
+  for bpd in $bytes512; do predict 512 torus:2x2x2x2x2:16 512 "$grids512" "$bpd"; done
+  for bpd in $bytes4096; do predict 4096 torus:4x4x4x2x2:16 128 "$grids4096" "$bpd"; done
+fi

@@ -1,0 +1,120 @@
+#pragma once
+// The communication-thread design of PE threads in MPI ranks (--transit-threads-per-rank with
+// --transit-comm-thread, docs/hybrid.md): one thread per rank owns MPI, as Charm++'s SMP mode's
+// communication thread does; the PE threads never call MPI. A PE thread hands a message for
+// another rank to the communication thread (a pointer into its outbox, no copy), and the
+// communication thread sends it on its own endpoint, receives for every PE thread of the rank and
+// delivers each arrival into its PE's inbox (rank_lanes::inboxes, as for a message between PE
+// threads of one rank). It also runs the rank's collectives once the PE threads have combined
+// their values. MPI then needs only MPI_THREAD_FUNNELED, when the communication thread is the one
+// that initialised MPI (transit::run's calling thread).
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "mpi_transport.hpp"
+
+namespace transit::detail {
+
+class comm_thread_hub {
+ public:
+  /// Collective over `parent`, on the thread that will run(): the endpoint for `lanes` PE threads.
+  comm_thread_hub(MPI_Comm parent, int lanes);
+  ~comm_thread_hub();
+  comm_thread_hub(const comm_thread_hub&) = delete;
+  comm_thread_hub& operator=(const comm_thread_hub&) = delete;
+
+  /// The communication thread's loop: sends what the PE threads hand over, delivers arrivals to
+  /// `inboxes`, runs collectives; returns once every lane has called lane_finished() and nothing
+  /// it was handed is still queued here. Ends the job (MPI_Abort) if a lane asked to (abort_from_lane).
+  void run(local_world& inboxes);
+  /// The endpoint's drain and teardown barrier (every rank's sends matched): after run().
+  void close();
+
+  // Called by PE threads:
+  /// Queues a message from PE thread `source_lane` for PE `dest` of another rank.
+  void hand_over(int source_lane, int dest, std::uint32_t channel, message_buffer&& data);
+  /// Messages `lane` handed over that have not left yet (its transport's pending_sends()).
+  std::size_t pending(int lane) const noexcept { return lanes_[static_cast<std::size_t>(lane)]->pending.load(std::memory_order_acquire); }
+  /// The last lane to arrive at a collective asks for the rank's one: run on point-to-point
+  /// messages of `group`'s tag; the communication thread sets slot->done under the group's mutex.
+  void start_collective(const std::shared_ptr<lane_group_state>& group, lane_group_state::slot* slot, bool barrier,
+                        int count, scalar_type type, reduce_op op);
+  /// The lane's PE is done (its transport is destroyed): run() returns when all are.
+  void lane_finished();
+  /// A failing PE thread (already reported): the communication thread ends the job. Never returns.
+  [[noreturn]] void abort_from_lane();
+
+  /// The tag of the rank's k-th collective group: tags from 16384 up, the first 16384 groups of a job
+  /// each its own and then in turn (a group's messages are all received before its collective
+  /// completes, so a later group may reuse the tag).
+  static int group_tag(std::size_t k) noexcept { return 16384 + static_cast<int>(k % 16384); }
+
+ private:
+  struct outgoing {
+    int dest;
+    std::uint32_t channel;
+    message_buffer data;
+  };
+  struct alignas(64) lane_state {
+    std::mutex mutex;
+    std::vector<outgoing> outbox;
+    std::atomic<std::size_t> pending{0};
+  };
+  struct collective_request {
+    std::shared_ptr<lane_group_state> group;
+    lane_group_state::slot* slot;
+    bool barrier;
+    int count;
+    scalar_type type;
+    reduce_op op;
+    bool started;
+  };
+  bool send_handed_over(std::vector<outgoing>& scratch);
+  bool run_collectives();
+  void wake() noexcept;
+
+  int lane_count_;
+  std::unique_ptr<mpi_transport> endpoint_;
+  std::vector<std::unique_ptr<lane_state>> lanes_;
+  std::mutex collectives_mutex_;
+  std::vector<collective_request> requested_;  // started by the lanes, not yet by MPI
+  std::vector<collective_request> running_;    // the communication thread's only
+  std::atomic<std::size_t> handed_{0};         // hand-overs and requests not yet taken
+  std::atomic<int> finished_{0};
+  std::atomic<bool> abort_{false};
+  // The communication thread naps when idle; a hand-over wakes it.
+  std::atomic<bool> napping_{false};
+  std::mutex nap_mutex_;
+  std::condition_variable nap_;
+};
+
+/// The transport of one PE thread under a communication thread: messages to PEs of its own rank
+/// are pointer hand-offs into their inboxes, messages to other ranks go to the communication
+/// thread; it never calls MPI.
+class comm_thread_lane final : public transport {
+ public:
+  comm_thread_lane(std::shared_ptr<rank_lanes> lanes, int lane);
+  ~comm_thread_lane() override;
+  int rank() const noexcept override { return rank_; }
+  int size() const noexcept override { return size_; }
+  std::string_view backend() const noexcept override { return "mpi"; }
+  void send(int dest, std::uint32_t channel, message_buffer&& data) override;
+  std::size_t poll(std::vector<message>& sink, std::size_t max) override;
+  std::size_t pending_sends() const noexcept override { return hub_.pending(lane_); }
+  std::unique_ptr<collective_group> make_group() override;
+  bool aborted() const noexcept override { return false; }
+  [[noreturn]] void end_job(const std::string& why) override;
+
+ private:
+  std::shared_ptr<rank_lanes> lanes_;
+  comm_thread_hub& hub_;
+  int lane_, lane_count_, rank_, size_, mpi_rank_;
+  std::size_t groups_made_ = 0;
+  std::vector<message> to_self_;
+};
+
+}  // namespace transit::detail
