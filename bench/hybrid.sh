@@ -38,6 +38,8 @@ for ((rep = 0; rep < repeats; rep++)); do
       if [ "$ranks" -gt "$(nproc)" ]; then mpi+=(--oversubscribe --mca mpi_yield_when_idle 1); fi
       launch=(--transit-backend=mpi)
       if [ "$threads" -gt 1 ]; then
+        # mpirun binds each rank to one core, where its PE threads would take turns (docs/hybrid.md).
+        mpi+=(--bind-to none)
         launch+=(--transit-threads-per-rank="$threads" --transit-comm-thread="$([ "$design" = ct ] && echo 1 || echo 0)")
       fi
       # shellcheck disable=SC2086  # the kernel's options split on purpose

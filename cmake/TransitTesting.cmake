@@ -87,8 +87,9 @@ function(transit_register_runs)
         if(shape MATCHES "multiple")
           set(comm_thread 0)
         endif()
+        # Unbound: a rank bound to one core (mpirun's default at 2 ranks) runs its PE threads in turns.
         add_test(NAME ${test_name}.hybrid.${shape}
-                 COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} --oversubscribe
+                 COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} --oversubscribe --bind-to none
                          $<TARGET_FILE:${T_NAME}> --transit-backend=mpi ${T_ARGS})
         set_tests_properties(${test_name}.hybrid.${shape} PROPERTIES
           TIMEOUT ${T_TIMEOUT} LABELS "mpi;hybrid" PROCESSORS 2

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -266,6 +267,30 @@ void tune_open_mpi_before_init() {
   if (mechanism == "none") setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 1);
 }
 
+// Launchers bind each rank to one core by default (Open MPI: --bind-to core up to 2 ranks), and
+// then a rank's PE threads take turns on it: 1 rank x 2 threads ran at 0.53x of 2 ranks x 1 here,
+// and at 1.07x once the rank could use both cores (docs/hybrid.md). transit respects the launcher's
+// binding and says so once per process, on rank 0, naming the rank with the fewest CPUs.
+void warn_if_threads_share_cpus(int lanes) {
+  static std::atomic<bool> warned{false};
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  const int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : lanes;
+  struct {
+    int cpus;
+    int rank;
+  } mine{cpus, 0}, fewest{};
+  MPI_Comm_rank(MPI_COMM_WORLD, &mine.rank);
+  MPI_Allreduce(&mine, &fewest, 1, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD);
+  if (fewest.cpus >= lanes || mine.rank != 0 || warned.exchange(true)) return;
+  std::fprintf(stderr,
+               "transit: warning: --transit-threads-per-rank=%d, but rank %d may run on %d CPU%s only (the launcher "
+               "bound it): its PE threads take turns there; launch with mpirun --bind-to none, or --map-by "
+               "slot:PE=%d (Open MPI)\n",
+               lanes, fewest.rank, fewest.cpus, fewest.cpus == 1 ? "" : "s", lanes);
+  std::fflush(stderr);
+}
+
 // --transit-threads-per-rank=T: this rank's PEs are T threads (docs/hybrid.md). Every PE thread
 // calls MPI: lane 0 runs on the calling thread. With a communication thread: the calling thread
 // (the one that initialised MPI: MPI_THREAD_FUNNELED allows it alone) is the communication thread,
@@ -273,6 +298,7 @@ void tune_open_mpi_before_init() {
 int run_lanes(const run_options& options, const std::function<void(context&)>& body,
               std::shared_ptr<const machine> m, std::shared_ptr<const topology_manager> topology) {
   const int lanes = options.threads_per_rank;
+  warn_if_threads_share_cpus(lanes);
   std::unique_ptr<detail::comm_thread_hub> hub;
   if (runs_comm_thread(options)) hub = std::make_unique<detail::comm_thread_hub>(MPI_COMM_WORLD, lanes);
   auto shared = std::make_shared<detail::rank_lanes>(MPI_COMM_WORLD, lanes, hub.get());
