@@ -3,7 +3,7 @@
 # (docs/hybrid.md, issue 26). Shapes R x T (R ranks, T PE threads each; "ct": a communication thread
 # calls MPI, --transit-comm-thread=1; "mt": every PE thread does, =0):
 #   2 PEs: 2x1, 1x2 ct, 1x2 mt           4 PEs: 4x1, 2x2 ct, 2x2 mt, 1x4 ct, 1x4 mt
-# each running histogram, alltoall, phold, hotspot and exchange, REPEATS times (default 3), the
+# each running histogram, alltoall, phold, hotspot and exchange, REPEATS times (default 7), the
 # shapes interleaved within each repeat so that the machine's drift hits all alike. Prints one
 # summary line per (kernel, shape): the median over the repeats of the kernel's figure (items/s per
 # PE; hotspot: mean fetch-and-add latency; exchange: the fastest of direct, crystal_router and grid) and its
@@ -13,7 +13,7 @@
 # /tmp/transit-hybrid.jsonl). Run it on a quiet machine: the shapes differ by tens of percent.
 set -euo pipefail
 transit=${1:-build/bin/transit}
-repeats=${2:-3}
+repeats=${2:-7}
 log=${HYBRID_LOG:-/tmp/transit-hybrid.jsonl}
 : >"$log"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -21,9 +21,9 @@ export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 
 shapes=("2 1 -" "1 2 ct" "1 2 mt" "4 1 -" "2 2 ct" "2 2 mt" "1 4 ct" "1 4 mt")
 kernels=(
-  "histogram --items-per-pe 5000000"
-  "alltoall --items-per-pe 2000000"
-  "phold --items-per-pe 500000"
+  "histogram --items-per-pe 50000000"
+  "alltoall --items-per-pe 30000000"
+  "phold --items-per-pe 5000000"
   "hotspot"
   "exchange --pattern nek26 --neighbors 26 --bytes 64 --method all --samples 5"
 )

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -276,13 +277,16 @@ void warn_if_threads_share_cpus(int lanes) {
   cpu_set_t set;
   CPU_ZERO(&set);
   const int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : lanes;
+  // Only a binding narrower than the machine: T above the machine's CPUs is oversubscription, chosen.
+  const int online = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  const bool bound_too_narrow = cpus < lanes && cpus < online;
   struct {
     int cpus;
     int rank;
-  } mine{cpus, 0}, fewest{};
+  } mine{bound_too_narrow ? cpus : std::numeric_limits<int>::max(), 0}, fewest{};
   MPI_Comm_rank(MPI_COMM_WORLD, &mine.rank);
   MPI_Allreduce(&mine, &fewest, 1, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD);
-  if (fewest.cpus >= lanes || mine.rank != 0 || warned.exchange(true)) return;
+  if (fewest.cpus == std::numeric_limits<int>::max() || mine.rank != 0 || warned.exchange(true)) return;
   std::fprintf(stderr,
                "transit: warning: --transit-threads-per-rank=%d, but rank %d may run on %d CPU%s only (the launcher "
                "bound it): its PE threads take turns there; launch with mpirun --bind-to none, or --map-by "

@@ -92,7 +92,27 @@ void local_world::deliver(int dest, message&& m) {
   auto& box = *inboxes_[dest];
   std::lock_guard lock(box.mutex);
   box.queue.push_back(std::move(m));
-  box.pending.fetch_add(1, std::memory_order_release);
+  // Dekker with nap: this adds to pending then reads napping; nap sets napping then reads pending
+  // (all sequentially consistent), so a PE about to nap either sees the message or is woken.
+  box.pending.fetch_add(1);
+  if (box.napping.load()) box.arrived.notify_one();
+}
+
+void local_world::nap(int pe, std::chrono::nanoseconds longest) {
+#ifdef TRANSIT_SIMGRID
+  // A simulated job's waits pass simulated time (core/clock.hpp), never the host's.
+  static_cast<void>(pe);
+  sleep_for(longest);
+#else
+  // A timed wait on the host's clock: the local backend and PE threads never run simulated.
+  auto& box = *inboxes_[pe];
+  box.napping.store(true);
+  {
+    std::unique_lock lock(box.mutex);
+    box.arrived.wait_for(lock, longest, [&] { return box.pending.load() > 0 || aborted(); });
+  }
+  box.napping.store(false);
+#endif
 }
 
 std::size_t local_world::drain(int pe, std::vector<message>& sink) {

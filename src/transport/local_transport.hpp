@@ -2,6 +2,8 @@
 // The local backend: PEs are threads of one process. A message is a pointer hand-off into the
 // destination's inbox, so payload bytes are never copied between PEs.
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -26,6 +28,9 @@ class local_world {
   void deliver(int dest, message&& m);
   /// Moves everything in `pe`'s inbox into sink; returns how many.
   std::size_t drain(int pe, std::vector<message>& sink);
+  /// Waits up to `longest` for a message to reach `pe`'s inbox (or the job to abort): the nap of
+  /// an idle PE, ended by the delivery it waits for instead of running out (transport::nap).
+  void nap(int pe, std::chrono::nanoseconds longest);
 
   std::shared_ptr<local_group_state> group(std::uint64_t id);
   /// Records the first failure of the job (later ones are consequences) and aborts the job.
@@ -39,6 +44,8 @@ class local_world {
     std::mutex mutex;
     std::vector<message> queue;
     std::atomic<std::size_t> pending{0};  // lets an idle poll skip the lock
+    std::atomic<bool> napping{false};     // lets deliver skip the notify
+    std::condition_variable arrived;
   };
   std::vector<std::unique_ptr<inbox>> inboxes_;
   std::atomic<bool> aborted_{false};
@@ -58,6 +65,7 @@ class local_transport final : public transport {
   std::size_t poll(std::vector<message>& sink, std::size_t max) override;
   std::size_t pending_sends() const noexcept override { return 0; }
   std::unique_ptr<collective_group> make_group() override;
+  void nap(std::chrono::nanoseconds longest) override { world_.nap(rank_, longest); }
   bool aborted() const noexcept override { return world_.aborted(); }
   void end_job(const std::string& why) override { world_.fail(rank_, why); }
 

@@ -196,6 +196,8 @@ void comm_thread_lane::send(int dest, std::uint32_t channel, message_buffer&& da
   }
 }
 
+void comm_thread_lane::nap(std::chrono::nanoseconds longest) { lanes_->inboxes().nap(lane_, longest); }
+
 std::size_t comm_thread_lane::poll(std::vector<message>& sink, std::size_t) {
   std::size_t received = to_self_.size();
   for (auto& m : to_self_) sink.push_back(std::move(m));

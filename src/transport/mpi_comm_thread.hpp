@@ -105,6 +105,8 @@ class comm_thread_lane final : public transport {
   void send(int dest, std::uint32_t channel, message_buffer&& data) override;
   std::size_t poll(std::vector<message>& sink, std::size_t max) override;
   std::size_t pending_sends() const noexcept override { return hub_.pending(lane_); }
+  /// Woken by an arrival: the communication thread delivers into this PE's inbox.
+  void nap(std::chrono::nanoseconds longest) override;
   std::unique_ptr<collective_group> make_group() override;
   bool aborted() const noexcept override { return false; }
   [[noreturn]] void end_job(const std::string& why) override;

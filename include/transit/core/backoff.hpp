@@ -47,6 +47,12 @@ class backoff {
   /// the transport and not yet complete (transport::pending_sends() > 0, asked once per idle
   /// round); then it yields instead of sleeping, however long it has been idle.
   void idle(bool sends_pending = false) noexcept(!waits_can_throw) {
+    idle(sends_pending, [](std::chrono::nanoseconds nap) { detail::sleep_for(nap); });
+  }
+  /// As idle(sends_pending), each nap taken by `nap(length)`, which may return early: a transport
+  /// that knows when a message arrives for this PE ends the nap then (transport::nap).
+  template <class Nap>
+  void idle(bool sends_pending, Nap&& nap) {
     if (round_ < spin_rounds) {
 #ifdef TRANSIT_SIMGRID
       // A spin is a poll: it must pass simulated time too, or a PE could poll again and again
@@ -61,7 +67,7 @@ class backoff {
       if (round_ < spin_rounds + yield_rounds) ++round_;
       slept_ = false;
     } else {
-      detail::sleep_for(nap_);
+      nap(nap_);
       if (nap_ < max_nap) nap_ *= 2;
       slept_ = true;
     }

@@ -7,12 +7,14 @@
 //  - poll: non-blocking; hands over messages that have arrived, for every channel.
 //  - collective groups: independent ordered sequences of non-blocking collectives, so that two
 //    streamers (each with its own group) never interleave their termination rounds.
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "transit/core/clock.hpp"
 #include "transit/core/reduce.hpp"
 #include "transit/transport/buffer.hpp"
 #include "transit/transport/buffer_pool.hpp"
@@ -67,6 +69,9 @@ class transport {
   /// its posted receive mode, while no polling_hold is alive, nothing waits in its queue for
   /// this PE, and this PE has anything in flight at all.
   virtual bool wait_for_activity() { return false; }
+  /// For a PE with nothing to do: waits up to `longest` (a backoff nap), or less when this
+  /// transport can tell that a message arrived for it. Default: the whole nap.
+  virtual void nap(std::chrono::nanoseconds longest) { sleep_for(longest); }
 
   /// While one lives, wait_for_activity returns false: for a layer that waits on MPI requests of
   /// its own (the mpi_rma engine), which the transport cannot see complete.

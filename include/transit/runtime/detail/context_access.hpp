@@ -131,7 +131,8 @@ void context_access::wait_until(context& c, Step&& step, std::string_view what) 
         if (watchdog.count() == 0 && c.state_->net->wait_for_activity()) break;
         // One question per idle round, not per item: a PE whose own sends are pending yields
         // but never naps (backoff.hpp: an mpi rendezvous moves only while both sides poll).
-        pause.idle(c.state_->net->pending_sends() > 0);
+        pause.idle(c.state_->net->pending_sends() > 0,
+                   [&c](std::chrono::nanoseconds nap) { c.state_->net->nap(nap); });
         if (watchdog.count() > 0 && pause.past_spinning()) {
           const auto idle = steady_clock::now() - last_progress;
           if (idle >= watchdog) watchdog_expired(c, what, idle);
