@@ -78,6 +78,7 @@ class comm_thread_hub {
   void wake() noexcept;
 
   int lane_count_;
+  int ranks_ = 1;  // MPI ranks in the job
   std::unique_ptr<mpi_transport> endpoint_;
   std::vector<std::unique_ptr<lane_state>> lanes_;
   std::mutex collectives_mutex_;
