@@ -7,7 +7,8 @@
 # so a deadlock fails instead of hanging CI. A test with MPI_RANKS also runs with PE threads in
 # the ranks (--transit-threads-per-rank, docs/hybrid.md): NAME.hybrid.2x2 (2 ranks x 2 threads)
 # and NAME.hybrid.3x3 with a communication thread, NAME.hybrid.3x3.multiple with every PE thread
-# calling MPI, unless NO_HYBRID (a test of what needs one PE per rank: MPI windows).
+# calling MPI, unless NO_HYBRID (a test of what needs one PE per rank: MPI windows). Under
+# ThreadSanitizer, which leaves MPI ranks out, they run as NAME.hybrid.1x2, .1x3 and .1x3.multiple.
 set(TRANSIT_TEST_DEFAULT_TIMEOUT 120)
 # Tests never read the user's calibrated profile (~/.cache/transit): a file that does not exist,
 # unless a test names its own.
@@ -76,26 +77,38 @@ function(transit_register_runs)
       set_tests_properties(${test_name}.mpi.${ranks} PROPERTIES
         TIMEOUT ${T_TIMEOUT} LABELS "mpi" PROCESSORS 2 ENVIRONMENT "${TRANSIT_MPIEXEC_ENV};${T_ENV}")
     endforeach()
-    if(T_MPI_RANKS AND NOT T_NO_HYBRID)
-      # 2x2 and 3x3 with the default communication thread; 3x3.multiple with every PE thread
-      # calling MPI itself (--transit-comm-thread=0), the other design.
-      foreach(shape IN ITEMS 2x2 3x3 3x3.multiple)
-        string(REGEX MATCH "^([0-9]+)x([0-9]+)" parts ${shape})
-        set(ranks ${CMAKE_MATCH_1})
-        set(threads ${CMAKE_MATCH_2})
-        set(comm_thread 1)
-        if(shape MATCHES "multiple")
-          set(comm_thread 0)
-        endif()
-        # Unbound: a rank bound to one core (mpirun's default at 2 ranks) runs its PE threads in turns.
-        add_test(NAME ${test_name}.hybrid.${shape}
-                 COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} --oversubscribe --bind-to none
-                         $<TARGET_FILE:${T_NAME}> --transit-backend=mpi ${T_ARGS})
-        set_tests_properties(${test_name}.hybrid.${shape} PROPERTIES
-          TIMEOUT ${T_TIMEOUT} LABELS "mpi;hybrid" PROCESSORS 2
-          ENVIRONMENT "${TRANSIT_MPIEXEC_ENV};TRANSIT_THREADS_PER_RANK=${threads};TRANSIT_COMM_THREAD=${comm_thread};${T_ENV}")
-      endforeach()
+  endif()
+  # PE threads in ranks (docs/hybrid.md): 2x2 and 3x3 with the default communication thread,
+  # 3x3.multiple with every PE thread calling MPI itself (--transit-comm-thread=0). Under
+  # ThreadSanitizer, on the PE threads of one rank: 1x2, 1x3, 1x3.multiple. Open MPI is not
+  # instrumented, so TSan cannot see its synchronisation: reports from inside it are suppressed
+  # (tests/support/tsan-mpi.supp), transit's own threads and data are checked in full.
+  if(TRANSIT_WITH_MPI AND T_MPI_RANKS AND NOT T_NO_HYBRID)
+    set(shapes 2x2 3x3 3x3.multiple)
+    set(labels "mpi;hybrid")
+    set(sanitizer_env "")
+    if(TRANSIT_SANITIZE STREQUAL "thread")
+      set(shapes 1x2 1x3 1x3.multiple)
+      set(labels "hybrid")
+      set(sanitizer_env "TSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/support/tsan-mpi.supp")
     endif()
+    foreach(shape IN LISTS shapes)
+      string(REGEX MATCH "^([0-9]+)x([0-9]+)" parts ${shape})
+      set(ranks ${CMAKE_MATCH_1})
+      set(threads ${CMAKE_MATCH_2})
+      set(comm_thread 1)
+      if(shape MATCHES "multiple")
+        set(comm_thread 0)
+      endif()
+      # Unbound: a rank bound to one core (mpirun's default at 2 ranks) runs its PE threads in turns.
+      add_test(NAME ${test_name}.hybrid.${shape}
+               COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} --oversubscribe --bind-to none
+                       $<TARGET_FILE:${T_NAME}> --transit-backend=mpi ${T_ARGS})
+      set(env ${TRANSIT_MPIEXEC_ENV} ${sanitizer_env} TRANSIT_THREADS_PER_RANK=${threads}
+          TRANSIT_COMM_THREAD=${comm_thread} ${T_ENV})
+      set_tests_properties(${test_name}.hybrid.${shape} PROPERTIES
+        TIMEOUT ${T_TIMEOUT} LABELS "${labels}" PROCESSORS 2 ENVIRONMENT "${env}")
+    endforeach()
   endif()
 endfunction()
 
