@@ -29,6 +29,10 @@
 #   a256x   = a256's other sizes: 512 B and 128 KiB at stride 1, 512 B at stride 24
 #   a512    = `--method automatic` at 512 ranks, 8 B and 4 KiB, stride 1
 #   a1024   = `--method automatic` at 1024 ranks, 8 B, stride 1
+#   v1024   = MPI_Alltoallv alone at 1024 ranks, 8 B and 4 KiB, stride 1: the runs SimGrid aborted on
+#             its maxmin precision in p1024 and p1024s, to be run with EXCHANGE_CFG (below)
+# EXCHANGE_CFG=KEY:VALUE passes one more SimGrid configuration item to every run (for v1024:
+# maxmin/precision:1e-4, SimGrid's own advice when it aborts).
 # EXCHANGE_TIMEOUT=SECONDS puts a timeout on every run (default none, as before); a run stopped by
 # it prints no record, and the script stops there (sim_exchange says which).
 # Needs `make build sim`. Real time here (2 shared cores, loaded by other simulations): a 256-rank
@@ -49,7 +53,7 @@ run() {
   local out
   out=$(mktemp)
   ${EXCHANGE_TIMEOUT:+timeout "$EXCHANGE_TIMEOUT"} /usr/bin/time -f "peak_kb %M" "$root/scripts/simulate" --platform "$spec" --ranks "$ranks" \
-    --calibration xe6 --mode modelled -- bench exchange --pattern nek26 --neighbors 26 \
+    --calibration xe6 --mode modelled ${EXCHANGE_CFG:+--cfg "$EXCHANGE_CFG"} -- bench exchange --pattern nek26 --neighbors 26 \
     --stride "$stride" --bytes "$bytes" --method "$method" --samples 1 >"$out" 2>&1 || true
   python3 - "$label" "$out" <<'PY'
 import json, sys
@@ -91,6 +95,9 @@ if part p1024; then
 fi
 if part auto; then
   for b in 8 4096 131072; do run p64.s1.b$b.automatic torus:1x1x3:24 64 automatic $b 1; done
+fi
+if part v1024; then  # MPI_Alltoallv alone at 1024 ranks: with EXCHANGE_CFG=maxmin/precision:1e-4
+  for b in 8 4096; do run p1024.s1.b$b.mpi_alltoallv torus:3x3x5:24 1024 mpi_alltoallv $b 1; done
 fi
 if part p1024s; then
   point p1024.s1.b4096 torus:3x3x5:24 1024 4096 1
