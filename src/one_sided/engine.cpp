@@ -61,16 +61,25 @@ void check_options(const context& ctx, const engine_config& config) {
     throw_invalid("one_sided_options.topology", "mpi-rma",
                   concat("fcg, mfcg, cfcg or hypercube on the ", ctx.backend(),
                          " backend (MPI windows need the mpi backend)"));
-  if (ctx.options().threads_per_rank > 1) {
-    // Both keep MPI state of one PE per rank: a window, or a helper's node windows.
+  const int threads = ctx.options().threads_per_rank;
+  if (threads > 1 && ctx.backend() == "mpi") {
+    // mpi_rma's window holds one PE per rank.
     if (o.topology == request_topology::mpi_rma)
       throw_invalid("one_sided_options.topology", "mpi-rma",
-                    concat("fcg, mfcg, cfcg or hypercube with ", ctx.options().threads_per_rank,
+                    concat("fcg, mfcg, cfcg or hypercube with ", threads,
                            " PE threads per rank (MPI windows here hold one PE per rank)"));
-    if (o.progress == progress_mode::helper_thread && ctx.backend() == "mpi")
-      throw_invalid("one_sided_options.progress", "helper",
-                    concat("polling with ", ctx.options().threads_per_rank,
-                           " PE threads per rank (the helper's node windows hold one PE per rank)"));
+    // A node's helper is one rank's (its communication thread, or a thread of its own): it serves
+    // whole ranks. Every PE checks every node, so that all refuse alike.
+    const machine& m = ctx.machine();
+    for (int node = 0; o.progress == progress_mode::helper_thread && node < m.num_nodes(); ++node) {
+      const int first = m.pe_on_node(node, 0);
+      const int pes = m.pes_on_node(node);
+      if (first % threads != 0 || pes % threads != 0)
+        throw_invalid("one_sided_options.progress", "helper",
+                      concat("polling, or nodes of whole ranks: node ", node, " holds ", pes, " PE", pes == 1 ? "" : "s",
+                             " from PE ", first, ", and a rank holds ", threads,
+                             " PE threads (give --transit-pes-per-node a multiple of ", threads, ")"));
+    }
   }
 }
 

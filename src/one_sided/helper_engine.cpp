@@ -10,7 +10,6 @@
 #include <atomic>
 #include <deque>
 #include <set>
-#include <thread>
 #include <vector>
 
 #include "node_resources.hpp"
@@ -44,7 +43,9 @@ struct part_layout {
         total(block + (block_bytes + 63) / 64 * 64) {}
 };
 
-/// The helper of one node: a hub on its own thread and transport, serving the node's PEs.
+/// The helper of one node: a hub on a transport of its own, serving the node's PEs, in rounds
+/// that its driver (node_resources::start_helper) calls: a thread of its own, or the rank's
+/// communication thread, which then also builds and destroys the hub's transport.
 class node_helper final : private hub::host {
  public:
   struct pe_side {
@@ -55,18 +56,49 @@ class node_helper final : private hub::host {
     std::deque<std::vector<std::byte>> overflow;  // replies waiting for ring room
   };
 
-  node_helper(context& ctx, std::unique_ptr<transport> net, hub::config c, std::vector<pe_side> pes)
-      : ctx_(ctx), node_(c.self), net_(std::move(net)), pes_(std::move(pes)) {
-    hub_ = std::make_unique<hub>(std::move(c), *net_, nullptr, 0, static_cast<hub::host&>(*this));
+  node_helper(context& ctx, node_resources& resources, hub::config c, std::vector<pe_side> pes)
+      : ctx_(ctx), resources_(resources), node_(c.self), pes_(std::move(pes)) {
+    resources_.on_helper_side([&] {
+      net_ = resources_.make_helper_transport();
+      hub_ = std::make_unique<hub>(std::move(c), *net_, nullptr, 0, static_cast<hub::host&>(*this));
+    });
   }
-  ~node_helper() override { stop(); }
+  ~node_helper() override {
+    stop();
+    if (abandoned_) {
+      // A failing job: another PE may hold the helper side; the process ends soon anyway.
+      static_cast<void>(hub_.release());
+      static_cast<void>(net_.release());
+      return;
+    }
+    try {
+      resources_.on_helper_side([&] {
+        hub_.reset();
+        net_.reset();
+      });
+    } catch (...) {
+      // A destructor does not throw: MPI's failure here ends the job anyway.
+    }
+  }
   node_helper(const node_helper&) = delete;
   node_helper& operator=(const node_helper&) = delete;
 
-  void start() { thread_ = std::thread([this] { run(); }); }
+  void start() {
+    running_ = true;
+    resources_.start_helper([this] { return round(); },
+                            [this](const std::exception& e) {
+                              context_access::end_job(ctx_, concat("helper thread of node ", node_, ": ", e.what()));
+                            });
+  }
   void stop() {
-    stop_.store(true, std::memory_order_release);
-    if (thread_.joinable()) thread_.join();
+    if (!running_) return;
+    resources_.stop_helper();
+    running_ = false;
+  }
+  /// Stops the helper and leaves its transport alone: the job is failing.
+  void abandon() {
+    abandoned_ = true;
+    stop();
   }
 
   /// (messages sent, messages received) at a point between two rounds of the helper: a
@@ -96,25 +128,18 @@ class node_helper final : private hub::host {
   std::size_t num_links() const noexcept { return hub_->num_links(); }
 
  private:
-  void run() {
-    backoff pause;
+  // One round: the PEs' rings, the links, the replies that waited for room.
+  bool round() {
     try {
-      while (!stop_.load(std::memory_order_acquire)) {
-        answer_snapshot();
-        const bool from_rings = serve_rings();
-        bool progressed = hub_->poll(!from_rings) || from_rings;  // flush partial buffers once idle
-        progressed |= flush_overflow();
-        if (progressed) {
-          publish();
-          pause.reset();
-        } else {
-          pause.idle();  // 2 cores, many PEs: an idle helper must not spin
-        }
-      }
       answer_snapshot();
-    } catch (const std::exception& e) {
-      context_access::end_job(ctx_, concat("helper thread of node ", node_, ": ", e.what()));
+      const bool from_rings = serve_rings();
+      bool progressed = hub_->poll(!from_rings) || from_rings;  // flush partial buffers once idle
+      progressed |= flush_overflow();
+      if (progressed) publish();
+      return progressed;
+    } catch (...) {
       snapshot_answered_.store(~std::uint64_t{0}, std::memory_order_release);  // nobody waits on a dead helper
+      throw;
     }
   }
 
@@ -181,12 +206,13 @@ class node_helper final : private hub::host {
   }
 
   context& ctx_;
+  node_resources& resources_;
   int node_;
-  std::unique_ptr<transport> net_;
   std::vector<pe_side> pes_;
+  std::unique_ptr<transport> net_;  // made and destroyed on the helper side (on_helper_side)
   std::unique_ptr<hub> hub_;
-  std::thread thread_;
-  std::atomic<bool> stop_{false};
+  bool running_ = false;
+  bool abandoned_ = false;
   std::atomic<std::uint64_t> snapshot_asked_{0};
   std::atomic<std::uint64_t> snapshot_answered_{0};
   std::atomic<std::uint64_t> snapshot_sent_{0};
@@ -294,7 +320,7 @@ helper_engine::helper_engine(context& ctx, const engine_config& config) : routed
       sides.push_back(node_helper::pe_side{m.pe_on_node(node, l), byte_ring(part + layout.requests, layout.ring_bytes),
                                            byte_ring(part + layout.replies, layout.ring_bytes), part + layout.block, {}});
     }
-    helper_ = std::make_unique<node_helper>(ctx, resources_->make_helper_transport(), std::move(routes), std::move(sides));
+    helper_ = std::make_unique<node_helper>(ctx, *resources_, std::move(routes), std::move(sides));
   }
   // Every part is ready everywhere before a helper starts or a PE touches another's block.
   group_->start_barrier();
@@ -337,7 +363,11 @@ bool helper_engine::apply_directly(const request_record& r, const std::byte* pay
 }
 
 void helper_engine::abandon() noexcept {
-  if (helper_) helper_->stop();  // it must not outlive this PE's memory
+  try {
+    if (helper_) helper_->abandon();  // it must not outlive this PE's memory
+  } catch (...) {
+    // The job is ending; the communication thread may already be ending it.
+  }
   resources_->abandon();
 }
 

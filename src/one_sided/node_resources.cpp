@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "../transport/local_transport.hpp"
+#include "transit/core/backoff.hpp"
 #include "transit/core/error.hpp"
 #include "transit/runtime/context.hpp"
 #include "transit/runtime/detail/context_access.hpp"
@@ -15,19 +16,6 @@ namespace transit::detail {
 namespace {
 
 constexpr std::size_t align64(std::size_t n) { return (n + 63) / 64 * 64; }
-
-enum class setup_tag : std::uint64_t { part_size = 1, parts = 2, world = 3 };
-
-// One setup message: a tag and some 64-bit values (sizes or addresses).
-void send_values(context& ctx, std::uint32_t channel, int dest, setup_tag tag, const std::vector<std::uint64_t>& values) {
-  transport& net = context_access::net(ctx);
-  message_buffer b = net.allocate((values.size() + 1) * sizeof(std::uint64_t));
-  const auto t = static_cast<std::uint64_t>(tag);
-  std::memcpy(b.payload(), &t, sizeof t);
-  if (!values.empty()) std::memcpy(b.payload() + sizeof t, values.data(), values.size() * sizeof(std::uint64_t));
-  b.set_size((values.size() + 1) * sizeof(std::uint64_t));
-  net.send(dest, channel, std::move(b));
-}
 
 class local_node_resources final : public node_resources {
  public:
@@ -46,11 +34,11 @@ class local_node_resources final : public node_resources {
     int sizes_missing = master_ ? pes - 1 : 0;
     bool parts_missing = true;
     bool world_missing = master_ && !first_pe_;
-    if (!master_) send_values(ctx, channel, m.pe_on_node(node, 0), setup_tag::part_size, {static_cast<std::uint64_t>(local), part_bytes});
+    if (!master_) send_setup_values(ctx, channel, m.pe_on_node(node, 0), setup_tag::part_size, {static_cast<std::uint64_t>(local), part_bytes});
     if (first_pe_) {
       world_ = new local_world(m.num_nodes());
       for (int n = 1; n < m.num_nodes(); ++n)
-        send_values(ctx, channel, m.pe_on_node(n, 0), setup_tag::world, {reinterpret_cast<std::uintptr_t>(world_)});
+        send_setup_values(ctx, channel, m.pe_on_node(n, 0), setup_tag::world, {reinterpret_cast<std::uintptr_t>(world_)});
     }
     const auto hand_out_parts = [&] {
       std::size_t total = 0;
@@ -64,40 +52,29 @@ class local_node_resources final : public node_resources {
         addresses.push_back(reinterpret_cast<std::uintptr_t>(parts_[l]));
         offset += sizes[l];
       }
-      for (int l = 1; l < pes; ++l) send_values(ctx, channel, m.pe_on_node(node, l), setup_tag::parts, addresses);
+      for (int l = 1; l < pes; ++l) send_setup_values(ctx, channel, m.pe_on_node(node, l), setup_tag::parts, addresses);
       parts_missing = false;
     };
     if (master_ && sizes_missing == 0) hand_out_parts();
-    std::vector<message> batch;
-    context_access::wait_until(
-        ctx,
-        [&] {
-          batch.clear();
-          if (!context_access::mail(ctx).take(channel, batch)) {
-            return !parts_missing && !world_missing ? step_result::done : step_result::idle;
+    receive_setup_values(
+        ctx, channel,
+        [&](setup_tag tag, const std::vector<std::uint64_t>& v) {
+          switch (tag) {
+            case setup_tag::part_size:
+              sizes[v[0]] = align64(v[1]);
+              if (--sizes_missing == 0) hand_out_parts();
+              break;
+            case setup_tag::parts:
+              for (std::size_t l = 0; l < parts_.size(); ++l) parts_[l] = reinterpret_cast<std::byte*>(v[l]);
+              parts_missing = false;
+              break;
+            case setup_tag::world:
+              world_ = reinterpret_cast<local_world*>(v[0]);
+              world_missing = false;
+              break;
           }
-          for (auto& msg : batch) {
-            std::vector<std::uint64_t> v(msg.data.size() / sizeof(std::uint64_t));
-            std::memcpy(v.data(), msg.data.payload(), v.size() * sizeof(std::uint64_t));
-            switch (static_cast<setup_tag>(v[0])) {
-              case setup_tag::part_size:
-                sizes[v[1]] = align64(v[2]);
-                if (--sizes_missing == 0) hand_out_parts();
-                break;
-              case setup_tag::parts:
-                for (std::size_t l = 0; l < parts_.size(); ++l) parts_[l] = reinterpret_cast<std::byte*>(v[l + 1]);
-                parts_missing = false;
-                break;
-              case setup_tag::world:
-                world_ = reinterpret_cast<local_world*>(v[1]);
-                world_missing = false;
-                break;
-            }
-            context_access::net(ctx).recycle(std::move(msg.data));
-          }
-          return !parts_missing && !world_missing ? step_result::done : step_result::progressed;
         },
-        "helper-mode set-up (shared memory)");
+        [&] { return !parts_missing && !world_missing; }, "helper-mode set-up (shared memory)");
   }
 
   // The engine ends with a barrier after its helpers stopped: nobody touches this memory now.
@@ -125,9 +102,69 @@ class local_node_resources final : public node_resources {
 
 }  // namespace
 
+node_resources::~node_resources() {
+  if (helper_.joinable()) stop_helper();
+}
+
+void node_resources::start_helper(std::function<bool()> round, std::function<void(const std::exception&)> failed) {
+  stop_.store(false, std::memory_order_relaxed);
+  helper_ = std::thread([this, round = std::move(round), failed = std::move(failed)] {
+    backoff pause;
+    try {
+      while (!stop_.load(std::memory_order_acquire)) {
+        if (round()) {
+          pause.reset();
+        } else {
+          pause.idle();  // 2 cores, many PEs: an idle helper must not spin
+        }
+      }
+    } catch (const std::exception& e) {
+      failed(e);
+    }
+  });
+}
+
+void node_resources::stop_helper() {
+  stop_.store(true, std::memory_order_release);
+  if (helper_.joinable()) helper_.join();
+}
+
+void send_setup_values(context& ctx, std::uint32_t channel, int dest, setup_tag tag, const std::vector<std::uint64_t>& values) {
+  transport& net = context_access::net(ctx);
+  message_buffer b = net.allocate((values.size() + 1) * sizeof(std::uint64_t));
+  const auto t = static_cast<std::uint64_t>(tag);
+  std::memcpy(b.payload(), &t, sizeof t);
+  if (!values.empty()) std::memcpy(b.payload() + sizeof t, values.data(), values.size() * sizeof(std::uint64_t));
+  b.set_size((values.size() + 1) * sizeof(std::uint64_t));
+  net.send(dest, channel, std::move(b));
+}
+
+void receive_setup_values(context& ctx, std::uint32_t channel,
+                          const std::function<void(setup_tag, const std::vector<std::uint64_t>&)>& take,
+                          const std::function<bool()>& complete, const char* what) {
+  std::vector<message> batch;
+  context_access::wait_until(
+      ctx,
+      [&] {
+        batch.clear();
+        if (!context_access::mail(ctx).take(channel, batch)) return complete() ? step_result::done : step_result::idle;
+        for (auto& msg : batch) {
+          std::uint64_t tag = 0;
+          std::memcpy(&tag, msg.data.payload(), sizeof tag);
+          std::vector<std::uint64_t> values(msg.data.size() / sizeof(std::uint64_t) - 1);
+          if (!values.empty())
+            std::memcpy(values.data(), msg.data.payload() + sizeof tag, values.size() * sizeof(std::uint64_t));
+          context_access::net(ctx).recycle(std::move(msg.data));
+          take(static_cast<setup_tag>(tag), values);
+        }
+        return complete() ? step_result::done : step_result::progressed;
+      },
+      what);
+}
+
 std::unique_ptr<node_resources> make_node_resources(context& ctx, std::uint32_t channel, std::size_t part_bytes) {
 #ifdef TRANSIT_WITH_MPI
-  if (ctx.backend() == "mpi") return make_mpi_node_resources(ctx, part_bytes);
+  if (ctx.backend() == "mpi") return make_mpi_node_resources(ctx, channel, part_bytes);
 #endif
   return std::make_unique<local_node_resources>(ctx, channel, part_bytes);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <thread>
 #include <utility>
 
@@ -31,6 +32,7 @@ constexpr std::chrono::milliseconds longest_nap_alone{20};
 
 comm_thread_hub::comm_thread_hub(MPI_Comm parent, int lanes) : lane_count_(lanes) {
   MPI_Comm_size(parent, &ranks_);
+  MPI_Comm_rank(parent, &mpi_rank_);
   lanes_.reserve(static_cast<std::size_t>(lanes));
   for (int lane = 0; lane < lanes; ++lane) lanes_.push_back(std::make_unique<lane_state>());
   endpoint_ = std::make_unique<mpi_transport>(parent, lanes, [this](int lane) {
@@ -66,6 +68,29 @@ void comm_thread_hub::start_collective(const std::shared_ptr<lane_group_state>& 
   if (napping_.load()) wake();
 }
 
+void comm_thread_hub::run_on_comm_thread(std::function<void()> work) {
+  task t{std::move(work), nullptr, false};
+  std::unique_lock lock(collectives_mutex_);
+  tasks_.push_back(&t);
+  handed_.fetch_add(1);
+  if (napping_.load()) wake();
+  task_done_.wait(lock, [&] { return t.done; });
+  if (t.failure) std::rethrow_exception(t.failure);
+}
+
+int comm_thread_hub::start_service(std::function<bool()> round) {
+  int id = -1;
+  run_on_comm_thread([&] {
+    id = services_started_++;
+    services_.emplace_back(id, std::move(round));
+  });
+  return id;
+}
+
+void comm_thread_hub::stop_service(int id) {
+  run_on_comm_thread([&] { std::erase_if(services_, [&](const auto& s) { return s.first == id; }); });
+}
+
 void comm_thread_hub::lane_finished() {
   finished_.fetch_add(1);
   wake();
@@ -97,6 +122,44 @@ bool comm_thread_hub::send_handed_over(std::vector<outgoing>& scratch) {
     sent = true;
   }
   return sent;
+}
+
+bool comm_thread_hub::run_tasks() {
+  std::vector<task*> taken;
+  {
+    std::lock_guard lock(collectives_mutex_);
+    if (tasks_.empty()) return false;
+    taken.swap(tasks_);
+  }
+  handed_.fetch_sub(taken.size());
+  for (task* t : taken) {
+    try {
+      t->work();
+    } catch (...) {
+      t->failure = std::current_exception();
+    }
+    {
+      std::lock_guard lock(collectives_mutex_);
+      t->done = true;  // the waiting lane may destroy *t as soon as it sees this
+    }
+    task_done_.notify_all();
+  }
+  return true;
+}
+
+bool comm_thread_hub::run_services() {
+  bool progressed = false;
+  for (auto& service : services_) {
+    try {
+      progressed |= service.second();
+    } catch (const std::exception& e) {
+      // A service serves PEs of other ranks too: its failure ends the job, as a PE's does.
+      std::fprintf(stderr, "transit: rank %d, communication thread: %s\n", mpi_rank_, e.what());
+      std::fflush(stderr);
+      abort_job();
+    }
+  }
+  return progressed;
 }
 
 bool comm_thread_hub::run_collectives() {
@@ -141,7 +204,6 @@ void comm_thread_hub::run(local_world& inboxes) {
   std::vector<outgoing> scratch;
   std::vector<message> arrivals;
   int idle_rounds = 0;
-  const std::chrono::microseconds longest = ranks_ == 1 ? longest_nap_alone : longest_nap;
   std::chrono::microseconds nap = first_nap;
   for (;;) {
     if (abort_.load()) abort_job();
@@ -152,6 +214,8 @@ void comm_thread_hub::run(local_world& inboxes) {
       for (message& m : arrivals) inboxes.deliver(mpi_transport::destination_lane(m), std::move(m));
     }
     busy |= run_collectives();
+    busy |= run_tasks();
+    busy |= run_services();
     if (finished_.load() == lane_count_ && handed_.load() == 0) return;
     if (busy) {
       idle_rounds = 0;
@@ -175,6 +239,8 @@ void comm_thread_hub::run(local_world& inboxes) {
         nap_.wait_for(lock, nap, [&] { return handed_.load() > 0 || abort_.load() || finished_.load() == lane_count_; });
       }
       napping_.store(false);
+      // A service (a one-sided helper) has work that does not wake this thread: requests in rings.
+      const std::chrono::microseconds longest = ranks_ == 1 && services_.empty() ? longest_nap_alone : longest_nap;
       if (nap < longest) nap = std::min(2 * nap, longest);
     }
   }

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -43,6 +44,19 @@ class comm_thread_hub {
   /// messages of `group`'s tag; the communication thread sets slot->done under the group's mutex.
   void start_collective(const std::shared_ptr<lane_group_state>& group, lane_group_state::slot* slot, bool barrier,
                         int count, scalar_type type, reduce_op op);
+  /// Runs `task` on the communication thread between two of its rounds and returns when it has run
+  /// (rethrowing what it threw): the way a PE thread gets MPI called for its rank (MPI calls that
+  /// are collective over the ranks must come from one lane per rank, in one order).
+  void run_on_comm_thread(std::function<void()> task);
+  /// Calls `round` once per round of the communication thread from now on (the one-sided helper of
+  /// the rank's node: docs/hybrid.md); `round` returns whether it made progress. An exception from
+  /// it ends the job. Returns the service's number for stop_service.
+  int start_service(std::function<bool()> round);
+  /// After this returns, the service is never called again.
+  void stop_service(int id);
+  /// The communication thread's endpoint communicator, for tasks (run_on_comm_thread) only.
+  MPI_Comm comm() const noexcept { return endpoint_->comm(); }
+
   /// The lane's PE is done (its transport is destroyed): run() returns when all are.
   void lane_finished();
   /// A failing PE thread (already reported): the communication thread ends the job. Never returns.
@@ -73,17 +87,29 @@ class comm_thread_hub {
     reduce_op op;
     bool started;
   };
+  struct task {
+    std::function<void()> work;
+    std::exception_ptr failure;
+    bool done = false;
+  };
   bool send_handed_over(std::vector<outgoing>& scratch);
   bool run_collectives();
+  bool run_tasks();
+  bool run_services();
   void wake() noexcept;
 
   int lane_count_;
   int ranks_ = 1;  // MPI ranks in the job
+  int mpi_rank_ = 0;
   std::unique_ptr<mpi_transport> endpoint_;
   std::vector<std::unique_ptr<lane_state>> lanes_;
   std::mutex collectives_mutex_;
   std::vector<collective_request> requested_;  // started by the lanes, not yet by MPI
   std::vector<collective_request> running_;    // the communication thread's only
+  std::vector<task*> tasks_;                   // under collectives_mutex_; done under it too
+  std::condition_variable task_done_;
+  std::vector<std::pair<int, std::function<bool()>>> services_;  // the communication thread's only
+  int services_started_ = 0;                                      // the communication thread's only
   std::atomic<std::size_t> handed_{0};         // hand-overs and requests not yet taken
   std::atomic<int> finished_{0};
   std::atomic<bool> abort_{false};
@@ -111,6 +137,12 @@ class comm_thread_lane final : public transport {
   std::unique_ptr<collective_group> make_group() override;
   bool aborted() const noexcept override { return false; }
   [[noreturn]] void end_job(const std::string& why) override;
+  /// The rank's communication thread: the one-sided layer runs its MPI calls and its node's helper
+  /// there (src/one_sided/mpi_node_resources.cpp).
+  comm_thread_hub& hub() const noexcept { return hub_; }
+  /// This PE's thread number in its rank, and the rank's PE threads.
+  int lane() const noexcept { return lane_; }
+  int lanes() const noexcept { return lane_count_; }
 
  private:
   std::shared_ptr<rank_lanes> lanes_;

@@ -219,6 +219,8 @@ class mpi_transport final : public transport {
   /// PEs per rank (1 unless --transit-threads-per-rank): layers that run MPI collectives or
   /// windows over comm() need one PE per rank, and refuse otherwise.
   int lanes() const noexcept { return lane_count_; }
+  /// This PE's thread number in its rank (0 with one PE per rank).
+  int lane() const noexcept { return lane_; }
   /// Largest piece of a message sent in pieces.
   std::size_t max_message_bytes() const noexcept { return max_message_bytes_; }
   /// Largest message (prefix included) sent whole; larger ones go as an announcement and pieces.

@@ -105,33 +105,45 @@ TEST(one_sided_errors, bad_options) {
             0);
 }
 
-// Helper threads call MPI from a second thread: below MPI_THREAD_MULTIPLE helper mode refuses.
-// Registered twice on mpi: at the default level (it works) and with --transit-mpi-threads=funneled.
+// A helper thread calls MPI from a thread of its own: below MPI_THREAD_MULTIPLE helper mode
+// refuses, unless a communication thread makes MPI's calls (and runs the helper). A node's helper
+// serves whole ranks. Registered on mpi at the default level (it works), with
+// --transit-mpi-threads=funneled (refused at one PE per rank, served by the communication thread
+// with PE threads), and with PE threads and a node per PE (refused).
 TEST(one_sided_errors, helper_mode_needs_mpi_thread_multiple) {
   EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
               one_sided_options o;
               o.progress = progress_mode::helper_thread;
-              if (ctx.backend() == "mpi" && !ctx.options().mpi_thread_multiple) {
+              const int threads = ctx.options().threads_per_rank;
+              const bool mpi = ctx.backend() == "mpi";
+              const int first_node_pes = ctx.machine().pes_on_node(0);
+              if (mpi && !ctx.options().mpi_thread_multiple && !runs_comm_thread(ctx.options())) {
                 EXPECT_EQ(message_of<std::invalid_argument>([&] { global_array<int> a(ctx, 4, o); }),
                           "MPI thread level for progress_mode::helper_thread: got 'MPI_THREAD_FUNNELED', expected "
                           "MPI_THREAD_MULTIPLE: its helper thread calls MPI; start the job with "
                           "TRANSIT_MPI_THREADS=multiple (or --transit-mpi-threads=multiple)");
-              } else if (ctx.backend() == "mpi" && ctx.options().threads_per_rank > 1) {
-                // PE threads in the ranks: the helper's node windows hold one PE per rank.
+              } else if (mpi && first_node_pes % threads != 0) {
                 EXPECT_EQ(message_of<std::invalid_argument>([&] { global_array<int> a(ctx, 4, o); }),
-                          detail::concat("one_sided_options.progress: got 'helper', expected polling with ",
-                                 ctx.options().threads_per_rank,
-                                 " PE threads per rank (the helper's node windows hold one PE per rank)"));
+                          detail::concat("one_sided_options.progress: got 'helper', expected polling, or nodes of whole "
+                                         "ranks: node 0 holds ",
+                                         first_node_pes, first_node_pes == 1 ? " PE" : " PEs", " from PE 0, and a rank holds ",
+                                         threads, " PE threads (give --transit-pes-per-node a multiple of ", threads,
+                                         ")"));
+              } else {
+                global_array<int> a(ctx, 4, o);
+                EXPECT_GE(a.fetch_add(0, 1), 0);
+                a.sync();
+                int first = 0;
+                a.get(0, std::span<int>(&first, 1));
+                EXPECT_EQ(first, ctx.size());
+              }
+              if (mpi && threads > 1) {
                 one_sided_options rma;
                 rma.topology = request_topology::mpi_rma;
                 EXPECT_EQ(message_of<std::invalid_argument>([&] { global_array<int> a(ctx, 4, rma); }),
                           detail::concat("one_sided_options.topology: got 'mpi-rma', expected fcg, mfcg, cfcg or hypercube "
-                                 "with ",
-                                 ctx.options().threads_per_rank,
-                                 " PE threads per rank (MPI windows here hold one PE per rank)"));
-              } else {
-                global_array<int> a(ctx, 4, o);
-                EXPECT_GE(a.fetch_add(0, 1), 0);
+                                         "with ",
+                                         threads, " PE threads per rank (MPI windows here hold one PE per rank)"));
               }
             }),
             0);

@@ -1,8 +1,13 @@
 // progress_mode::helper_thread: a PE that computes without calling transit still answers, because
-// its node's helper serves it.
+// its node's helper serves it. With PE threads in MPI ranks (docs/hybrid.md) the hybrid runs give
+// each rank a node of its own (a helper serves whole ranks), and the helper is the rank's
+// communication thread, or with --transit-comm-thread=0 a thread of its own.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
 #include <thread>
 
 #include "one_sided_checks.hpp"
@@ -11,6 +16,20 @@ namespace {
 
 using namespace transit;
 using transit::testing::describe;
+
+// A node per PE, or with PE threads in the ranks a node per rank.
+const std::string& node_per_rank() {
+  static const std::string option = [] {
+    const char* threads = std::getenv("TRANSIT_THREADS_PER_RANK");
+    return std::string("--transit-pes-per-node=") + (threads != nullptr && *threads != '\0' ? threads : "1");
+  }();
+  return option;
+}
+
+std::size_t threads_of_this_process() {
+  return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator("/proc/self/task"),
+                                                std::filesystem::directory_iterator{}));
+}
 
 // Every PE but PE 1 fetch_adds PE 1's element and waits for the old value, while PE 1 spins on
 // that element in plain memory, making no transit call, until all of them have landed. Without a
@@ -42,7 +61,35 @@ TEST(helper_thread, answers_for_a_pe_busy_computing) {
                     a.sync();
                   }
                 },
-                {"--transit-pes-per-node=1"}),
+                {node_per_rank().c_str()}),
+            0);
+}
+
+// With a communication thread, the node's helper is that thread: helper mode adds no thread to
+// the process, and a PE busy computing still answers (the test above, in the hybrid runs). Without
+// one, the node's first PE starts a helper thread (the control: the count can tell).
+TEST(helper_thread, is_the_communication_thread_if_the_rank_has_one) {
+  EXPECT_EQ(transit::testing::run_spmd(
+                [](context& ctx) {
+                  if (ctx.backend() != "mpi") GTEST_SKIP() << "one process: the helpers of all nodes start at once";
+                  const bool comm_thread = runs_comm_thread(ctx.options());
+                  const bool starts_helper = !comm_thread && ctx.machine().local_rank(ctx.rank()) == 0;
+                  ctx.barrier();  // every PE thread of the process has started
+                  const std::size_t before = threads_of_this_process();
+                  one_sided_options o;
+                  o.progress = progress_mode::helper_thread;
+                  global_array<std::int64_t> a(ctx, static_cast<std::size_t>(ctx.size()), o);
+                  const std::size_t during = threads_of_this_process();
+                  EXPECT_EQ(a.fetch_add((ctx.rank() + 1) % ctx.size(), 1), 0);
+                  a.sync();
+                  EXPECT_EQ(a.local()[0], 1);
+                  if (comm_thread) {
+                    EXPECT_EQ(during, before) << "helper mode started a thread beside the communication thread";
+                  } else if (starts_helper) {
+                    EXPECT_EQ(during, before + 1) << "the node's first PE starts its helper thread";
+                  }
+                },
+                {node_per_rank().c_str()}),
             0);
 }
 
@@ -68,7 +115,7 @@ TEST(request_buffers, grow_with_the_node_grid_not_the_job) {
                     EXPECT_GE(a.stats().request_buffer_bytes, links * o.buffer_bytes);
                   }
                 },
-                {"--transit-pes-per-node=1"}),
+                {node_per_rank().c_str()}),
             0);
 }
 

@@ -21,12 +21,21 @@ inline std::string describe(const context& ctx, const one_sided_options& o) {
 
 inline bool power_of_two(int n) { return (n & (n - 1)) == 0; }
 
-/// MPI windows (mpi_rma, the helper's node windows) hold one PE per rank: with PE threads in the
-/// ranks (--transit-threads-per-rank) those engines refuse, and only the routed ones run.
+/// mpi_rma's MPI window holds one PE per rank: with PE threads in the ranks
+/// (--transit-threads-per-rank) it refuses.
 inline bool mpi_one_pe_per_rank(const context& ctx) {
   return ctx.backend() == "mpi" && ctx.options().threads_per_rank == 1;
 }
-inline bool helper_runs(const context& ctx) { return ctx.backend() != "mpi" || ctx.options().threads_per_rank == 1; }
+/// A node's helper serves whole ranks: with PE threads in the ranks, helper mode refuses nodes
+/// that hold part of a rank (--transit-pes-per-node not a multiple of the threads).
+inline bool helper_runs(const context& ctx) {
+  const int threads = ctx.options().threads_per_rank;
+  if (ctx.backend() != "mpi" || threads == 1) return true;
+  const machine& m = ctx.machine();
+  for (int node = 0; node < m.num_nodes(); ++node)
+    if (m.pe_on_node(node, 0) % threads != 0 || m.pes_on_node(node) % threads != 0) return false;
+  return true;
+}
 
 /// Every routed topology the job's node count allows, in both progress modes, and on the mpi
 /// backend the mpi_rma baseline.

@@ -24,12 +24,13 @@ std::vector<one_sided_options> engines(const context& ctx) {
     polling.buffer_bytes = buffer;
     out.push_back(polling);
   }
-  // With PE threads in MPI ranks (--transit-threads-per-rank) MPI windows refuse: routed engines only.
+  // With PE threads in MPI ranks (--transit-threads-per-rank) mpi_rma's window refuses; the helper
+  // is then the rank's communication thread (or a thread of its own with --transit-comm-thread=0).
   const bool one_pe_per_rank = ctx.options().threads_per_rank == 1;
   one_sided_options helper;
   helper.topology = request_topology::fcg;
   helper.progress = progress_mode::helper_thread;
-  if (ctx.backend() != "mpi" || one_pe_per_rank) out.push_back(helper);
+  out.push_back(helper);
   if (ctx.backend() == "mpi" && one_pe_per_rank) {
     one_sided_options rma;
     rma.topology = request_topology::mpi_rma;
