@@ -22,7 +22,8 @@
 #   r4096  torus:4x4x4x2x2:16 (256 nodes; not by default, not run here; under flock
 #          /tmp/transit-sim-big.lock, buffers PHOLD_BUFFERS_4096 (default "16 64 1024") and none)
 # At each: both event counts, --scheme none first, then buffers PHOLD_BUFFERS (default "8 16 32 64
-# 128 256 512 1024"); PHOLD_EVENTS (default "16 256") picks the event counts.
+# 128 256 512 1024"); PHOLD_EVENTS (default "16 256") picks the event counts; PHOLD_NONE=0 skips
+# the no-aggregation run (its 3 million messages at 1024 ranks and 256 events per LP).
 #
 # Prints one JSON line per run on stdout: the bench record (seconds = the simulated time of the
 # PHOLD run, events, items_per_second_per_pe = events handled per PE per second, messages_sent,
@@ -68,7 +69,9 @@ sweep() {  # sweep PART SPEC RANKS BUFFERS
   local e b
   for e in ${PHOLD_EVENTS:-16 256}; do
     none_seconds=""
-    for b in none $4; do
+    local first=none
+    [ "${PHOLD_NONE:-1}" = 0 ] && first=""  # skip the no-aggregation run (gain_over_none is then null)
+    for b in $first $4; do
       : >"$workdir/last"
       run "$1" "$2" "$3" "$e" "$b"
       if [ "$b" = none ]; then
