@@ -40,7 +40,7 @@ struct part_layout {
       : ring_bytes(capacity),
         replies(byte_ring::control_bytes + capacity),
         block(2 * (byte_ring::control_bytes + capacity)),
-        total(block + (block_bytes + 63) / 64 * 64) {}
+        total(block + align64(block_bytes)) {}
 };
 
 /// The helper of one node: a hub on a transport of its own, serving the node's PEs, in rounds
@@ -84,17 +84,12 @@ class node_helper final : private hub::host {
   node_helper& operator=(const node_helper&) = delete;
 
   void start() {
-    running_ = true;
     resources_.start_helper([this] { return round(); },
                             [this](const std::exception& e) {
                               context_access::end_job(ctx_, concat("helper thread of node ", node_, ": ", e.what()));
                             });
   }
-  void stop() {
-    if (!running_) return;
-    resources_.stop_helper();
-    running_ = false;
-  }
+  void stop() { resources_.stop_helper(); }  // stop_helper is idempotent
   /// Stops the helper and leaves its transport alone: the job is failing.
   void abandon() {
     abandoned_ = true;
@@ -211,7 +206,6 @@ class node_helper final : private hub::host {
   std::vector<pe_side> pes_;
   std::unique_ptr<transport> net_;  // made and destroyed on the helper side (on_helper_side)
   std::unique_ptr<hub> hub_;
-  bool running_ = false;
   bool abandoned_ = false;
   std::atomic<std::uint64_t> snapshot_asked_{0};
   std::atomic<std::uint64_t> snapshot_answered_{0};

@@ -25,11 +25,8 @@ namespace transit::detail {
 
 namespace {
 
-constexpr std::size_t align64(std::size_t n) { return (n + 63) / 64 * 64; }
-
-std::byte* align64(void* p) {
-  const auto at = reinterpret_cast<std::uintptr_t>(p);
-  return reinterpret_cast<std::byte*>((at + 63) / 64 * 64);
+std::byte* align64_address(void* p) {
+  return reinterpret_cast<std::byte*>(align64(reinterpret_cast<std::uintptr_t>(p)));
 }
 
 class mpi_node_resources final : public node_resources {
@@ -177,7 +174,7 @@ class mpi_node_resources final : public node_resources {
       int unit = 0;
       void* at = nullptr;
       mpi_check(MPI_Win_shared_query(window_, k, &size, &unit, &at), "MPI_Win_shared_query");
-      std::byte* p = align64(at);  // mappings are page-aligned, so every process aligns alike
+      std::byte* p = align64_address(at);  // mappings are page-aligned, so every process aligns alike
       const std::uint64_t* entry = all.data() + record * static_cast<std::size_t>(k);
       auto& parts = parts_of_rank[static_cast<int>(entry[0])];
       for (int l = 0; l < lanes_; ++l) {

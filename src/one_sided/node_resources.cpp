@@ -15,8 +15,6 @@ namespace transit::detail {
 
 namespace {
 
-constexpr std::size_t align64(std::size_t n) { return (n + 63) / 64 * 64; }
-
 class local_node_resources final : public node_resources {
  public:
   local_node_resources(context& ctx, std::uint32_t channel, std::size_t part_bytes) : ctx_(ctx) {

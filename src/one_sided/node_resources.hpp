@@ -25,6 +25,9 @@ class context;
 
 namespace transit::detail {
 
+/// Bytes rounded up to a whole number of 64-byte cache lines: parts and segments start on one.
+constexpr std::size_t align64(std::size_t n) { return (n + 63) / 64 * 64; }
+
 class node_resources {
  public:
   virtual ~node_resources();
@@ -40,7 +43,7 @@ class node_resources {
   /// own that backs off while idle, or as a service of the communication thread. An exception from
   /// `round` goes to `failed` on the helper's thread (the communication thread ends the job itself).
   virtual void start_helper(std::function<bool()> round, std::function<void(const std::exception&)> failed);
-  /// After this returns, `round` is never called again.
+  /// After this returns, `round` is never called again. Idempotent.
   virtual void stop_helper();
   /// The job is failing: keep the shared memory (peers may still touch it) instead of freeing it.
   virtual void abandon() noexcept = 0;
