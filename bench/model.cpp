@@ -148,9 +148,13 @@ int model_command(context& ctx) {
       }
     }
   }
+  // The links are modelled only on a machine the job named (--transit-physical, TRANSIT_PHYSICAL):
+  // the default machine's one switch stands for a network nobody described.
+  const bool links_known = !ctx.options().physical.empty() || physical_topology::from_environment().has_value();
   std::vector<row> rows;
   for (const auto& c : candidates)
-    rows.push_back({c, predict_step(ctx.machine(), c.grid, c.route, buffer, workload, costs)});
+    rows.push_back({c, predict_step(ctx.machine(), c.grid, c.route, buffer, workload, costs,
+                                    links_known ? &ctx.topology() : nullptr)});
   if (measure_flag) {
     // Interleaved, not grid after grid: round i runs every grid once, starting at a different grid
     // each round, so a burst of load on a shared machine (or the machine warming up) lands on
@@ -217,6 +221,7 @@ int model_command(context& ctx) {
                   {"predicted_byte_seconds", r.predicted.byte_seconds},
                   {"predicted_item_seconds", r.predicted.item_seconds},
                   {"predicted_flush_seconds", r.predicted.flush_seconds},
+                  {"predicted_link_seconds", r.predicted.link_seconds},
                   {"predicted_messages", r.predicted.messages},
                   {"predicted_inter_node_messages", r.predicted.inter_node_messages},
                   {"predicted_item_hops", r.predicted.item_hops},

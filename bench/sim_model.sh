@@ -19,15 +19,18 @@
 #          and the costs from the calibration (--calibration scripts/calibrations/bgq.json: alpha =
 #          2 x seconds_per_message, per-item cost = 2 x seconds_per_item, beta from the links; one
 #          PE per core, as each simulated rank owns a core), only the simulated grids (--grids).
+#          Each size twice: with the torus's links (model "links") and without --transit-physical
+#          (model "flush": links not modelled, the fill-and-flush term as before 2026-11-27).
 #
 # Prints one JSON line per run on stdout: simulated runs are bench records (seconds = the
 # all-to-all's simulated time) with part, label, ranks, grid, bytes_per_destination, rss_mb added;
 # model lines are `transit model --json` records (kind "model", predicted_seconds) with part
-# "model", bytes_per_destination and grid added. Part `join` (alone: `bench/sim_model.sh join <
-# all.jsonl > plot.jsonl`) reads those lines on stdin, prints Spearman's rank correlation per
-# (ranks, size) and overall on stderr, and one plot record per (ranks, grid, size) on stdout:
-# simulated_ms, predicted_ms, model "after" (and "before": the prediction with a forwarding PE
-# charged a whole per-item cost, as before 2026-11-26, reconstructed from average_hops). SMPI's chatter goes to $MODEL_LOG
+# "model", model, bytes_per_destination and grid added. Part `join` (alone: `bench/sim_model.sh
+# join < all.jsonl > plot.jsonl`) reads those lines on stdin, prints Spearman's rank correlation
+# and the range of predicted / simulated per (ranks, size) and overall on stderr, and one plot
+# record per (ranks, grid, size, model) on stdout: simulated_ms, predicted_ms and model "links"
+# (the model now), "flush" (2026-11-26 to 27) or "before" (a forwarding PE charged a whole
+# per-item cost, as before 2026-11-26, reconstructed from the flush record's average_hops). SMPI's chatter goes to $MODEL_LOG
 # (default /dev/null). Every simulation has a timeout (MODEL_TIMEOUT, default 1500 s).
 # Needs `make build sim`.
 set -euo pipefail
@@ -44,26 +47,34 @@ def spearman(a, b):
     ra, rb = ranks(a), ranks(b); m = (len(a) + 1) / 2
     return sum((x - m) * (y - m) for x, y in zip(ra, rb)) / sum((x - m) ** 2 for x in ra)
 sim, model = {}, {}
+names = ("before", "flush", "links")
 for line in sys.stdin:
     if not line.startswith("{"): continue
     r = json.loads(line)
     key = (r.get("pes"), r.get("grid"), int(float(r.get("bytes_per_destination", 0))))
     if r.get("kind") == "model":
-        c = 2 * 2.96e-7 + 24 * 0.5e-9   # bgq: per_item + (32 - 8) beta
-        model[key] = (r["predicted_seconds"], r["predicted_seconds"] + r["items_per_pe"] * c * (r["average_hops"] - 1) / 2)
+        m = model.setdefault(key, {})
+        if r.get("model", "flush") == "flush":
+            c = 2 * 2.96e-7 + 24 * 0.5e-9   # bgq: per_item + (32 - 8) beta
+            m["flush"] = r["predicted_seconds"]
+            m["before"] = r["predicted_seconds"] + r["items_per_pe"] * c * (r["average_hops"] - 1) / 2
+        else:
+            m["links"] = r["predicted_seconds"]
     elif r.get("verified"):
         sim[key] = r["seconds"]
-both = sorted(k for k in model if k in sim)
+both = sorted(k for k in model if k in sim and all(n in model[k] for n in names))
 for group in sorted({(k[0], k[2]) for k in both}) + [None]:
     ks = [k for k in both if group is None or (k[0], k[2]) == group]
     if len(ks) < 2: continue
     s = [sim[k] for k in ks]
-    print("%s: %d grids, Spearman before %.3f after %.3f" % (group or "overall", len(ks),
-        spearman([model[k][1] for k in ks], s), spearman([model[k][0] for k in ks], s)), file=sys.stderr)
+    ratios = lambda n: [model[k][n] / sim[k] for k in ks]
+    print("%s: %d grids, Spearman %s; predicted / simulated %s" % (group or "overall", len(ks),
+        " ".join("%s %.3f" % (n, spearman([model[k][n] for k in ks], s)) for n in names),
+        " ".join("%s %.2f-%.2f" % (n, min(ratios(n)), max(ratios(n))) for n in names)), file=sys.stderr)
 for k in both:
-    for name, v in (("before", model[k][1]), ("after", model[k][0])):
+    for name in names:
         print(json.dumps({"ranks": k[0], "grid": k[1], "bytes_per_destination": k[2],
-                          "simulated_ms": sim[k] * 1e3, "predicted_ms": v * 1e3, "model": name}))
+                          "simulated_ms": sim[k] * 1e3, "predicted_ms": model[k][name] * 1e3, "model": name}))
 '
 fi
 log=${MODEL_LOG:-/dev/null}
@@ -92,22 +103,28 @@ sim() {
     bytes_per_destination="$bpd" || true
 }
 
-# predict RANKS SPEC BUFFER GRIDS BYTES: transit model for the simulated grids at one size
+# predict RANKS SPEC BUFFER GRIDS BYTES: transit model for the simulated grids at one size, twice:
+# with the machine's links (--transit-physical: model "links") and without them (nodes of 16 PEs
+# one switch apart, links not modelled: model "flush", the fill-and-flush term instead)
 predict() {
-  local ranks=$1 spec=$2 buffer=$3 grids=$4 bpd=$5
-  "$tool" model alltoall --transit-backend=local --transit-pes="$ranks" --transit-pes-force \
-    --transit-pes-per-node=16 --transit-physical="$spec" --item-bytes 32 --buffer-items "$buffer" \
-    --items-per-pe $((ranks * bpd / 32)) --calibration "$root/scripts/calibrations/bgq.json" \
-    --grids "${grids// /,}" --json 2>>"$log" |
-    python3 -c '
+  local ranks=$1 spec=$2 buffer=$3 grids=$4 bpd=$5 model physical
+  for model in links flush; do
+    physical=()
+    [ "$model" = links ] && physical=(--transit-physical="$spec")
+    "$tool" model alltoall --transit-backend=local --transit-pes="$ranks" --transit-pes-force \
+      --transit-pes-per-node=16 "${physical[@]}" --item-bytes 32 --buffer-items "$buffer" \
+      --items-per-pe $((ranks * bpd / 32)) --calibration "$root/scripts/calibrations/bgq.json" \
+      --grids "${grids// /,}" --json 2>>"$log" |
+      python3 -c '
 import json, sys
-bpd = int(sys.argv[1])
+bpd, model = int(sys.argv[1]), sys.argv[2]
 for line in sys.stdin:
     if line.startswith("{"):
         r = json.loads(line)
-        r.update({"part": "model", "bytes_per_destination": bpd, "ranks": r["pes"]})
+        r.update({"part": "model", "bytes_per_destination": bpd, "ranks": r["pes"], "model": model})
         print(json.dumps(r, separators=(",", ":")), flush=True)
-' "$bpd"
+' "$bpd" "$model"
+  done
 }
 
 if part p512; then

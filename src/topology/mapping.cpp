@@ -153,7 +153,8 @@ void check_count(int num_objects) {
 // both ways are equally short and the route goes up (increasing coordinates, wrapping), which for
 // a ring of two uses both of its cables (0->1 on cable 0, 1->0 on cable 1) and spreads uniform
 // traffic evenly. A switched dimension is crossed in one hop that loads the port of the node it
-// leaves and the port of the node it reaches.
+// leaves and the port of the node it reaches. visit(link, up): up is the direction, for a cable from
+// the lower node to the upper (wrapping), for a port out of its node into the switch.
 template <class Visit>
 void route(const detail::node_geometry& geo, int from, int to, Visit&& visit) {
   const physical_topology& phys = geo.physical();
@@ -171,10 +172,10 @@ void route(const detail::node_geometry& geo, int from, int to, Visit&& visit) {
     for (int e = d + 1; e < nd; ++e) stride *= phys.dims()[static_cast<std::size_t>(e)];
     const link_kind kind = phys.link(d);
     if (kind == link_kind::switched) {
-      visit(node * nd + d);
+      visit(node * nd + d, true);
       node += (target - c) * stride;
       c = target;
-      visit(node * nd + d);
+      visit(node * nd + d, false);
       continue;
     }
     bool up = target > c;
@@ -184,7 +185,7 @@ void route(const detail::node_geometry& geo, int from, int to, Visit&& visit) {
     }
     while (c != target) {
       if (up) {
-        visit(node * nd + d);  // the cable from this node one step up
+        visit(node * nd + d, true);  // the cable from this node one step up
         const int next = c + 1 == size ? 0 : c + 1;
         node += (next - c) * stride;
         c = next;
@@ -192,7 +193,7 @@ void route(const detail::node_geometry& geo, int from, int to, Visit&& visit) {
         const int next = c == 0 ? size - 1 : c - 1;
         node += (next - c) * stride;
         c = next;
-        visit(node * nd + d);  // the cable from the lower node up to where we came from
+        visit(node * nd + d, false);  // the cable from the lower node up to where we came from
       }
     }
   }
@@ -242,15 +243,23 @@ std::uint64_t hop_bytes(const topology_manager& topo, std::span<const comm_edge>
 
 std::vector<std::uint64_t> link_loads(const topology_manager& topo, std::span<const comm_edge> edges,
                                       std::span<const int> pe_of_object) {
+  const std::vector<std::uint64_t> directed = directed_link_loads(topo, edges, pe_of_object);
+  std::vector<std::uint64_t> load(directed.size() / 2);
+  for (std::size_t l = 0; l < load.size(); ++l) load[l] = directed[2 * l] + directed[2 * l + 1];
+  return load;
+}
+
+std::vector<std::uint64_t> directed_link_loads(const topology_manager& topo, std::span<const comm_edge> edges,
+                                               std::span<const int> pe_of_object) {
   detail::check_edges(edges, static_cast<int>(pe_of_object.size()));
   check_pes(topo, pe_of_object);
   const detail::node_geometry geo(topo);
-  std::vector<std::uint64_t> load(static_cast<std::size_t>(geo.num_nodes() * geo.ndims()), 0);
+  std::vector<std::uint64_t> load(static_cast<std::size_t>(2 * geo.num_nodes() * geo.ndims()), 0);
   for (const comm_edge& e : edges) {
     const int from = geo.node_of_pe(pe_of_object[static_cast<std::size_t>(e.a)]);
     const int to = geo.node_of_pe(pe_of_object[static_cast<std::size_t>(e.b)]);
     if (from == to || e.bytes == 0) continue;
-    route(geo, from, to, [&](int link) { load[static_cast<std::size_t>(link)] += e.bytes; });
+    route(geo, from, to, [&](int link, bool up) { load[static_cast<std::size_t>(2 * link + (up ? 0 : 1))] += e.bytes; });
   }
   return load;
 }

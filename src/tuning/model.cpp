@@ -15,6 +15,7 @@
 
 #include "transit/core/error.hpp"
 #include "transit/runtime/context.hpp"
+#include "transit/topology/mapping.hpp"
 
 namespace transit {
 
@@ -137,8 +138,10 @@ machine_costs built_in_costs(std::string_view backend, double sharing) {
 }
 
 step_prediction predict_step(const machine& m, const virtual_grid& grid, routing route, std::size_t buffer_items,
-                             const step_workload& w, const machine_costs& costs) {
+                             const step_workload& w, const machine_costs& costs, const topology_manager* network) {
   const int pes = grid.num_pes();
+  if (network != nullptr && network->num_pes() != pes)
+    detail::throw_invalid("PEs of the network for the model", network->num_pes(), detail::concat(pes, ", the grid's PEs"));
   if (buffer_items == 0) detail::throw_invalid("buffer_items for the model", 0, "at least 1");
   if (w.pattern == destinations::histogram && static_cast<int>(w.histogram.size()) != pes)
     detail::throw_invalid("destination histogram size", w.histogram.size(), detail::concat(pes, " weights, one per PE"));
@@ -233,6 +236,10 @@ step_prediction predict_step(const machine& m, const virtual_grid& grid, routing
   std::vector<std::size_t> out_links(pes, 0);
   double messages = 0, inter_messages = 0, bytes = 0, hops = 0;
   std::vector<double> phase_items(phases, 0), phase_links(phases, 0);
+  // Bytes between nodes per phase, for the physical links: each link's final message (tail) and
+  // its full buffers (bulk). Sampled routes leave most links unknown, so no link term then.
+  const bool physical_links = network != nullptr && exact;
+  std::vector<std::vector<comm_edge>> tail_edges(physical_links ? phases : 0), bulk_edges(physical_links ? phases : 0);
   for (const link_load& l : loads) {
     const link_costs& c = l.inter ? inter_costs : intra_costs;
     const double n = l.items;
@@ -246,6 +253,13 @@ step_prediction predict_step(const machine& m, const virtual_grid& grid, routing
     const double link_bytes = full * message_bytes(g, item_bytes, l.carries) +
                               (rest > 0 ? message_bytes(rest, item_bytes, l.carries) : header_bytes);
     const double weight = exact ? 1.0 : scale;
+    if (physical_links && l.inter) {
+      const double tail_bytes = rest > 0 ? message_bytes(rest, item_bytes, l.carries) : header_bytes;
+      tail_edges[l.phase].push_back({l.from, l.to, static_cast<std::uint64_t>(std::llround(tail_bytes))});
+      if (full > 0)
+        bulk_edges[l.phase].push_back(
+            {l.from, l.to, static_cast<std::uint64_t>(std::llround(full * message_bytes(g, item_bytes, l.carries)))});
+    }
     messages += link_messages * weight;
     if (l.inter) inter_messages += link_messages * weight;
     bytes += link_bytes * weight;
@@ -295,11 +309,37 @@ step_prediction predict_step(const machine& m, const virtual_grid& grid, routing
   }
   flush *= costs.pes_per_core;
 
+  // The network's share (only with the job's physical links known): a phase's last messages
+  // cannot hide their transfer behind CPU work, since the next phase waits for them. A PE's K
+  // out-links of a phase send M messages each, one after another between its other charges, so
+  // of the busiest physical link's load L in that phase about L / (K M) is left exposed at the
+  // end. With one message per link (small volume), a 6-D grid's phases each push a node's data
+  // through one torus link, all of it exposed. It replaces the fill-and-flush term: the
+  // simulated times showed no CPU-charged last buffer per phase beyond the charges already in
+  // T_run (docs/simulation.md, "transit model against the simulated ordering of grids").
+  double link_seconds = 0;
+  if (physical_links) {
+    std::vector<int> identity(pes);
+    std::iota(identity.begin(), identity.end(), 0);
+    for (int ph = 0; ph < phases; ++ph) {
+      if (phase_links[ph] == 0 || tail_edges[ph].empty()) continue;
+      std::vector<comm_edge> edges = std::move(tail_edges[ph]);
+      edges.insert(edges.end(), bulk_edges[ph].begin(), bulk_edges[ph].end());
+      const auto loads_now = directed_link_loads(*network, edges, identity);
+      const double busiest_link = static_cast<double>(*std::max_element(loads_now.begin(), loads_now.end()));
+      const double out_links_per_pe = phase_links[ph] / pes;
+      const double messages_per_link = std::max(1.0, std::ceil(phase_items[ph] / phase_links[ph] / g));
+      link_seconds += busiest_link * inter_costs.beta / (out_links_per_pe * messages_per_link);
+    }
+    flush = 0;
+  }
+
   p.message_seconds = message_time[busiest];
   p.byte_seconds = byte_time[busiest];
   p.item_seconds = item_time[busiest];
   p.flush_seconds = flush;
-  p.seconds = pipeline + flush;
+  p.link_seconds = link_seconds;
+  p.seconds = pipeline + flush + link_seconds;
   p.messages = static_cast<std::uint64_t>(std::llround(messages));
   p.inter_node_messages = static_cast<std::uint64_t>(std::llround(inter_messages));
   p.bytes = static_cast<std::uint64_t>(std::llround(bytes));

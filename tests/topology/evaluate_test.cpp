@@ -79,6 +79,23 @@ TEST(EvaluateMapping, ARingOfTwoUsesBothCables) {
   EXPECT_EQ(link_loads(topo, edges, on), (std::vector<std::uint64_t>{5, 9}));
 }
 
+TEST(EvaluateMapping, DirectedLoadsKeepTheTwoDirectionsOfACableApart) {
+  // A ring of 4: 0 -> 2 is half the ring and goes up over cables 0 and 1; 3 -> 2 goes down over
+  // cable 2 (from node 2 up to node 3); 1 -> 2 up over cable 1.
+  const topology_manager topo(physical_topology::parse("torus:4:1"), 4);
+  const std::vector<comm_edge> edges{{0, 2, 5}, {3, 2, 70}, {1, 2, 300}};
+  const std::vector<int> on{0, 1, 2, 3};
+  const std::vector<std::uint64_t> directed = directed_link_loads(topo, edges, on);
+  // entry 2 x cable + 0 up, + 1 down
+  EXPECT_EQ(directed, (std::vector<std::uint64_t>{5, 0, 305, 0, 0, 70, 0, 0}));
+  const std::vector<std::uint64_t> both = link_loads(topo, edges, on);
+  for (std::size_t l = 0; l < both.size(); ++l) EXPECT_EQ(both[l], directed[2 * l] + directed[2 * l + 1]) << l;
+  // A switch port: out of the sending node up, into the receiving node down.
+  const topology_manager star(physical_topology::parse("switch:3:1"), 3);
+  EXPECT_EQ(directed_link_loads(star, std::vector<comm_edge>{{0, 2, 9}}, std::vector<int>{0, 1, 2}),
+            (std::vector<std::uint64_t>{9, 0, 0, 0, 0, 9}));
+}
+
 TEST(EvaluateMapping, SwitchedDimensionsLoadOnePortAtEachEnd) {
   // 4 nodes of 2 PEs behind one switch: link `node` is the node's port.
   const topology_manager topo(physical_topology::parse("switch:4:2"), 8);

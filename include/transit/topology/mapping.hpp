@@ -59,6 +59,13 @@ mapping_quality evaluate_mapping(const topology_manager& topo, std::span<const c
 std::vector<std::uint64_t> link_loads(const topology_manager& topo, std::span<const comm_edge> edges,
                                       std::span<const int> pe_of_object);
 
+/// link_loads() by direction, for links whose two directions carry bytes independently (full
+/// duplex, as SimGrid's cluster links): entry `2 * link` is the direction up (from `node` to its
+/// neighbour one step up in d; for a switched dimension, out of the node into the switch), entry
+/// `2 * link + 1` the direction down. Local; throws as hop_bytes does.
+std::vector<std::uint64_t> directed_link_loads(const topology_manager& topo, std::span<const comm_edge> edges,
+                                               std::span<const int> pe_of_object);
+
 /// The mappers of map_objects.
 enum class mapper {
   block,      ///< objects in index order, ceil(n / P) per PE: the topology-unaware default

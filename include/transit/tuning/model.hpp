@@ -76,7 +76,9 @@ struct step_prediction {
   double message_seconds = 0;    ///< of the busiest PE: per-message costs
   double byte_seconds = 0;       ///< of the busiest PE: per-byte costs
   double item_seconds = 0;       ///< of the busiest PE: per-item costs
-  double flush_seconds = 0;      ///< filling and flushing the pipeline along the phases
+  double flush_seconds = 0;      ///< filling and flushing the pipeline along the phases (0 with links)
+  /// With the network given: the busiest physical link's exposed share of each phase, summed.
+  double link_seconds = 0;
   std::uint64_t messages = 0;              ///< streamer_stats::messages_sent, summed
   std::uint64_t inter_node_messages = 0;   ///< streamer_stats::inter_node_messages, summed
   std::uint64_t bytes = 0;                 ///< streamer_stats::bytes_sent, summed
@@ -87,11 +89,16 @@ struct step_prediction {
   bool exact = true;                       ///< false when sampled (more than 2048 PEs)
 };
 
-/// Local: predicts one step. Throws std::invalid_argument as make_router for a grid the routing
-/// cannot use, for buffer_items = 0, or for a workload that does not fit the PEs (histogram or
-/// matrix of the wrong size).
+/// Local: predicts one step. With `network` (the job's PEs on a known physical topology), the
+/// bytes between nodes are routed over its links (directed_link_loads) and each phase adds the
+/// exposed share of its busiest link at `costs.inter.beta` seconds per byte, in place of the
+/// fill-and-flush term (docs/tuning.md); exact counts only (up to 2048 PEs, or walk_every_source).
+/// Throws std::invalid_argument as make_router for a grid the routing cannot use, for
+/// buffer_items = 0, for a workload that does not fit the PEs (histogram or matrix of the wrong
+/// size), or for a network with another PE count.
 step_prediction predict_step(const machine& m, const virtual_grid& grid, routing route, std::size_t buffer_items,
-                             const step_workload& workload, const machine_costs& costs);
+                             const step_workload& workload, const machine_costs& costs,
+                             const topology_manager* network = nullptr);
 
 /// A grid and routing to consider.
 struct grid_candidate {
