@@ -148,13 +148,9 @@ int model_command(context& ctx) {
       }
     }
   }
-  // The links are modelled only on a machine the job named (--transit-physical, TRANSIT_PHYSICAL):
-  // the default machine's one switch stands for a network nobody described.
-  const bool links_known = !ctx.options().physical.empty() || physical_topology::from_environment().has_value();
   std::vector<row> rows;
   for (const auto& c : candidates)
-    rows.push_back({c, predict_step(ctx.machine(), c.grid, c.route, buffer, workload, costs,
-                                    links_known ? &ctx.topology() : nullptr)});
+    rows.push_back({c, predict_step(ctx.machine(), c.grid, c.route, buffer, workload, costs, named_network(ctx))});
   if (measure_flag) {
     // Interleaved, not grid after grid: round i runs every grid once, starting at a different grid
     // each round, so a burst of load on a shared machine (or the machine warming up) lands on

@@ -113,6 +113,10 @@ double pes_per_core(const context& ctx) {
   return std::max(1.0, sharing / threads);
 }
 
+const topology_manager* named_network(const context& ctx) {
+  return ctx.options().physical.empty() ? nullptr : &ctx.topology();  // the option holds TRANSIT_PHYSICAL too
+}
+
 machine_costs costs_from(const streamer_profile& profile, double sharing) {
   machine_costs c;
   c.intra = profile.intra.measured ? profile.intra.costs : profile.inter.costs;

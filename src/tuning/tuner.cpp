@@ -6,6 +6,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <optional>
 
 #include "profile_json.hpp"
 #include "transit/core/error.hpp"
@@ -72,6 +73,7 @@ class round_tuner final : public step_tuner {
   round_tuner(const context& ctx, const tuning_seed& seed, const step_configuration& initial, std::size_t item_bytes)
       : machine_(ctx.machine()),
         physical_(ctx.topology().physical()),
+        network_(named_network(ctx) != nullptr ? std::optional<topology_manager>(ctx.topology()) : std::nullopt),
         costs_(seed_costs(seed)),
         item_bytes_(item_bytes),
         best_(initial) {
@@ -164,7 +166,9 @@ class round_tuner final : public step_tuner {
           step_configuration c{candidate.grid, candidate.route, best->config.buffer_items};
           if (measured(c)) continue;
           try {
-            ranked.emplace_back(predict_step(machine_, c.grid, c.route, c.buffer_items, w, costs_).seconds, c);
+            ranked.emplace_back(
+                predict_step(machine_, c.grid, c.route, c.buffer_items, w, costs_, network_ ? &*network_ : nullptr).seconds,
+                c);
           } catch (const std::invalid_argument&) {
           }
         }
@@ -209,6 +213,7 @@ class round_tuner final : public step_tuner {
 
   machine machine_;
   physical_topology physical_;
+  std::optional<topology_manager> network_;  // the links predict_step routes over, when the job named them
   machine_costs costs_;
   std::size_t item_bytes_;
   step_configuration best_;

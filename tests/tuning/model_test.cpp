@@ -225,6 +225,29 @@ TEST(tuning_model, shared_cores_and_one_kind_of_link) {
             0);
 }
 
+// The links enter the model only on a machine the job named: without --transit-physical there
+// is no network to route over; with it, a step between nodes has a link term and no flush term.
+TEST(tuning_model, links_only_on_a_named_machine) {
+  EXPECT_EQ(transit::testing::run_spmd([](context& ctx) { EXPECT_EQ(named_network(ctx), nullptr); }), 0);
+  EXPECT_EQ(transit::testing::run_spmd(
+                [](context& ctx) {
+                  const topology_manager* network = named_network(ctx);
+                  ASSERT_NE(network, nullptr);
+                  EXPECT_EQ(network->num_pes(), ctx.size());
+                  step_workload w;
+                  w.items_per_pe = 1000;
+                  w.pattern = destinations::others;
+                  const auto p = predict_step(ctx.machine(), virtual_grid({ctx.size()}, ctx.size()), routing::grid,
+                                              64, w, built_in_costs(ctx.backend()), network);
+                  EXPECT_EQ(p.flush_seconds, 0.0);
+                  if (ctx.size() > 1) {
+                    EXPECT_GT(p.link_seconds, 0.0);
+                  }
+                },
+                {"--transit-physical=switch:16:1", "--transit-pes-per-node=1"}),
+            0);
+}
+
 TEST(tuning_model, rank_correlation) {
   EXPECT_DOUBLE_EQ(rank_correlation({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0);
   EXPECT_DOUBLE_EQ(rank_correlation({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);

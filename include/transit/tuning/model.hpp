@@ -38,6 +38,11 @@ class context;
 /// backend and with emulated nodes (one host), the PEs of this PE's node otherwise. Local.
 double pes_per_core(const context& ctx);
 
+/// The job's PEs on its physical topology when the job named one (--transit-physical or
+/// TRANSIT_PHYSICAL), for predict_step's links; nullptr on the default machine (nodes one switch
+/// apart, a network nobody described). Local; the pointer lives as long as `ctx`.
+const topology_manager* named_network(const context& ctx);
+
 /// Local: costs from a calibrated profile (an unmeasured inter-node link takes the intra-node
 /// costs); `sharing` is pes_per_core(). Does not throw.
 machine_costs costs_from(const streamer_profile& profile, double sharing = 1);
