@@ -21,6 +21,10 @@
 #          PE per core, as each simulated rank owns a core), only the simulated grids (--grids).
 #          Each size twice: with the torus's links (model "links") and without --transit-physical
 #          (model "flush": links not modelled, the fill-and-flush term as before 2026-11-27).
+#   grids  the model (both versions) for the points of bench/sim_grids.sh's parts dims8, dims32 and
+#          dims64 that p512 and p4096 do not simulate (8 nodes: direct and 4 grids, 32 B to 2 KiB per
+#          destination; 32 nodes at 2 KiB; 64 nodes at 32 B): joined with that script's records,
+#          a check of the links term on 25 points it was not fitted to. Not run by default.
 #
 # Prints one JSON line per run on stdout: simulated runs are bench records (seconds = the
 # all-to-all's simulated time) with part, label, ranks, grid, bytes_per_destination, rss_mb added;
@@ -136,6 +140,11 @@ if part p4096; then
   for bpd in $bytes4096; do
     for g in $grids4096; do sim p4096 torus:4x4x4x2x2:16 4096 128 "$g" "$bpd" /tmp/transit-sim-big.lock; done
   done
+fi
+if part grids; then  # as bench/sim_grids.sh runs them: 16 KiB buffers
+  for bpd in 32 128 512 2048; do predict 128 torus:2x2x2:16 512 "direct 8x16 4x2x16 2x2x2x16 2x2x2x4x4" "$bpd"; done
+  predict 512 torus:2x2x2x2x2:16 512 "32x16 8x4x16" 2048
+  predict 1024 torus:2x2x4x2x2:16 512 "64x16 16x4x16 2x2x4x2x2x16" 32
 fi
 if part model; then
   for bpd in $bytes512; do predict 512 torus:2x2x2x2x2:16 512 "$grids512" "$bpd"; done
