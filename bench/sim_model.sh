@@ -23,8 +23,9 @@
 #          (model "flush": links not modelled, the fill-and-flush term as before 2026-11-27).
 #   grids  the model (both versions) for the points of bench/sim_grids.sh's parts dims8, dims32 and
 #          dims64 that p512 and p4096 do not simulate (8 nodes: direct and 4 grids, 32 B to 2 KiB per
-#          destination; 32 nodes at 2 KiB; 64 nodes at 32 B): joined with that script's records,
-#          a check of the links term on 25 points it was not fitted to. Not run by default.
+#          destination; 32 nodes at 2 KiB; 64 nodes at 32 B), and of its part ratio (the same machine
+#          at the XE6's (o_s + o_d) / o_a = 5.5: 30 points): joined with that script's records, a
+#          check of the links term on 55 points it was not fitted to. Not run by default.
 #
 # Prints one JSON line per run on stdout: simulated runs are bench records (seconds = the
 # all-to-all's simulated time) with part, label, ranks, grid, bytes_per_destination, rss_mb added;
@@ -55,7 +56,7 @@ names = ("before", "flush", "links")
 for line in sys.stdin:
     if not line.startswith("{"): continue
     r = json.loads(line)
-    key = (r.get("pes"), r.get("grid"), int(float(r.get("bytes_per_destination", 0))))
+    key = (r.get("pes"), r.get("grid"), int(float(r.get("bytes_per_destination", 0))), round(float(r.get("ratio", 24.3)), 1))
     if r.get("kind") == "model":
         m = model.setdefault(key, {})
         if r.get("model", "flush") == "flush":
@@ -67,8 +68,8 @@ for line in sys.stdin:
     elif r.get("verified"):
         sim[key] = r["seconds"]
 both = sorted(k for k in model if k in sim and all(n in model[k] for n in names))
-for group in sorted({(k[0], k[2]) for k in both}) + [None]:
-    ks = [k for k in both if group is None or (k[0], k[2]) == group]
+for group in sorted({(k[0], k[2], k[3]) for k in both}) + [None]:
+    ks = [k for k in both if group is None or (k[0], k[2], k[3]) == group]
     if len(ks) < 2: continue
     s = [sim[k] for k in ks]
     ratios = lambda n: [model[k][n] / sim[k] for k in ks]
@@ -77,7 +78,7 @@ for group in sorted({(k[0], k[2]) for k in both}) + [None]:
         " ".join("%s %.2f-%.2f" % (n, min(ratios(n)), max(ratios(n))) for n in names)), file=sys.stderr)
 for k in both:
     for name in names:
-        print(json.dumps({"ranks": k[0], "grid": k[1], "bytes_per_destination": k[2],
+        print(json.dumps({"ranks": k[0], "grid": k[1], "bytes_per_destination": k[2], "ratio": k[3],
                           "simulated_ms": sim[k] * 1e3, "predicted_ms": model[k][name] * 1e3, "model": name}))
 '
 fi
@@ -107,27 +108,29 @@ sim() {
     bytes_per_destination="$bpd" || true
 }
 
-# predict RANKS SPEC BUFFER GRIDS BYTES: transit model for the simulated grids at one size, twice:
-# with the machine's links (--transit-physical: model "links") and without them (nodes of 16 PEs
-# one switch apart, links not modelled: model "flush", the fill-and-flush term instead)
+# predict RANKS SPEC BUFFER GRIDS BYTES [CALIBRATION RATIO]: transit model for the simulated grids
+# at one size, twice: with the machine's links (--transit-physical: model "links") and without them
+# (nodes of 16 PEs one switch apart, links not modelled: model "flush", the fill-and-flush term
+# instead); CALIBRATION defaults to bgq's, RATIO ((o_s + o_d) / o_a, a label) to 24.3
 predict() {
   local ranks=$1 spec=$2 buffer=$3 grids=$4 bpd=$5 model physical
+  local calibration=${6:-$root/scripts/calibrations/bgq.json} ratio=${7:-24.3}
   for model in links flush; do
     physical=()
     [ "$model" = links ] && physical=(--transit-physical="$spec")
     "$tool" model alltoall --transit-backend=local --transit-pes="$ranks" --transit-pes-force \
       --transit-pes-per-node=16 "${physical[@]}" --item-bytes 32 --buffer-items "$buffer" \
-      --items-per-pe $((ranks * bpd / 32)) --calibration "$root/scripts/calibrations/bgq.json" \
+      --items-per-pe $((ranks * bpd / 32)) --calibration "$calibration" \
       --grids "${grids// /,}" --json 2>>"$log" |
       python3 -c '
 import json, sys
-bpd, model = int(sys.argv[1]), sys.argv[2]
+bpd, model, ratio = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
 for line in sys.stdin:
     if line.startswith("{"):
         r = json.loads(line)
-        r.update({"part": "model", "bytes_per_destination": bpd, "ranks": r["pes"], "model": model})
+        r.update({"part": "model", "bytes_per_destination": bpd, "ranks": r["pes"], "model": model, "ratio": ratio})
         print(json.dumps(r, separators=(",", ":")), flush=True)
-' "$bpd" "$model"
+' "$bpd" "$model" "$ratio"
   done
 }
 
@@ -142,9 +145,19 @@ if part p4096; then
   done
 fi
 if part grids; then  # as bench/sim_grids.sh runs them: 16 KiB buffers
-  for bpd in 32 128 512 2048; do predict 128 torus:2x2x2:16 512 "direct 8x16 4x2x16 2x2x2x16 2x2x2x4x4" "$bpd"; done
+  grids8="direct 8x16 4x2x16 2x2x2x16 2x2x2x4x4"
+  for bpd in 32 128 512 2048; do predict 128 torus:2x2x2:16 512 "$grids8" "$bpd"; done
   predict 512 torus:2x2x2x2x2:16 512 "32x16 8x4x16" 2048
   predict 1024 torus:2x2x4x2x2:16 512 "64x16 16x4x16 2x2x4x2x2x16" 32
+  # part ratio's calibration: bgq with seconds_per_message = 8.14e-7, (o_s + o_d) / o_a = 5.5
+  xe6=$workdir/bgq-ratio-5.5.json
+  python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c["parameters"]["seconds_per_message"]["value"] = 8.14e-7; json.dump(c, open(sys.argv[2], "w"))' \
+    "$root/scripts/calibrations/bgq.json" "$xe6"
+  for bpd in 32 128 512 2048; do predict 128 torus:2x2x2:16 512 "$grids8" "$bpd" "$xe6" 5.5; done
+  for bpd in 32 512; do
+    predict 512 torus:2x2x2x2x2:16 512 "32x16 8x4x16 4x2x4x16 2x2x2x2x2x16" "$bpd" "$xe6" 5.5
+  done
+  predict 1024 torus:2x2x4x2x2:16 512 "64x16 16x4x16" 32 "$xe6" 5.5
 fi
 if part model; then
   for bpd in $bytes512; do predict 512 torus:2x2x2x2x2:16 512 "$grids512" "$bpd"; done
