@@ -240,10 +240,10 @@ step_prediction predict_step(const machine& m, const virtual_grid& grid, routing
   std::vector<std::size_t> out_links(pes, 0);
   double messages = 0, inter_messages = 0, bytes = 0, hops = 0;
   std::vector<double> phase_items(phases, 0), phase_links(phases, 0);
-  // Bytes between nodes per phase, for the physical links: each link's final message (tail) and
-  // its full buffers (bulk). Sampled routes leave most links unknown, so no link term then.
+  // Bytes between nodes per phase, for the physical links. Sampled routes leave most links
+  // unknown, so no link term then.
   const bool physical_links = network != nullptr && exact;
-  std::vector<std::vector<comm_edge>> tail_edges(physical_links ? phases : 0), bulk_edges(physical_links ? phases : 0);
+  std::vector<std::vector<comm_edge>> phase_edges(physical_links ? phases : 0);
   for (const link_load& l : loads) {
     const link_costs& c = l.inter ? inter_costs : intra_costs;
     const double n = l.items;
@@ -257,13 +257,8 @@ step_prediction predict_step(const machine& m, const virtual_grid& grid, routing
     const double link_bytes = full * message_bytes(g, item_bytes, l.carries) +
                               (rest > 0 ? message_bytes(rest, item_bytes, l.carries) : header_bytes);
     const double weight = exact ? 1.0 : scale;
-    if (physical_links && l.inter) {
-      const double tail_bytes = rest > 0 ? message_bytes(rest, item_bytes, l.carries) : header_bytes;
-      tail_edges[l.phase].push_back({l.from, l.to, static_cast<std::uint64_t>(std::llround(tail_bytes))});
-      if (full > 0)
-        bulk_edges[l.phase].push_back(
-            {l.from, l.to, static_cast<std::uint64_t>(std::llround(full * message_bytes(g, item_bytes, l.carries)))});
-    }
+    if (physical_links && l.inter)
+      phase_edges[l.phase].push_back({l.from, l.to, static_cast<std::uint64_t>(std::llround(link_bytes))});
     messages += link_messages * weight;
     if (l.inter) inter_messages += link_messages * weight;
     bytes += link_bytes * weight;
@@ -326,10 +321,8 @@ step_prediction predict_step(const machine& m, const virtual_grid& grid, routing
     std::vector<int> identity(pes);
     std::iota(identity.begin(), identity.end(), 0);
     for (int ph = 0; ph < phases; ++ph) {
-      if (phase_links[ph] == 0 || tail_edges[ph].empty()) continue;
-      std::vector<comm_edge> edges = std::move(tail_edges[ph]);
-      edges.insert(edges.end(), bulk_edges[ph].begin(), bulk_edges[ph].end());
-      const auto loads_now = directed_link_loads(*network, edges, identity);
+      if (phase_edges[ph].empty()) continue;  // no link of this phase leaves its node
+      const auto loads_now = directed_link_loads(*network, phase_edges[ph], identity);
       const double busiest_link = static_cast<double>(*std::max_element(loads_now.begin(), loads_now.end()));
       const double out_links_per_pe = phase_links[ph] / pes;
       const double messages_per_link = std::max(1.0, std::ceil(phase_items[ph] / phase_links[ph] / g));

@@ -73,10 +73,10 @@ class round_tuner final : public step_tuner {
   round_tuner(const context& ctx, const tuning_seed& seed, const step_configuration& initial, std::size_t item_bytes)
       : machine_(ctx.machine()),
         physical_(ctx.topology().physical()),
-        network_(named_network(ctx) != nullptr ? std::optional<topology_manager>(ctx.topology()) : std::nullopt),
         costs_(seed_costs(seed)),
         item_bytes_(item_bytes),
         best_(initial) {
+    if (const topology_manager* named = named_network(ctx)) network_.emplace(*named);
     const auto nearest_power = [](std::size_t n) {
       std::size_t p = 1;
       while (p * 2 <= n) p *= 2;
