@@ -17,8 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "transit/core/clock.hpp"
-#include "transit/core/median.hpp"
+#include "transit/detail/core/clock.hpp"
+#include "core/median.hpp"
 #include "transit/transit.hpp"
 
 namespace CLI {

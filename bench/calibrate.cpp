@@ -18,8 +18,8 @@
 #include "bench.hpp"
 #include "cli.hpp"
 #include "protocols_calibration.hpp"
-#include "transit/core/clock.hpp"
-#include "transit/core/error.hpp"
+#include "transit/detail/core/clock.hpp"
+#include "transit/detail/core/error.hpp"
 
 namespace transit::bench {
 

@@ -1,7 +1,7 @@
 // The registry of top-level commands and the shared value checks (see cli.hpp).
 #include "cli.hpp"
 
-#include "transit/core/error.hpp"
+#include "transit/detail/core/error.hpp"
 #include "transit/topology/topology_manager.hpp"
 
 #include <algorithm>

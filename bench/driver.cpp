@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include "bench.hpp"
-#include "transit/core/clock.hpp"
-#include "transit/core/error.hpp"
-#include "transit/runtime/detail/context_access.hpp"
+#include "transit/detail/core/clock.hpp"
+#include "transit/detail/core/error.hpp"
+#include "transit/detail/runtime/context_access.hpp"
 
 namespace transit::bench {
 

@@ -16,7 +16,7 @@
 #include "bench.hpp"
 #include "cli.hpp"
 
-#include "transit/core/clock.hpp"
+#include "transit/detail/core/clock.hpp"
 
 namespace transit::bench {
 

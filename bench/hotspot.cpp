@@ -19,7 +19,7 @@
 #include "cli.hpp"
 #include "one_sided_kernels.hpp"
 
-#include "transit/core/clock.hpp"
+#include "transit/detail/core/clock.hpp"
 
 namespace transit::bench {
 

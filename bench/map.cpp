@@ -18,11 +18,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
-#include "transit/core/clock.hpp"
-#include "transit/core/error.hpp"
-#include "transit/core/median.hpp"
-#include "transit/topology/mapping.hpp"
-#include "transit/topology/patterns.hpp"
+#include "transit/detail/core/clock.hpp"
+#include "transit/detail/core/error.hpp"
+#include "core/median.hpp"
+#include "transit/mapping/mapping.hpp"
+#include "transit/mapping/patterns.hpp"
 
 namespace transit::bench {
 namespace {

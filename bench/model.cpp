@@ -13,8 +13,8 @@
 
 #include "bench.hpp"
 #include "cli.hpp"
-#include "transit/core/error.hpp"
-#include "transit/streamer/detail/tuning_hook.hpp"
+#include "transit/detail/core/error.hpp"
+#include "transit/detail/streamer/tuning_hook.hpp"
 
 namespace transit::bench {
 

@@ -18,7 +18,7 @@
 
 #include "bench.hpp"
 
-#include "transit/core/clock.hpp"
+#include "transit/detail/core/clock.hpp"
 
 namespace transit::bench {
 

@@ -7,7 +7,7 @@
 
 #include "bench.hpp"
 #include "cli.hpp"
-#include "transit/core/error.hpp"
+#include "transit/detail/core/error.hpp"
 
 namespace transit::bench {
 

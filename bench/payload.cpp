@@ -15,8 +15,8 @@
 
 #include "bench.hpp"
 #include "cli.hpp"
-#include "transit/core/clock.hpp"
-#include "transit/runtime/detail/context_access.hpp"
+#include "transit/detail/core/clock.hpp"
+#include "transit/detail/runtime/context_access.hpp"
 
 namespace transit::bench {
 

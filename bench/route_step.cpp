@@ -9,7 +9,7 @@
 // adds the final flush and the receivers' delivery (the pipeline's slower side).
 #include "bench.hpp"
 
-#include "transit/core/clock.hpp"
+#include "transit/detail/core/clock.hpp"
 
 namespace transit::bench {
 

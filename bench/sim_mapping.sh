@@ -63,7 +63,7 @@ if part sim || part small; then
 #include <vector>
 
 #include "transit/transit.hpp"
-#include "transit/core/clock.hpp"
+#include "transit/detail/core/clock.hpp"
 
 namespace {
 struct plan {

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <new>
 
-#include "transit/core/error.hpp"
-#include "transit/runtime/detail/context_access.hpp"
+#include "transit/detail/core/error.hpp"
+#include "transit/detail/runtime/context_access.hpp"
 
 namespace transit {
 

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "transit/active/detail/calls.hpp"
-#include "transit/core/error.hpp"
+#include "transit/detail/active/calls.hpp"
+#include "transit/detail/core/error.hpp"
 
 namespace transit::detail {
 

@@ -1,4 +1,4 @@
-#include "transit/core/clock.hpp"
+#include "transit/detail/core/clock.hpp"
 
 #ifdef TRANSIT_SIMGRID
 #include <mpi.h>

@@ -1,12 +1,12 @@
-#include "transit/core/simulated_costs.hpp"
+#include "simulated_costs.hpp"
 
 #include <charconv>
 #include <cmath>
 #include <string_view>
 #include <system_error>
 
-#include "transit/core/clock.hpp"
-#include "transit/core/error.hpp"
+#include "transit/detail/core/clock.hpp"
+#include "transit/detail/core/error.hpp"
 
 #ifdef TRANSIT_SIMGRID
 #include <mpi.h>

@@ -1,5 +1,5 @@
 // The crystal router (Fox et al.; gslib's crystal.c is the reference for P that is not a power of
-// two). Stage rule and message layout: include/transit/exchange/detail/engine.hpp.
+// two). Stage rule and message layout: include/transit/detail/exchange/engine.hpp.
 //
 // Invariant: at the start of a stage over the range [bl, bl+n) every record this PE holds is bound
 // for a PE in that range. Each stage halves the range and sends every record bound for the other

@@ -1,5 +1,5 @@
 // direct: one message per destination, and nonblocking consensus so that no PE needs to know who
-// sends to it (protocol: include/transit/exchange/detail/engine.hpp).
+// sends to it (protocol: include/transit/detail/exchange/engine.hpp).
 #include <algorithm>
 
 #include "methods.hpp"

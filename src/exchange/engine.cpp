@@ -1,6 +1,6 @@
 // exchange_engine: picks the method of each run (automatic: by measured time) and hands the run to
 // it; exchange_port: the channel, parking and counters the transport-based methods share.
-#include "transit/exchange/detail/engine.hpp"
+#include "transit/detail/exchange/engine.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,9 +10,9 @@
 #include <stdexcept>
 
 #include "methods.hpp"
-#include "transit/core/clock.hpp"
-#include "transit/core/error.hpp"
-#include "transit/core/simulated_costs.hpp"
+#include "transit/detail/core/clock.hpp"
+#include "transit/detail/core/error.hpp"
+#include "core/simulated_costs.hpp"
 
 namespace transit {
 

@@ -1,6 +1,6 @@
 // grid: records routed dimension by dimension over a virtual grid by the grid router (TRAM's
 // routing, docs/routing.md), all records of one hop aggregated into one message. Protocol:
-// include/transit/exchange/detail/engine.hpp.
+// include/transit/detail/exchange/engine.hpp.
 #include <algorithm>
 
 #include "methods.hpp"

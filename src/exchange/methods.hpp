@@ -1,6 +1,6 @@
 #pragma once
 // Private to src/exchange: the methods behind exchange_engine and the record batches that crystal
-// router and grid forward (layouts: include/transit/exchange/detail/engine.hpp).
+// router and grid forward (layouts: include/transit/detail/exchange/engine.hpp).
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -9,9 +9,9 @@
 #include <thread>
 #include <vector>
 
-#include "transit/core/clock.hpp"
-#include "transit/core/error.hpp"
-#include "transit/exchange/detail/engine.hpp"
+#include "transit/detail/core/clock.hpp"
+#include "transit/detail/core/error.hpp"
+#include "transit/detail/exchange/engine.hpp"
 
 namespace transit::detail {
 

@@ -12,9 +12,9 @@
 #include <algorithm>
 #include <climits>
 
-#include "../transport/mpi_transport.hpp"
+#include "transport/mpi/mpi_transport.hpp"
 #include "methods.hpp"
-#include "transit/core/simulated_costs.hpp"
+#include "core/simulated_costs.hpp"
 
 namespace transit::detail {
 

@@ -1,11 +1,11 @@
-// automatic's schedule and verdict (include/transit/exchange/detail/selection.hpp).
-#include "transit/exchange/detail/selection.hpp"
+// automatic's schedule and verdict (include/transit/detail/exchange/selection.hpp).
+#include "transit/detail/exchange/selection.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "transit/core/error.hpp"
-#include "transit/core/median.hpp"
+#include "transit/detail/core/error.hpp"
+#include "core/median.hpp"
 
 namespace transit::detail {
 

@@ -21,7 +21,7 @@
 #include <algorithm>
 
 #include "routers.hpp"
-#include "transit/core/error.hpp"
+#include "transit/detail/core/error.hpp"
 
 namespace transit::detail {
 

@@ -22,7 +22,7 @@
 // phase, whatever order the partial-grid rule corrects dimensions in. That ordering is what makes
 // buffer dependencies acyclic (docs/one_sided.md). Broadcast trees come from routing_base.
 #include "routers.hpp"
-#include "transit/core/error.hpp"
+#include "transit/detail/core/error.hpp"
 
 namespace transit::detail {
 

@@ -5,7 +5,7 @@
 #include <map>
 
 #include "routers.hpp"
-#include "transit/core/error.hpp"
+#include "transit/detail/core/error.hpp"
 #include "transit/topology/machine.hpp"
 
 namespace transit {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "transit/core/error.hpp"
+#include "transit/detail/core/error.hpp"
 #include "transit/topology/machine.hpp"
 
 namespace transit {

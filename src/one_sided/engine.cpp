@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "routed_engine.hpp"
-#include "transit/core/error.hpp"
+#include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
 
 namespace transit {

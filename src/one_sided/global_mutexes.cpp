@@ -1,6 +1,6 @@
 #include "transit/one_sided/global_mutexes.hpp"
 
-#include "transit/core/error.hpp"
+#include "transit/detail/core/error.hpp"
 
 namespace transit {
 

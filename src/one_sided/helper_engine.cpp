@@ -15,8 +15,8 @@
 #include "node_resources.hpp"
 #include "ring.hpp"
 #include "routed_engine.hpp"
-#include "transit/core/backoff.hpp"
-#include "transit/core/error.hpp"
+#include "transit/detail/core/backoff.hpp"
+#include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
 
 namespace transit::detail {

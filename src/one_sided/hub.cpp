@@ -5,8 +5,8 @@
 #include <cstring>
 #include <sstream>
 
-#include "transit/core/clock.hpp"
-#include "transit/core/error.hpp"
+#include "transit/detail/core/clock.hpp"
+#include "transit/detail/core/error.hpp"
 
 namespace transit::detail {
 

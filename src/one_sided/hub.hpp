@@ -1,6 +1,6 @@
 #pragma once
 // Private to src/one_sided: the wire records and the request hub, the part of an endpoint that
-// aggregates, forwards, combines and serves requests (include/transit/one_sided/detail/engine.hpp
+// aggregates, forwards, combines and serves requests (include/transit/detail/one_sided/engine.hpp
 // sets out the protocol). A hub runs on one thread: the PE's own (polling) or its node's helper.
 #include <algorithm>
 #include <chrono>
@@ -11,11 +11,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "transit/core/clock.hpp"
-#include "transit/core/simulated_costs.hpp"
-#include "transit/one_sided/detail/engine.hpp"
-#include "transit/transport/mailbox.hpp"
-#include "transit/transport/transport.hpp"
+#include "transit/detail/core/clock.hpp"
+#include "core/simulated_costs.hpp"
+#include "transit/detail/one_sided/engine.hpp"
+#include "transit/detail/transport/mailbox.hpp"
+#include "transit/detail/transport/transport.hpp"
 
 namespace transit::detail {
 

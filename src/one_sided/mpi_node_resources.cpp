@@ -14,12 +14,12 @@
 #include <stdexcept>
 #include <vector>
 
-#include "../transport/mpi_comm_thread.hpp"
-#include "../transport/mpi_transport.hpp"
+#include "transport/mpi/mpi_comm_thread.hpp"
+#include "transport/mpi/mpi_transport.hpp"
 #include "node_resources.hpp"
-#include "transit/core/error.hpp"
+#include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
-#include "transit/runtime/detail/context_access.hpp"
+#include "transit/detail/runtime/context_access.hpp"
 
 namespace transit::detail {
 

@@ -19,9 +19,9 @@
 #include <cstring>
 #include <vector>
 
-#include "../transport/mpi_transport.hpp"
+#include "transport/mpi/mpi_transport.hpp"
 #include "routed_engine.hpp"
-#include "transit/core/error.hpp"
+#include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
 
 namespace transit::detail {

@@ -5,11 +5,11 @@
 #include <new>
 #include <vector>
 
-#include "../transport/local_transport.hpp"
-#include "transit/core/backoff.hpp"
-#include "transit/core/error.hpp"
+#include "transport/local/local_transport.hpp"
+#include "transit/detail/core/backoff.hpp"
+#include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
-#include "transit/runtime/detail/context_access.hpp"
+#include "transit/detail/runtime/context_access.hpp"
 
 namespace transit::detail {
 

@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "transit/transport/transport.hpp"
+#include "transit/detail/transport/transport.hpp"
 
 namespace transit {
 class context;

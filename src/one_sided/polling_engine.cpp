@@ -6,7 +6,7 @@
 #include <new>
 
 #include "routed_engine.hpp"
-#include "transit/core/error.hpp"
+#include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
 
 namespace transit::detail {

@@ -14,8 +14,8 @@
 #include "hub.hpp"
 #include "transit/grid/router.hpp"
 #include "transit/grid/virtual_grid.hpp"
-#include "transit/one_sided/detail/engine.hpp"
-#include "transit/runtime/detail/context_access.hpp"
+#include "transit/detail/one_sided/engine.hpp"
+#include "transit/detail/runtime/context_access.hpp"
 
 namespace transit::detail {
 

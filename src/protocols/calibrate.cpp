@@ -7,8 +7,8 @@
 #include <ctime>
 #include <vector>
 
-#include "transit/core/clock.hpp"
-#include "transit/core/error.hpp"
+#include "transit/detail/core/clock.hpp"
+#include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
 
 namespace transit {

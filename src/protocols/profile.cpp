@@ -14,8 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "floor_log2.hpp"
 #include "profile_cache.hpp"
-#include "transit/core/error.hpp"
+#include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
 
 namespace transit {

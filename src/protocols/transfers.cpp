@@ -1,6 +1,7 @@
 // Multi-region transfers: splitting regions per owner and the three protocols
-// (include/transit/protocols/detail/transfers.hpp sets them out).
-#include "transit/protocols/detail/transfers.hpp"
+// (include/transit/detail/protocols/transfers.hpp sets them out).
+#include "floor_log2.hpp"
+#include "transit/detail/protocols/transfers.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -10,7 +11,7 @@
 #include <string>
 
 #include "profile_cache.hpp"
-#include "transit/core/error.hpp"
+#include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
 
 namespace transit::detail {

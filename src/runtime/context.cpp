@@ -4,9 +4,11 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "transit/core/clock.hpp"
-#include "transit/core/error.hpp"
-#include "transit/runtime/detail/context_access.hpp"
+#include "transit/detail/core/clock.hpp"
+#include "transit/detail/core/error.hpp"
+#include "transit/detail/core/backoff.hpp"
+#include "transit/detail/runtime/context_access.hpp"
+#include "context_state.hpp"
 
 #ifdef TRANSIT_SIMGRID
 #include <simgrid/s4u/Engine.hpp>
@@ -150,6 +152,46 @@ void context_access::remove_diagnostic(context& c, int id) {
 }
 
 void context_access::end_job(context& c, const std::string& why) { c.state_->net->end_job(why); }
+
+transport& context_access::net(context& c) noexcept { return *c.state_->net; }
+mailbox& context_access::mail(context& c) noexcept { return c.state_->mail; }
+
+void context_access::wait_loop(context& c, function_ref<step_result()> step, std::string_view what) {
+  backoff pause;
+  const auto watchdog = c.state_->options.watchdog;
+  auto last_progress = steady_clock::now();
+  auto& hooks = c.state_->progress_hooks;
+  for (;;) {
+    const bool hooks_progressed = !hooks.empty() && run_progress_hooks(c);
+    const step_result result = step();
+    switch (hooks_progressed && result == step_result::idle ? step_result::progressed : result) {
+      case step_result::done: return;
+      case step_result::progressed:
+        pause.reset();
+        if (watchdog.count() > 0) last_progress = steady_clock::now();
+        break;
+      case step_result::idle:
+        if (c.state_->net->aborted()) throw job_aborted();
+        // A transport that can block waits for the network itself (a simulated rank: one
+        // simulator call per wait, not one per poll). Not with the watchdog on: it must be able
+        // to read the clock while nothing arrives.
+#ifdef TRANSIT_SIMGRID
+        c.state_->blocked_in = what;
+#endif
+        if (watchdog.count() == 0 && c.state_->net->wait_for_activity()) break;
+        // One question per idle round, not per item: a PE whose own sends are pending yields
+        // but never naps (backoff.hpp: an mpi rendezvous moves only while both sides poll).
+        pause.idle(c.state_->net->pending_sends() > 0,
+                   [&c](std::chrono::nanoseconds nap) { c.state_->net->nap(nap); });
+        if (watchdog.count() > 0 && pause.past_spinning()) {
+          const auto idle = steady_clock::now() - last_progress;
+          if (idle >= watchdog) watchdog_expired(c, what, idle);
+        }
+        break;
+    }
+  }
+}
+
 
 void context_access::watchdog_expired(context& c, std::string_view what, steady_clock::duration idle) {
   const double seconds = std::chrono::duration<double>(idle).count();

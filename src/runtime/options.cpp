@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "transit/core/error.hpp"
+#include "transit/detail/core/error.hpp"
 #include "transit/topology/topology_manager.hpp"
 
 namespace transit {

@@ -27,14 +27,14 @@
 
 #include <cerrno>
 
-#include "../transport/local_transport.hpp"
-#include "transit/core/error.hpp"
-#include "transit/core/simulated_costs.hpp"
-#include "transit/runtime/detail/context_access.hpp"
-#include "transit/runtime/detail/transport_settings.hpp"
+#include "transport/local/local_transport.hpp"
+#include "transit/detail/core/error.hpp"
+#include "core/simulated_costs.hpp"
+#include "transit/detail/runtime/context_access.hpp"
+#include "tuning/transport_settings.hpp"
 #ifdef TRANSIT_WITH_MPI
-#include "../transport/mpi_comm_thread.hpp"
-#include "../transport/mpi_transport.hpp"
+#include "transport/mpi/mpi_comm_thread.hpp"
+#include "transport/mpi/mpi_transport.hpp"
 #endif
 
 namespace transit {

@@ -1,4 +1,4 @@
-#include "transit/streamer/detail/core.hpp"
+#include "transit/detail/streamer/core.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -8,9 +8,10 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "transit/core/clock.hpp"
-#include "transit/core/error.hpp"
-#include "transit/core/simulated_costs.hpp"
+#include "core/wire_error.hpp"
+#include "transit/detail/core/clock.hpp"
+#include "transit/detail/core/error.hpp"
+#include "core/simulated_costs.hpp"
 
 namespace transit::detail {
 
@@ -309,8 +310,7 @@ void streamer_core::throw_closed_step(const char* call) const {
 }
 
 void streamer_core::throw_corrupt(int source, std::string_view problem) const {
-  throw std::runtime_error(concat("streamer<", type_name_, ">: corrupt message on channel ", channel_, " from PE ",
-                                  source, ": ", problem));
+  corrupt_message(concat("streamer<", type_name_, ">"), concat("message on channel ", channel_), source, problem);
 }
 
 std::size_t streamer_core::buffer_bytes(const link& l) const noexcept { return buffer_bytes_for(l, l.capacity); }

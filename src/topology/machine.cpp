@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "transit/core/error.hpp"
+#include "transit/detail/core/error.hpp"
 
 namespace transit {
 

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "transit/core/error.hpp"
+#include "transit/detail/core/error.hpp"
 
 namespace transit {
 namespace {

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "transit/core/error.hpp"
+#include "transit/detail/core/error.hpp"
 #include "transit/topology/machine.hpp"
 
 namespace transit {

@@ -1,6 +1,6 @@
-#include "transit/transport/mailbox.hpp"
+#include "transit/detail/transport/mailbox.hpp"
 
-#include "transit/core/error.hpp"
+#include "transit/detail/core/error.hpp"
 
 namespace transit::detail {
 

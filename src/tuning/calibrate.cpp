@@ -7,7 +7,7 @@
 //    is per_item + (alpha + 16 beta) / g (thesis table 2.3), a line in 1/g whose slope gives alpha
 //    and whose intercept gives per_item; beta comes from the curve's large messages.
 // Every timing is the maximum over PEs of one allreduce, so every PE computes the same profile.
-#include "transit/core/clock.hpp"
+#include "transit/detail/core/clock.hpp"
 #include "transit/tuning/calibrate.hpp"
 
 #include <algorithm>
@@ -19,8 +19,8 @@
 #include <optional>
 #include <thread>
 
-#include "transit/core/error.hpp"
-#include "transit/runtime/detail/context_access.hpp"
+#include "transit/detail/core/error.hpp"
+#include "transit/detail/runtime/context_access.hpp"
 #include "transit/streamer/streamer.hpp"
 #include "passes.hpp"
 

@@ -13,9 +13,9 @@
 #include <thread>
 #include <unordered_map>
 
-#include "transit/core/error.hpp"
+#include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
-#include "transit/topology/mapping.hpp"
+#include "transit/mapping/mapping.hpp"
 
 namespace transit {
 

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "transit/core/median.hpp"
+#include "core/median.hpp"
 
 namespace transit::detail {
 

@@ -12,7 +12,7 @@
 #include <system_error>
 
 #include "profile_json.hpp"
-#include "transit/core/error.hpp"
+#include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
 
 namespace transit {

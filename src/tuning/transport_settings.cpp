@@ -1,10 +1,10 @@
-// The tuning layer's side of the runtime's hook (runtime/detail/transport_settings.hpp).
+// The tuning layer's side of the runtime's hook (src/tuning/transport_settings.hpp).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "profile_json.hpp"
-#include "transit/runtime/detail/transport_settings.hpp"
+#include "transport_settings.hpp"
 
 namespace transit::detail {
 

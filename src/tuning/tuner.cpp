@@ -1,4 +1,4 @@
-// The tuning layer's side of the streamer's hook (streamer/detail/tuning_hook.hpp): the seed a
+// The tuning layer's side of the streamer's hook (detail/streamer/tuning_hook.hpp): the seed a
 // streamer takes from PE 0, buffer_items = 0, and the step tuner (thesis 6.1.2: buffer sizes
 // within 50-90% of the peak streaming bandwidth, grids ranked by the cost model, a control system
 // that tries configurations between iterations and settles, as PICS did within 25 iterations).
@@ -9,9 +9,9 @@
 #include <optional>
 
 #include "profile_json.hpp"
-#include "transit/core/error.hpp"
+#include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
-#include "transit/streamer/detail/tuning_hook.hpp"
+#include "transit/detail/streamer/tuning_hook.hpp"
 #include "transit/tuning/calibrate.hpp"
 #include "transit/tuning/model.hpp"
 #include "tuning_defaults.hpp"

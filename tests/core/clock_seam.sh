@@ -1,5 +1,5 @@
 #!/bin/sh
-# Keeps the one clock seam (include/transit/core/clock.hpp): fails, naming file and line, when any
+# Keeps the one clock seam (include/transit/detail/core/clock.hpp): fails, naming file and line, when any
 # file of the library, the transit command or the benchmarks reads a clock or waits other than
 # through it. Under SimGrid those direct calls read the host's clock and stall every simulated
 # rank (docs/simulation.md).
@@ -7,14 +7,14 @@
 #   clock_seam.sh --self-test   check that a planted direct call is caught (the check can fail)
 set -u
 pattern='chrono::(steady_clock|system_clock|high_resolution_clock)|this_thread::(sleep_for|sleep_until|yield)|\bsched_yield\b|\busleep\b|\bnanosleep\b|\bclock_gettime\b|\bgettimeofday\b|\bMPI_Wtime\b'
-seam_files='include/transit/core/clock.hpp src/core/clock.cpp'
+seam_files='include/transit/detail/core/clock.hpp src/core/clock.cpp'
 
 check() {
   root=$1
   found=$(cd "$root" && grep -rnE "$pattern" src include bench tools/transit 2>/dev/null |
           grep -vE "^($(echo $seam_files | sed 's/ /|/g')):")
   if [ -n "$found" ]; then
-    echo "clock reads or waits outside the seam (use transit::detail::steady_clock, sleep_for, yield from transit/core/clock.hpp):"
+    echo "clock reads or waits outside the seam (use transit::detail::steady_clock, sleep_for, yield from transit/detail/core/clock.hpp):"
     echo "$found"
     return 1
   fi
@@ -24,8 +24,8 @@ check() {
 if [ "${1:-}" = "--self-test" ]; then
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
-  mkdir -p "$tmp/src/x" "$tmp/include/transit/core" "$tmp/src/core" "$tmp/bench" "$tmp/tools/transit"
-  echo 'auto t = std::chrono::steady_clock::now();' > "$tmp/include/transit/core/clock.hpp"
+  mkdir -p "$tmp/src/x" "$tmp/include/transit/detail/core" "$tmp/src/core" "$tmp/bench" "$tmp/tools/transit"
+  echo 'auto t = std::chrono::steady_clock::now();' > "$tmp/include/transit/detail/core/clock.hpp"
   echo 'void f() { std::this_thread::yield(); }' > "$tmp/src/core/clock.cpp"
   if ! check "$tmp" > /dev/null; then echo "the seam itself was reported"; exit 1; fi
   for line in 'auto t = std::chrono::steady_clock::now();' 'std::this_thread::sleep_for(d);' \

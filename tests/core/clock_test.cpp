@@ -5,7 +5,7 @@
 #include <chrono>
 #include <type_traits>
 
-#include "transit/core/clock.hpp"
+#include "transit/detail/core/clock.hpp"
 
 namespace {
 

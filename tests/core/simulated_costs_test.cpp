@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "transit/core/simulated_costs.hpp"
+#include "core/simulated_costs.hpp"
 
 namespace {
 

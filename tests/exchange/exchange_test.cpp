@@ -12,7 +12,7 @@
 #include <string>
 
 #include "test_support.hpp"
-#include "transit/exchange/detail/selection.hpp"
+#include "transit/detail/exchange/selection.hpp"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "transit/exchange/detail/selection.hpp"
+#include "transit/detail/exchange/selection.hpp"
 
 namespace {
 

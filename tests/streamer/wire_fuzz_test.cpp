@@ -9,7 +9,7 @@
 
 #include "streamer_checks.hpp"
 #include "streamer_internals.hpp"
-#include "transit/runtime/detail/context_access.hpp"
+#include "transit/detail/runtime/context_access.hpp"
 
 namespace {
 

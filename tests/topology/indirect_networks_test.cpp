@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "invalid_message.hpp"
-#include "transit/topology/mapping.hpp"
-#include "transit/topology/patterns.hpp"
+#include "../support/invalid_message.hpp"
+#include "transit/mapping/mapping.hpp"
+#include "transit/mapping/patterns.hpp"
 #include "transit/topology/simgrid_platform.hpp"
 #include "transit/topology/topology_manager.hpp"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "invalid_message.hpp"
+#include "../support/invalid_message.hpp"
 #include "transit/grid/virtual_grid.hpp"
 #include "transit/topology/machine.hpp"
 

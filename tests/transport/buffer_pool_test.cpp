@@ -1,6 +1,6 @@
 // buffer_pool: small buffers cached within bounds; the newest large buffers kept aside and reused
 // only for a size they fit without waste.
-#include "transit/transport/buffer_pool.hpp"
+#include "transit/detail/transport/buffer_pool.hpp"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "test_support.hpp"
-#include "transit/runtime/detail/context_access.hpp"
+#include "transit/detail/runtime/context_access.hpp"
 
 namespace {
 

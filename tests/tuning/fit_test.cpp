@@ -11,7 +11,7 @@
 #include <cmath>
 #include <vector>
 
-#include "../../src/tuning/passes.hpp"
+#include "tuning/passes.hpp"
 #include "transit/tuning/calibrate.hpp"
 
 namespace {

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "../../src/tuning/profile_json.hpp"
+#include "tuning/profile_json.hpp"
 #include "transit/tuning/calibrate.hpp"
 #include "transit/tuning/profile.hpp"
 

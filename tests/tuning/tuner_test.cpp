@@ -12,7 +12,7 @@
 
 #include "own_profile.hpp"
 #include "test_support.hpp"
-#include "transit/streamer/detail/tuning_hook.hpp"
+#include "transit/detail/streamer/tuning_hook.hpp"
 #include "transit/tuning/profile.hpp"
 
 namespace {

@@ -77,7 +77,7 @@
 #include <utility>
 #include <vector>
 
-#include "transit/active/detail/calls.hpp"
+#include "transit/detail/active/calls.hpp"
 #include "transit/runtime/context.hpp"
 #include "transit/streamer/options.hpp"
 #include "transit/streamer/streamer.hpp"
@@ -388,28 +388,7 @@ class active_messages {
   detail::recent_map<std::uint64_t, std::uintptr_t> addresses_;
 };
 
-/// \cond detail
-namespace detail {
-
-template <class H, class... K>
-void handler_slot<H, K...>::call(active_messages& am, const std::byte* record, std::size_t bytes) {
-  // A record of scalars only has a size known here: checked once, then read without checks.
-  // Strings and arrays have their lengths checked, and so has everything after them.
-  constexpr bool only_scalars = (is_scalar_kind<K> && ...);
-  constexpr std::size_t head_bytes = sizeof(std::uint32_t) + (std::is_pointer_v<H> ? sizeof(std::uint64_t) : 0);
-  constexpr std::size_t checked_bytes = only_scalars ? (head_bytes + ... + sizeof(K)) : head_bytes;
-  if (bytes < checked_bytes) [[unlikely]]
-    record_reader::truncated(bytes, 0, checked_bytes);
-  record_reader in(record, bytes, sizeof(std::uint32_t));  // past the handler id
-  H handler{};
-  if constexpr (std::is_pointer_v<H>)
-    handler = reinterpret_cast<H>(am.code_address_of(in.scalar<std::uint64_t, false>()));
-  // Braced initialisation reads the arguments in order.
-  std::tuple<arg_holder<K, !only_scalars>...> held{arg_holder<K, !only_scalars>(in)...};
-  std::apply([&](auto&... a) { handler(am, a.view()...); }, held);
-}
-
-}  // namespace detail
-/// \endcond
-
 }  // namespace transit
+
+// The handler slots' call, which needs active_messages complete.
+#include "transit/detail/active/handler_call.hpp"

@@ -1,8 +1,5 @@
 #pragma once
-// Reduction operators of context::allreduce and of the transport's collective groups.
-#include <algorithm>
-#include <cstdint>
-#include <cstring>
+// Reduction operators of context::allreduce and of global arrays' accumulate.
 
 namespace transit {
 
@@ -12,35 +9,5 @@ enum class reduce_op {
   min,  ///< the smallest value
   max   ///< the largest value
 };
-
-namespace detail {
-/// Element type of a transport-level allreduce: every value travels as 64 bits.
-enum class scalar_type { i64, u64, f64 };
-
-/// `op` of two values of `type`, each held as its 64 bits (the transports' own allreduces).
-template <class T>
-std::uint64_t combine_as(std::uint64_t a, std::uint64_t b, reduce_op op) noexcept {
-  T x, y;
-  std::memcpy(&x, &a, sizeof x);
-  std::memcpy(&y, &b, sizeof y);
-  T r = x;
-  switch (op) {
-    case reduce_op::sum: r = x + y; break;
-    case reduce_op::min: r = std::min(x, y); break;
-    case reduce_op::max: r = std::max(x, y); break;
-  }
-  std::uint64_t bits;
-  std::memcpy(&bits, &r, sizeof bits);
-  return bits;
-}
-inline std::uint64_t combine(std::uint64_t a, std::uint64_t b, scalar_type type, reduce_op op) noexcept {
-  switch (type) {
-    case scalar_type::i64: return combine_as<std::int64_t>(a, b, op);
-    case scalar_type::u64: return combine_as<std::uint64_t>(a, b, op);
-    case scalar_type::f64: return combine_as<double>(a, b, op);
-  }
-  return a;
-}
-}  // namespace detail
 
 }  // namespace transit

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "transit/core/error.hpp"
-#include "transit/exchange/detail/engine.hpp"
+#include "transit/detail/core/error.hpp"
+#include "transit/detail/exchange/engine.hpp"
 #include "transit/exchange/options.hpp"
 #include "transit/runtime/context.hpp"
 

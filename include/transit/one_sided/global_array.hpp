@@ -10,12 +10,12 @@
 #include <type_traits>
 #include <utility>
 
-#include "transit/core/error.hpp"
-#include "transit/one_sided/detail/block_layout.hpp"
-#include "transit/one_sided/detail/engine.hpp"
+#include "transit/detail/core/error.hpp"
+#include "transit/detail/one_sided/block_layout.hpp"
+#include "transit/detail/one_sided/engine.hpp"
 #include "transit/one_sided/options.hpp"
 #include "transit/one_sided/request.hpp"
-#include "transit/protocols/detail/transfers.hpp"
+#include "transit/detail/protocols/transfers.hpp"
 #include "transit/runtime/context.hpp"
 
 namespace transit {

@@ -4,8 +4,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "transit/core/error.hpp"
-#include "transit/one_sided/detail/engine.hpp"
+#include "transit/detail/core/error.hpp"
+#include "transit/detail/one_sided/engine.hpp"
 #include "transit/one_sided/options.hpp"
 #include "transit/runtime/context.hpp"
 

@@ -4,7 +4,7 @@
 // buffer-sized pieces); it completes when all of them have.
 #include <memory>
 
-#include "transit/one_sided/detail/engine.hpp"
+#include "transit/detail/one_sided/engine.hpp"
 
 namespace transit {
 

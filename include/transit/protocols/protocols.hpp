@@ -3,7 +3,6 @@
 // The transfers themselves are members of global_array<T> (put_regions, get_regions, put_strided,
 // chosen_protocol); this header holds what they share: regions, protocols, and the measured
 // profiles `automatic` chooses from.
-#include <bit>
 #include <cstddef>
 #include <filesystem>
 #include <optional>
@@ -15,11 +14,6 @@
 namespace transit {
 
 class context;
-
-namespace detail {
-/// floor(log2 x), -1 for 0: profiles key their points by it (2^floor(log2 S), 2^floor(log2 N)).
-inline int floor_log2(std::size_t x) noexcept { return x == 0 ? -1 : static_cast<int>(std::bit_width(x)) - 1; }
-}  // namespace detail
 
 /// `count` elements from global index `index`.
 struct region {

@@ -1,22 +1,19 @@
 #pragma once
 // A PE's view of the job: who it is, the machine, the physical topology, and collectives.
-// transit's own layers reach the transport through detail/context_access.hpp; users need only this.
+// transit's own layers reach the transport through detail/runtime/context_access.hpp; users need
+// only this.
 #include <memory>
 #include <string_view>
 #include <type_traits>
 #include <cstdint>
 
 #include "transit/core/reduce.hpp"
+#include "transit/detail/runtime/context_fwd.hpp"
 #include "transit/runtime/options.hpp"
 #include "transit/topology/machine.hpp"
 #include "transit/topology/topology_manager.hpp"
 
 namespace transit {
-
-namespace detail {
-struct context_state;
-class context_access;
-}  // namespace detail
 
 /// One per PE, created by transit::run and handed to the body; not copyable.
 class context {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "transit/runtime/context.hpp"
-#include "transit/streamer/detail/core.hpp"
+#include "transit/detail/streamer/core.hpp"
 #include "transit/streamer/options.hpp"
 
 namespace transit {

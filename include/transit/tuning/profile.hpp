@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "transit/detail/tuning/profile_fwd.hpp"
+
 namespace transit {
 
 class context;
@@ -97,10 +99,6 @@ std::string to_json_text(const streamer_profile& entry);
 std::filesystem::path default_profile_path();
 /// This host's name (profile entries are keyed by it). Local.
 std::string this_host();
-
-namespace detail {
-struct profile_access;
-}
 
 /// A profile file read into memory: looked up, changed, and written back whole (sections and
 /// fields this version does not know are kept). Local; not thread-safe.

@@ -1,0 +1,466 @@
+#pragma once
+// The item-type-independent half of a streamer: links (one aggregation buffer per (peer, phase),
+// plus one for items to this PE), the route table, sending, both termination protocols, flushing,
+// checking received messages, and statistics. The typed streamer<T> on top copies items in and
+// reads them out; everything here runs per message, not per item.
+//
+// Message layout (payload of one transport message):
+//   wire_header | items: T[n] | pad to 4 | destinations: int32[n] (absent on links whose phase
+//   ends every route). A destination d >= 0 is a PE; d < 0 is a broadcast from root -d-1.
+// Every received message is checked against this layout (size exact for its item count, known
+// flags, a phase and source that form one of this PE's incoming links, a current or next step,
+// destinations inside the job) before any byte of it is used; a message that fails is reported as
+// corrupt, naming the channel and the source, and is not processed.
+//
+// Termination, one protocol for the whole route (TRAM thesis 4.5, B.2.5): messages are counted
+// per link, cumulatively and forever, in 64 bits (no wrap in any real run). done() walks the
+// router's phases in order: phase k's links are flushed with a final marker (the flag
+// final_marker, with the link's cumulative count) once every in-link of phases < k is complete
+// (all its announced messages received), because only those can still feed phase k. A PE is
+// locally complete when all its in-links are; wait() then ends with one non-blocking barrier, so
+// that every item of the step is delivered everywhere before any PE starts the next step.
+//
+// quiesce() instead runs waves of non-blocking allreduces of (messages sent, messages received),
+// each after flushing everything and delivering every local item; it ends when two consecutive
+// waves agree and sent == received (four-counter method), which stays correct when deliveries
+// insert new items and when an arriving item wakes an idle PE. Several streamers can end a step
+// together under one such protocol (streamer_group: each wave sums the counters of all of them,
+// and of any group_endpoint added, whose messages are counted alike; a PE joins only when every
+// one of them is flushed and locally idle), which is how
+// active_messages ends a step of all its streamers at once (streamer_group), one wave per round,
+// not one protocol per streamer in turn.
+//
+// Every PE must end a step the same way. Messages flushed by quiesce() carry the flag
+// quiesce_flush, and final markers only come from wait(): a PE that receives the other kind in its
+// step fails with a message naming the peer, instead of both sides waiting for ever.
+//
+// Every message carries its step number (mod 2^16). A PE can be at most one step ahead of another
+// (each step ends collectively), so a message from the next step is set aside until this PE gets
+// there: steps never mix, even though peers leave a step at slightly different times. A message
+// of the next step is checked against the links of that step when the step begins, not on
+// arrival: the links may change in between (tuning, below).
+//
+// Tuning (tune = true, docs/tuning.md). At the end of a step, after its closing barrier or last
+// quiescence wave, every PE joins one allreduce of the step's outcome (time, items, messages) and
+// asks the tuner (detail/streamer/tuning_hook.hpp, implemented by the tuning layer) for the next
+// configuration; the tuner is deterministic, so every PE gets the same one. A new buffer size
+// needs nothing more: every buffer is empty between steps. A new grid or routing rebuilds the
+// route table and links and learns the new incoming links as construction does, by an allreduce
+// of link counts and one announcement per link, tagged with the new step; link counts start again
+// at 0 on both ends of every link. A faster peer may already be in the new step, sending on its
+// new links, while this PE still ends the old one: those messages (announcements included) are
+// set aside as next-step messages, the announcements are taken out by the discovery, and the data
+// is checked against the new links once this PE has them. Nothing of the old step can be in
+// flight then (the step ended everywhere), so no item is lost or delivered twice.
+//
+// Life cycle. Construction is collective and checks that every PE built the same streamer (its
+// sequence number on the context, item type and size, grid and routing): a mismatch throws
+// std::logic_error on every PE naming both sides, before any item moves. Destruction is collective
+// too: a streamer is destroyed after a step has ended (wait or quiesce returned) with nothing
+// inserted since. It then tells the PEs it sends to that it left (a control message; PEs that were
+// waiting on it in a step of their own fail with a message instead of hanging). Destroyed
+// mid-step (items buffered, messages undelivered, or a step started and not ended), it ends the
+// job with a message saying what was lost.
+//
+// Exceptions from deliver callbacks propagate out of the call that ran the callback (insert,
+// broadcast, progress, wait, finish, quiesce). The item whose callback threw counts as delivered;
+// every other item stays queued and is delivered by later calls, exactly once; an interrupted
+// wait or quiesce resumes where it stopped when called again.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "transit/detail/core/clock.hpp"
+#include "transit/detail/core/error.hpp"
+#include "transit/grid/router.hpp"
+#include "transit/detail/runtime/context_access.hpp"
+#include "transit/detail/streamer/tuning_hook.hpp"
+#include "transit/streamer/options.hpp"
+
+namespace transit::detail {
+
+struct wire_header {
+  std::uint32_t items;
+  std::uint8_t phase;
+  std::uint8_t flags;
+  std::uint16_t step;        // the sender's step, mod 2^16
+  std::uint64_t link_count;  // with final_marker: cumulative messages on this link, this one included
+};
+static_assert(sizeof(wire_header) == 16);
+
+inline constexpr std::uint8_t has_destinations = 1;
+inline constexpr std::uint8_t final_marker = 2;
+inline constexpr std::uint8_t link_announcement = 4;  // construction only: "I send to you in this phase"
+inline constexpr std::uint8_t peer_left = 8;          // control: "my streamer is gone as of this step"
+inline constexpr std::uint8_t quiesce_flush = 16;     // sent by quiesce(): the sender ends this step quiescing
+inline constexpr std::uint8_t known_flags =
+    has_destinations | final_marker | link_announcement | peer_left | quiesce_flush;
+
+/// The name of T as the compiler spells it ("double", "my::particle").
+template <class T>
+constexpr std::string_view type_name() {
+  constexpr std::string_view signature = __PRETTY_FUNCTION__;
+  constexpr std::string_view marker = "T = ";
+  const std::size_t begin = signature.find(marker) + marker.size();
+  const std::size_t end = signature.find_first_of(";]", begin);
+  return signature.substr(begin, end - begin);
+}
+
+/// Test access to a streamer's internals (forcing counter values); defined by tests only.
+struct streamer_test_access;
+class streamer_group;
+
+/// A deliver callback that takes a run of items, for layers on the streamer (active messages run
+/// consecutive calls of one handler in one loop): f(const T* items, std::uint32_t& cursor,
+/// std::uint32_t n) delivers items[cursor, n) in order, moving `cursor` past each item before its
+/// callback runs (so that after an exception it names the first item not yet delivered).
+template <class F>
+struct batch_deliver {
+  F f;
+};
+
+/// Sets a flag (a deliver callback is running) and clears it on every exit, exceptions included.
+class flag_guard {
+ public:
+  explicit flag_guard(bool& flag) : flag_(flag) { flag_ = true; }
+  ~flag_guard() { flag_ = false; }
+  flag_guard(const flag_guard&) = delete;
+  flag_guard& operator=(const flag_guard&) = delete;
+
+ private:
+  bool& flag_;
+};
+
+/// A member of a streamer_group that is not a streamer: an endpoint with a channel of its own whose
+/// messages each go straight to their destination as one transport message (active_messages'
+/// large calls). The group polls it after each pump, and counts its messages in the same
+/// quiescence waves as the streamers' (the four-counter argument holds for any channel whose
+/// messages are counted when sent and when handled). It buffers nothing, so it is always flushed.
+class group_endpoint {
+ public:
+  /// Handles what the group's last pump queued on its channel; true when anything happened.
+  virtual bool poll_queued() = 0;
+  /// Cumulative messages sent, and received and handled (the handler run or running).
+  virtual std::uint64_t messages_sent() const noexcept = 0;
+  virtual std::uint64_t messages_received() const noexcept = 0;
+  /// Whether one of its callbacks is running (the call comes from it).
+  virtual bool in_callback() const noexcept = 0;
+  virtual ~group_endpoint() = default;
+};
+
+/// The state of one quiescence protocol, kept between calls so that a quiesce interrupted by a
+/// callback's exception resumes (the allreduce in flight writes into `counts`).
+struct quiesce_wave {
+  bool in_flight = false;
+  std::uint64_t counts[2] = {0, 0};    // (messages sent, messages received), summed over PEs
+  std::uint64_t previous[2] = {0, 0};  // the previous wave's sums
+};
+
+class streamer_core {
+ public:
+  streamer_core(const streamer_core&) = delete;
+  streamer_core& operator=(const streamer_core&) = delete;
+
+  streamer_stats stats() const { return stats_; }
+  const router& route_plan() const noexcept { return *router_; }
+  /// What this streamer runs with now: the grid, routing and buffer size in use (after automatic
+  /// sizing and tuning), and the options it was given otherwise.
+  streamer_options current_options() const;
+
+ protected:
+  /// Collective. `item_bytes` is sizeof(T); the item array starts right after the header.
+  streamer_core(context& ctx, const streamer_options& options, std::size_t item_bytes, std::string_view type_name);
+  virtual ~streamer_core();
+
+  /// An aggregation buffer towards one peer in one phase. The cursors make appending an item a
+  /// copy and a compare; a link without an open buffer has next == end == nullptr.
+  struct link {
+    std::byte* next = nullptr;            // next free item slot
+    std::byte* end = nullptr;             // one past the last item slot
+    std::int32_t* next_dest = nullptr;    // next free destination slot; null when not carried
+    message_buffer buffer;
+    std::uint64_t sent = 0;               // cumulative messages sent on this link
+    std::uint32_t capacity = 0;           // items the open buffer has room for
+    int pe = -1;
+    int phase = -1;                       // -1: the link to this PE itself
+    bool carries_destinations = false;
+    bool inter_node = false;              // the peer is on another node
+  };
+  struct in_link {
+    int pe = -1;
+    int phase = -1;
+    std::uint64_t received = 0;   // cumulative messages received
+    std::uint64_t announced = 0;  // cumulative count in this step's final marker
+    bool final_received = false;  // this step's final marker has arrived
+  };
+  enum class step_state {
+    open,     // inserting
+    done,     // done() called: staged completion
+    ending,   // every in-link complete; the step's closing barrier is in flight
+  };
+  enum class flush_kind { full, timer, final, bound };
+  static constexpr int self_link = 0;
+
+  /// Link index for the next hop from this PE to `dest` (self_link for dest == rank).
+  int link_to(int dest) const noexcept { return route_[dest]; }
+  int link_index(int pe, int phase) const;
+  [[noreturn]] void throw_bad_destination(int dest) const;  // std::out_of_range
+  [[noreturn]] void throw_closed_step(const char* call) const;  // std::logic_error
+  /// A received message breaks the wire format: std::runtime_error naming channel and source.
+  [[noreturn]] void throw_corrupt(int source, std::string_view problem) const;
+  void open_buffer(link& l);
+  /// The buffer of `l` is full: send it (or queue it for local delivery). The caller then polls
+  /// (after_send) once its own appends are complete, so that an exception from a callback run by
+  /// that poll never interrupts an insert or broadcast half-way.
+  void buffer_full(link& l);
+  /// max_buffered_items accounting, only called when a bound is set. True when it sent a buffer.
+  bool count_bounded_item() {
+    const bool sent = ++buffered_ > max_buffered_ && relieve_bound();
+    if (buffered_ > stats_.items_buffered_peak) stats_.items_buffered_peak = buffered_;
+    return sent;
+  }
+  /// After a top-level insert or broadcast sent a buffer: receive and deliver, and bound the sends
+  /// in flight. A no-op inside a deliver callback.
+  void after_send();
+  std::size_t destinations_offset(std::size_t items) const noexcept {
+    return (sizeof(wire_header) + items * item_bytes_ + 3) & ~std::size_t{3};
+  }
+  /// Bytes of a buffer of `capacity` items on link `l` (payload: header, items, destinations).
+  std::size_t buffer_bytes_for(const link& l, std::uint32_t capacity) const noexcept {
+    return l.carries_destinations ? destinations_offset(capacity) + capacity * sizeof(std::int32_t)
+                                  : sizeof(wire_header) + capacity * item_bytes_;
+  }
+
+  /// A buffer an inserter (one of the application's own threads) filled for link `link`: `items`
+  /// items of `capacity` written, destinations after destinations_offset(capacity) when the link
+  /// carries them.
+  struct handed_buffer {
+    int link;
+    std::uint32_t items;
+    std::uint32_t capacity;
+    message_buffer buffer;
+  };
+  /// Any thread: queues an inserter's buffers (taken from `buffers`, left empty) for this PE to
+  /// send at its next poll, and counts `items_inserted` in its statistics. One lock per call.
+  void hand_over(std::vector<handed_buffer>& buffers, std::uint64_t items_inserted);
+
+  // ---- per-message hooks ----
+  /// Delivers or forwards the items of one message from item `cursor` on (implemented by
+  /// streamer<T>). Advances `cursor` past each item before its callback runs, so that after an
+  /// exception it names the first item not yet handled.
+  virtual void process_items(const std::byte* payload, const wire_header& h, std::uint32_t& cursor) = 0;
+  /// The router changed between steps (tuning): drop what was derived from the old one.
+  virtual void routes_changed() {}
+
+  // ---- operations behind the public API ----
+  bool progress_impl();
+  void done_impl();
+  void wait_impl();
+  void quiesce_impl();
+
+  context& ctx_;
+  const int rank_;
+  const int size_;
+  const std::size_t item_bytes_;
+  std::uint32_t capacity_;  // items per buffer; may change between steps (tuning)
+  const std::uint64_t max_buffered_;
+  std::vector<link> links_;          // links_[self_link] is this PE's own; the rest sorted by phase
+  std::vector<std::int32_t> route_;  // destination PE -> link index
+  step_state state_ = step_state::open;
+  bool in_callback_ = false;  // a deliver callback may be running: no nested polling
+  // A deliver callback inserted in this step: its work is dynamic (each delivery makes more, as
+  // in PHOLD or a graph traversal).
+  bool dynamic_step_ = false;
+  // buffer_items = 0 without tuning: buffers opened in a dynamic step hold an eighth of capacity_
+  // (docs/tuning.md: latency-bound steps want buffers that leave early).
+  bool smaller_in_dynamic_steps_ = false;
+  streamer_stats stats_;
+
+ private:
+  friend struct streamer_test_access;
+  friend class streamer_group;
+
+  /// A batch of messages being delivered, resumable after a callback's exception.
+  struct delivery_queue {
+    std::vector<message> messages;
+    std::size_t next = 0;          // first message not fully handled
+    std::uint32_t cursor = 0;      // first item not handled in messages[next]
+    bool started = false;          // messages[next] has been checked and counted
+    bool empty() const noexcept { return next == messages.size(); }
+    void reset() {
+      messages.clear();
+      next = 0;
+      cursor = 0;
+      started = false;
+    }
+  };
+
+  /// Sends what inserters handed over (the PE's thread, at each poll and before done()).
+  bool send_handed_over();
+  std::mutex handed_mutex_;
+  std::vector<handed_buffer> handed_;  // under handed_mutex_
+  std::uint64_t handed_items_ = 0;     // under handed_mutex_
+  bool accepting_handed_ = true;       // under handed_mutex_: false from done() to the step's end
+  std::atomic<bool> has_handed_{false};
+  std::vector<handed_buffer> handed_scratch_;
+
+  std::uint32_t items_in(const link& l) const noexcept {
+    return l.next == nullptr ? 0
+                             : static_cast<std::uint32_t>(
+                                   (l.next - (l.buffer.payload() + sizeof(wire_header))) / item_bytes_);
+  }
+  void send(link& l, flush_kind kind, bool with_final_marker = false);
+  bool relieve_bound();
+  void flush_links(std::size_t first, std::size_t last, flush_kind kind, bool with_final_marker);
+  std::size_t buffer_bytes(const link& l) const noexcept;
+  std::uint64_t buffered_items() const noexcept;
+  std::string describe_self() const;
+  /// Also copies PE 0's `seed` to every PE (in the same allreduce).
+  void check_same_streamer_everywhere(const std::string& self, tuning_seed& seed);
+  /// Links and route table from router_ (no communication).
+  void build_routes();
+  /// Collective: learns the incoming links (for this step's tag) by announcement.
+  void discover_in_links();
+  step_configuration configuration() const;
+  /// Collective, at the end of a step of a tuned streamer: agrees on the step's outcome, asks the
+  /// tuner and changes the configuration for the next step.
+  void retune();
+  void reconfigure(const step_configuration& next);
+  wire_header checked_header(const message& m) const;
+  void check_items(const message& m, const wire_header& h) const;
+  /// Receives and delivers (or forwards) arrived messages; `pump`: poll the transport first (a
+  /// streamer_group pumps once for all its members instead).
+  bool receive(bool pump = true);
+  bool deliver_local();
+  bool poll_once(bool pump = true);
+  bool advance_staged();
+  bool in_links_complete(int below_phase) const;
+  bool locally_idle() const noexcept {
+    return local_.empty() && local_messages_.empty() && links_[self_link].next == nullptr;
+  }
+  void maybe_timer_flush();
+#ifdef TRANSIT_SIMGRID
+  /// Modelled simulation (core/simulated_costs.hpp): charges the item hops counted since the last
+  /// charge (inserted, forwarded, delivered), once per message sent and per poll, so the per-item
+  /// path itself charges nothing.
+  void charge_items();
+  std::uint64_t items_charged_ = 0;
+#else
+  void charge_items() noexcept {}
+#endif
+  void end_step();
+  void check_no_peer_left() const;
+  /// Throws std::logic_error when a peer ends this step the other way (`waiting`: this PE waits).
+  void check_same_ending(bool waiting) const;
+  std::uint64_t activity() const noexcept {
+    return stats_.items_inserted + stats_.items_forwarded + stats_.messages_received;
+  }
+  std::size_t undelivered_messages();
+  std::string describe() const;
+  transport& net() const noexcept { return context_access::net(ctx_); }
+  mailbox& mail() const noexcept { return context_access::mail(ctx_); }
+
+  std::unique_ptr<router> router_;
+  std::string type_name_;
+  std::uint32_t channel_;
+  std::unique_ptr<collective_group> group_;
+  std::vector<in_link> in_links_;                    // sorted by phase
+  std::unordered_map<std::int64_t, int> in_index_;   // source * num_phases + phase -> in_links_
+  std::unordered_map<std::int64_t, int> out_index_;  // pe * num_phases + phase -> links_
+  delivery_queue batch_;                             // arrived messages being delivered
+  std::vector<message> deferred_;  // arrived early: from a peer already in step_ + 1, or during construction
+  std::vector<message> local_messages_;              // full buffers of the self link, to deliver
+  delivery_queue local_;                             // local messages being delivered
+  std::uint64_t buffered_ = 0;                       // items in buffers, counted only with a bound
+  std::uint64_t items_since_poll_ = 0;               // items sent since insert last polled (after_send)
+  std::uint32_t step_ = 0;
+  int next_final_phase_ = 0;
+  std::uint64_t buffers_allocated_ = 0;
+  std::uint64_t buffer_bytes_allocated_ = 0;
+  std::size_t flush_rotation_ = 0;
+  std::chrono::microseconds flush_period_;
+  steady_clock::time_point last_flush_check_;
+  std::uint64_t activity_at_check_ = 0;
+  std::uint64_t activity_at_step_start_ = 0;
+  /// Quiescence of `members` and `endpoints` (this streamer alone, or a streamer_group) on `group`.
+  static void quiesce_members(context& ctx, std::span<streamer_core* const> members,
+                              std::span<group_endpoint* const> endpoints, collective_group& group,
+                              quiesce_wave& wave, std::string_view what);
+  /// One poll of the transport, then poll_once of every member and poll_queued of every endpoint.
+  static bool poll_members(context& ctx, std::span<streamer_core* const> members,
+                           std::span<group_endpoint* const> endpoints);
+
+  bool quiescing_ = false;  // in a quiesce() (own or joint) that has not returned yet
+  quiesce_wave wave_;       // this streamer's own quiesce()
+  int left_peer_ = -1;      // a peer whose streamer left before this step ended, or -1
+  int waited_peer_ = -1;    // a peer that sent a final marker (it ends this step with wait), or -1
+  int quiesced_peer_ = -1;  // a peer that flushed from quiesce() in this step, or -1
+  int diagnostic_id_ = -1;
+  // Tuning (tune = true): the tuner, and where the running step started.
+  bool tune_ = false;
+  std::unique_ptr<step_tuner> tuner_;
+  bool exploring_ = true;  // the running step tries a configuration (stats().tuning[].explored)
+  steady_clock::time_point step_started_;
+  std::uint64_t items_at_step_start_ = 0;
+  std::uint64_t messages_at_step_start_ = 0;
+};
+
+/// Several streamers progressed and quiesced together (active_messages' streamers): one transport
+/// poll per round for all of them, and one quiescence protocol over all of them (see the top of
+/// this file). Construction is collective (a collective group of its own); every PE adds the same
+/// streamers in the same order.
+class streamer_group {
+ public:
+  explicit streamer_group(context& ctx) : ctx_(ctx), group_(context_access::net(ctx).make_group()) {}
+  streamer_group(const streamer_group&) = delete;
+  streamer_group& operator=(const streamer_group&) = delete;
+
+  /// Local. `s` is a streamer<T> (which befriends this class); it must outlive this object.
+  template <class Streamer>
+  void add(Streamer& s) {
+    members_.push_back(&static_cast<streamer_core&>(s));
+  }
+  /// Local. An endpoint polled and counted with the streamers; it must outlive this object.
+  void add_endpoint(group_endpoint& e) { endpoints_.push_back(&e); }
+  /// Local, non-blocking: polls the transport once, then delivers and forwards what arrived for
+  /// every member. False (and nothing done) from a member's deliver callback.
+  bool progress() { return !in_callback() && streamer_core::poll_members(ctx_, members_, endpoints_); }
+  /// Local: whether a deliver callback of a member is running (this call comes from it).
+  bool in_callback() const noexcept {
+    for (const streamer_core* m : members_) {
+      if (m->in_callback_) return true;
+    }
+    for (const group_endpoint* e : endpoints_) {
+      if (e->in_callback()) return true;
+    }
+    return false;
+  }
+  /// Collective: returns when no item of any member is buffered or in flight anywhere, counting
+  /// items inserted by deliver callbacks into any member; then every member's step has ended.
+  /// Same rules as streamer::quiesce (not from a callback; resumes after a callback's exception).
+  void quiesce(std::string_view what) {
+    streamer_core::quiesce_members(ctx_, members_, endpoints_, *group_, wave_, what);
+    ++steps_ended_;
+  }
+  /// Local: how many quiesce() calls have returned on this PE. An endpoint tags its messages with
+  /// it, so that one sent by a PE already past a quiescence is not handled by a PE still in it.
+  std::uint32_t steps_ended() const noexcept { return steps_ended_; }
+
+ private:
+  context& ctx_;
+  std::unique_ptr<collective_group> group_;
+  std::vector<streamer_core*> members_;
+  std::vector<group_endpoint*> endpoints_;
+  quiesce_wave wave_;
+  std::uint32_t steps_ended_ = 0;
+};
+
+}  // namespace transit::detail

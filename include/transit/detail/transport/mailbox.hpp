@@ -1,0 +1,59 @@
+#pragma once
+// Channels over one transport: each streamer (or other endpoint) opens a channel and takes only
+// its own messages. Channels are numbered in opening order, which is the same on every PE because
+// endpoints are created collectively; a message for a channel not yet opened here waits for it.
+//
+// A message sent on `channel | control_bit` is a control message of that channel (an endpoint
+// telling its peers about its own life, such as "I was destroyed"): it is queued with the
+// channel's other messages, keeps the bit so the endpoint can tell, and is dropped silently once
+// the channel is closed. Any other message arriving for a closed channel means a peer still used
+// an endpoint that this PE had destroyed: it is dropped, counted, and reported through the
+// late-arrival handler (the context ends the job: items were lost).
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "transit/detail/transport/transport.hpp"
+
+namespace transit::detail {
+
+class mailbox {
+ public:
+  static constexpr std::uint32_t control_bit = std::uint32_t{1} << 31;
+
+  explicit mailbox(transport& t) : transport_(t) {}
+  mailbox(const mailbox&) = delete;
+  mailbox& operator=(const mailbox&) = delete;
+
+  transport& net() noexcept { return transport_; }
+  /// Called with (channel, source) for each non-control message that arrives for a closed channel.
+  void on_late_arrival(std::function<void(std::uint32_t, int)> handler) { late_arrival_ = std::move(handler); }
+  /// Local, but called in the same order on every PE (from collective constructors).
+  std::uint32_t open_channel();
+  /// Polls the transport and moves the messages of `channel` (control ones included) that have
+  /// arrived into `out`. Returns true if any were moved.
+  bool take(std::uint32_t channel, std::vector<message>& out) {
+    pump();
+    return take_queued(channel, out);
+  }
+  /// As take, without polling the transport: for endpoints polled together after one pump().
+  bool take_queued(std::uint32_t channel, std::vector<message>& out);
+  /// Polls the transport (completing sends, receiving) and queues what arrived, handing out
+  /// nothing: for a channel that must not see its next step's messages yet.
+  void pump();
+  /// Closes `channel` (its endpoint is going away) and drops what is queued for it; returns how
+  /// many non-control messages. Later arrivals for it are dropped too (see above).
+  std::size_t close_channel(std::uint32_t channel);
+  std::size_t dropped_after_close() const noexcept { return dropped_after_close_; }
+
+ private:
+  transport& transport_;
+  std::uint32_t next_channel_ = 0;
+  std::vector<std::vector<message>> queues_;  // by channel
+  std::vector<bool> closed_;                   // by channel
+  std::size_t dropped_after_close_ = 0;
+  std::vector<message> arrivals_;
+  std::function<void(std::uint32_t, int)> late_arrival_;
+};
+
+}  // namespace transit::detail

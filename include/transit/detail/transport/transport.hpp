@@ -1,0 +1,108 @@
+#pragma once
+// The transport seam: the only interface between the backend-agnostic layers and a backend.
+// Per-message operations are virtual; nothing here runs per item.
+//
+//  - send: non-blocking, takes ownership of the buffer. Messages between one pair of PEs on one
+//    channel arrive in the order sent.
+//  - poll: non-blocking; hands over messages that have arrived, for every channel.
+//  - collective groups: independent ordered sequences of non-blocking collectives, so that two
+//    streamers (each with its own group) never interleave their termination rounds.
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "transit/detail/core/clock.hpp"
+#include "transit/core/reduce.hpp"
+#include "transit/detail/core/scalar.hpp"
+#include "transit/detail/transport/buffer.hpp"
+#include "transit/detail/transport/buffer_pool.hpp"
+
+namespace transit::detail {
+
+/// A message as received: who sent it, on which channel, and the payload.
+struct message {
+  int source = -1;
+  std::uint32_t channel = 0;
+  message_buffer data;
+};
+
+/// One ordered sequence of non-blocking collectives over all PEs. At most one collective of a
+/// group is in flight; start it, then call test() until it returns true.
+class collective_group {
+ public:
+  virtual ~collective_group() = default;
+  /// Starts an allreduce of `count` values in place. `values` must stay valid until test() is true.
+  virtual void start_allreduce(void* values, int count, scalar_type type, reduce_op op) = 0;
+  virtual void start_barrier() = 0;
+  /// Non-blocking; true once the started collective is complete (and then its values are final).
+  virtual bool test() = 0;
+};
+
+class transport {
+ public:
+  virtual ~transport() = default;
+  virtual int rank() const noexcept = 0;
+  virtual int size() const noexcept = 0;
+  virtual std::string_view backend() const noexcept = 0;
+
+  /// A buffer with room for `payload_bytes`, from this PE's recycled buffers when one fits.
+  message_buffer allocate(std::size_t payload_bytes) { return pool_.take(payload_bytes); }
+  /// Returns a consumed buffer (a received message's) for reuse.
+  void recycle(message_buffer&& b) { pool_.give(std::move(b)); }
+  /// Non-blocking send of data.size() payload bytes to `dest` (which may be this PE).
+  virtual void send(int dest, std::uint32_t channel, message_buffer&& data) = 0;
+  /// Appends arrived messages to `sink`; returns how many. Also completes sends. `max` bounds the
+  /// messages taken from the network in one call (mpi); messages already queued in this process
+  /// (the local backend's inbox, messages to this PE) are handed over whole.
+  virtual std::size_t poll(std::vector<message>& sink, std::size_t max) = 0;
+  /// Sends accepted but not yet complete (queued or in flight).
+  virtual std::size_t pending_sends() const noexcept = 0;
+  /// Collective: a new, independent group of collectives.
+  virtual std::unique_ptr<collective_group> make_group() = 0;
+  /// For a PE with nothing to do until the network moves: blocks until a message arrives, a send
+  /// completes or a collective of one of this transport's groups completes, and returns true; or
+  /// returns false at once when this transport does not block (then the caller backs off and
+  /// polls). Only the mpi transport under SimGrid blocks (a simulated poll costs the simulator a
+  /// context switch; a real rank shares its core, where MPI's own waits would spin), and only in
+  /// its posted receive mode, while no polling_hold is alive, nothing waits in its queue for
+  /// this PE, and this PE has anything in flight at all.
+  virtual bool wait_for_activity() { return false; }
+  /// For a PE with nothing to do: waits up to `longest` (a backoff nap), or less when this
+  /// transport can tell that a message arrived for it. Default: the whole nap.
+  virtual void nap(std::chrono::nanoseconds longest) { sleep_for(longest); }
+
+  /// While one lives, wait_for_activity returns false: for a layer that waits on MPI requests of
+  /// its own (the mpi_rma engine), which the transport cannot see complete.
+  class polling_hold {
+   public:
+    explicit polling_hold(transport& t) noexcept : t_(&t) { ++t_->polling_holds_; }
+    polling_hold(const polling_hold&) = delete;
+    polling_hold& operator=(const polling_hold&) = delete;
+    ~polling_hold() { --t_->polling_holds_; }
+
+   private:
+    transport* t_;
+  };
+  /// True once another PE has failed; waiting loops then stop (local backend; MPI aborts instead).
+  virtual bool aborted() const noexcept = 0;
+  /// Ends the whole job because of this PE: prints "transit: PE <r>: <why>" (once per job) and
+  /// aborts (mpi, does not return), or records the failure and flags the job aborted so that the
+  /// other PEs unwind at their next wait (local, returns).
+  virtual void end_job(const std::string& why) = 0;
+  /// Messages this PE has sent through the network library (MPI) so far; a message handed to a
+  /// PE of its own process by pointer is not one (0 on the local backend).
+  std::uint64_t network_messages() const noexcept { return network_messages_; }
+
+ protected:
+  bool polling_held() const noexcept { return polling_holds_ > 0; }
+  buffer_pool pool_;
+  std::uint64_t network_messages_ = 0;
+
+ private:
+  int polling_holds_ = 0;
+};
+
+}  // namespace transit::detail

@@ -1,0 +1,6 @@
+#pragma once
+// profile_file's friend inside the library (src/tuning/profile_json.hpp): its JSON sections.
+
+namespace transit::detail {
+struct profile_access;
+}  // namespace transit::detail

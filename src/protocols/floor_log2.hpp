@@ -1,0 +1,8 @@
+#pragma once
+#include <bit>
+#include <cstddef>
+
+namespace transit::detail {
+/// floor(log2 x), -1 for 0: profiles key their points by it (2^floor(log2 S), 2^floor(log2 N)).
+inline int floor_log2(std::size_t x) noexcept { return x == 0 ? -1 : static_cast<int>(std::bit_width(x)) - 1; }
+}  // namespace transit::detail

@@ -1,0 +1,56 @@
+#pragma once
+// Everything a context holds besides rank and size: private to the library (context.hpp names it
+// only), so that its members can change without touching a public header.
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "transit/detail/runtime/context_access.hpp"
+#include "transit/detail/transport/mailbox.hpp"
+#include "transit/detail/transport/transport.hpp"
+#include "transit/runtime/context.hpp"
+
+namespace transit::detail {
+
+struct context_state {
+  context_state(std::unique_ptr<transport> t, std::shared_ptr<const transit::machine> m,
+                std::shared_ptr<const topology_manager> topo, run_options o)
+      : net(std::move(t)),
+        mail(*net),
+        machine(std::move(m)),
+        topology(std::move(topo)),
+        options(std::move(o)),
+        group(net->make_group()) {
+    mail.on_late_arrival([this](std::uint32_t channel, int source) {
+      // While an exception unwinds this PE, its endpoints close one after another and may see
+      // messages for those closed before: the job is failing already, and that failure is the
+      // one to report.
+      if (std::uncaught_exceptions() > 0) return;
+      net->end_job(late_arrival_message(channel, source));
+    });
+  }
+  static std::string late_arrival_message(std::uint32_t channel, int source);
+
+  std::unique_ptr<transport> net;
+  mailbox mail;
+  std::shared_ptr<const transit::machine> machine;
+  std::shared_ptr<const topology_manager> topology;
+  run_options options;
+  std::unique_ptr<collective_group> group;  // for context::barrier and allreduce
+  std::vector<std::pair<int, std::function<std::string()>>> diagnostics;
+  int next_diagnostic = 0;
+  std::vector<std::pair<int, std::function<bool()>>> progress_hooks;
+  int next_progress_hook = 0;
+  bool running_progress_hooks = false;
+#ifdef TRANSIT_SIMGRID
+  // What this PE waits in while blocked in the transport: SimGrid's deadlock report names it.
+  std::string_view blocked_in;
+#endif
+};
+
+}  // namespace transit::detail

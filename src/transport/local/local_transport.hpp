@@ -1,0 +1,78 @@
+#pragma once
+// The local backend: PEs are threads of one process. A message is a pointer hand-off into the
+// destination's inbox, so payload bytes are never copied between PEs.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "transit/detail/transport/transport.hpp"
+
+namespace transit::detail {
+
+struct local_group_state;
+
+/// State shared by all PEs of one local job.
+class local_world {
+ public:
+  explicit local_world(int num_pes);
+  int size() const noexcept { return static_cast<int>(inboxes_.size()); }
+
+  void deliver(int dest, message&& m);
+  /// Moves everything in `pe`'s inbox into sink; returns how many.
+  std::size_t drain(int pe, std::vector<message>& sink);
+  /// Waits up to `longest` for a message to reach `pe`'s inbox (or the job to abort): the nap of
+  /// an idle PE, ended by the delivery it waits for instead of running out (transport::nap).
+  void nap(int pe, std::chrono::nanoseconds longest);
+
+  std::shared_ptr<local_group_state> group(std::uint64_t id);
+  /// Records the first failure of the job (later ones are consequences) and aborts the job.
+  void fail(int pe, std::string what);
+  /// The first failure, if any: (PE, message).
+  std::optional<std::pair<int, std::string>> first_failure() const;
+  bool aborted() const noexcept { return aborted_.load(std::memory_order_acquire); }
+
+ private:
+  struct alignas(64) inbox {
+    std::mutex mutex;
+    std::vector<message> queue;
+    std::atomic<std::size_t> pending{0};  // lets an idle poll skip the lock
+    std::atomic<bool> napping{false};     // lets deliver skip the notify
+    std::condition_variable arrived;
+  };
+  std::vector<std::unique_ptr<inbox>> inboxes_;
+  std::atomic<bool> aborted_{false};
+  mutable std::mutex failure_mutex_;
+  std::optional<std::pair<int, std::string>> first_failure_;
+  std::mutex groups_mutex_;
+  std::map<std::uint64_t, std::shared_ptr<local_group_state>> groups_;
+};
+
+class local_transport final : public transport {
+ public:
+  local_transport(local_world& world, int rank) : world_(world), rank_(rank) {}
+  int rank() const noexcept override { return rank_; }
+  int size() const noexcept override { return world_.size(); }
+  std::string_view backend() const noexcept override { return "local"; }
+  void send(int dest, std::uint32_t channel, message_buffer&& data) override;
+  std::size_t poll(std::vector<message>& sink, std::size_t max) override;
+  std::size_t pending_sends() const noexcept override { return 0; }
+  std::unique_ptr<collective_group> make_group() override;
+  void nap(std::chrono::nanoseconds longest) override { world_.nap(rank_, longest); }
+  bool aborted() const noexcept override { return world_.aborted(); }
+  void end_job(const std::string& why) override { world_.fail(rank_, why); }
+
+ private:
+  local_world& world_;
+  int rank_;
+  std::uint64_t next_group_ = 0;
+};
+
+}  // namespace transit::detail

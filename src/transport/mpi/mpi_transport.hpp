@@ -1,0 +1,324 @@
+#pragma once
+// The mpi backend: one PE per rank, non-blocking point-to-point on a communicator of its own.
+//
+// Flow control, so no receiver's unexpected-message queue grows without bound: a message to a
+// destination is sent synchronously (MPI_Issend) once `sync_interval` messages or
+// `sync_bytes` bytes have gone there since the last synchronous one, and at most `max_unacked`
+// such messages per destination may be unmatched; later messages wait in a per-destination
+// backlog here, at the sender, drained as the receiver matches. MPI's non-overtaking rule then
+// bounds the unmatched messages from one sender to sync_interval * (max_unacked + 1), and their
+// bytes to about (sync_bytes + one message) * (max_unacked + 1). The bound is in bytes first: it
+// is the receiver's memory that it protects. Counted in messages alone (every 16th synchronous),
+// it held a sender of one-item messages to 64 unmatched messages (2.5 KiB): the sender then
+// waited for the receiver at every 64th message, and its naps left the receiver idle
+// (`--scheme none`, issue 13). send() itself never blocks, so a PE that is waiting can always
+// keep receiving (no hold-and-wait).
+//
+// Large messages: MPI counts bytes in int, and one message of many GiB would hold the shared-memory
+// pipe. A message above `max_message_bytes` (default 1 GiB; env TRANSIT_MAX_MESSAGE_BYTES lowers
+// it, for tests) travels as a 16-byte announcement on the data tag, carrying its total size, and
+// then as pieces of at most max_message_bytes on the piece tag, sent at once and received straight
+// into the final buffer (Irecv posted when the announcement is matched; MPI's non-overtaking rule
+// pairs pieces with announcements in order). Later messages from the same source are held back
+// until the large one is complete, so order per source and channel is kept.
+//
+// Receiving, two ways (TRANSIT_MPI_RECEIVE, receive_mode below):
+//  - probe: MPI_Improbe, then MPI_Mrecv into a buffer of the probed size (MPI_Iprobe and MPI_Recv
+//    from the probed source under SimGrid, which has no matched probes). No buffer waits for a
+//    message that has not come.
+//  - posted: a ring of `posted_receives` receives from any source, each of posted_receive_bytes,
+//    posted ahead and handled in the order posted (which keeps MPI's per-source order: a source's
+//    messages match the posted receives in order). A message lands straight in its buffer, and an
+//    idle rank can block inside MPI until something arrives (wait_for_activity): under SimGrid
+//    that is one simulator call per wait instead of one per poll, which is what lets thousands of
+//    simulated ranks finish (docs/simulation.md). A message larger than a posted receive goes as
+//    an announcement and pieces, as a large message does.
+#include <mpi.h>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "transport/local/local_transport.hpp"
+#include "transit/detail/transport/transport.hpp"
+
+namespace transit::detail {
+
+class comm_thread_hub;
+struct wire_prefix;
+
+/// The state one collective group shares between the PE threads of a rank (rank_lanes::group).
+struct lane_group_state {
+  struct slot {
+    int arrived = 0, departed = 0;
+    bool started = false, done = false;
+    std::vector<std::uint64_t> values;  // the lanes' values combined, then the rank's result
+    MPI_Request request = MPI_REQUEST_NULL;
+  };
+  std::mutex mutex;
+  MPI_Comm comm = MPI_COMM_NULL;  // every PE thread calls MPI: the group's communicator
+  comm_thread_hub* hub = nullptr;  // or the communication thread runs the collective...
+  int tag = 0;                     // ...on point-to-point messages with this tag
+  std::unique_ptr<collective_group> on_hub;  // made by the communication thread when first used
+  slot slots[2];
+  lane_group_state() = default;
+  lane_group_state(const lane_group_state&) = delete;
+  lane_group_state& operator=(const lane_group_state&) = delete;
+  ~lane_group_state() {
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  }
+};
+
+/// What the PE threads of one rank share when a rank runs several PEs (--transit-threads-per-rank,
+/// docs/hybrid.md). The PEs of rank r are r x lanes + lane. A message to a PE of the same rank is a
+/// pointer hand-off into its inbox (no MPI, no copy). Between ranks, two designs:
+///  - every PE thread calls MPI (MPI_THREAD_MULTIPLE): a message to lane l of another rank goes
+///    over comm(l), on which only lane l of each rank receives, so each PE thread receives its own
+///    messages and sends on its own requests; the last lane to arrive at a collective runs the
+///    rank's one MPI collective.
+///  - a communication thread (comm_thread_hub, src/transport/mpi_comm_thread.hpp) owns MPI: the PE
+///    threads hand it their messages and collectives, it delivers arrivals into their inboxes
+///    (MPI_THREAD_FUNNELED is enough). Then the lanes have no communicators of their own.
+/// Either way collective groups combine the lanes' values in the process first.
+class rank_lanes {
+ public:
+  /// Collective over `parent`, called once per rank before its PE threads start: a communicator
+  /// per lane (MPI_Comm_dup), and one group for the transports' teardown; with `hub`, neither
+  /// (the hub's own communicator carries everything).
+  rank_lanes(MPI_Comm parent, int lanes, comm_thread_hub* hub = nullptr);
+  ~rank_lanes();
+  rank_lanes(const rank_lanes&) = delete;
+  rank_lanes& operator=(const rank_lanes&) = delete;
+
+  int lanes() const noexcept { return lanes_; }
+  int mpi_rank() const noexcept { return mpi_rank_; }
+  int mpi_size() const noexcept { return mpi_size_; }
+  MPI_Comm comm(int lane) const noexcept { return comms_[static_cast<std::size_t>(lane)]; }
+  local_world& inboxes() noexcept { return inboxes_; }
+  /// The communication thread, or null when every PE thread calls MPI.
+  comm_thread_hub* hub() const noexcept { return hub_; }
+  /// The k-th group made by the lanes of this rank (each lane makes its groups in the same order):
+  /// made by the first lane that asks, which runs MPI_Comm_dup (collective over the ranks) under a
+  /// lock, so the ranks make their groups' communicators in one order.
+  std::shared_ptr<lane_group_state> group(std::size_t k);
+  /// The group every lane's transport joins in its destructor (made with the lanes).
+  const std::shared_ptr<lane_group_state>& teardown_group() const noexcept { return teardown_; }
+
+ private:
+  std::shared_ptr<lane_group_state> make_group_state();
+  MPI_Comm parent_;
+  int lanes_;
+  comm_thread_hub* hub_;
+  int mpi_rank_ = 0, mpi_size_ = 1;
+  std::vector<MPI_Comm> comms_;
+  local_world inboxes_;
+  std::mutex groups_mutex_;
+  std::vector<std::shared_ptr<lane_group_state>> groups_;
+  std::shared_ptr<lane_group_state> teardown_;
+};
+
+/// A collective group of one PE thread of a rank, over the group state its lanes share: they
+/// combine their values in the process, and the rank runs one collective.
+std::unique_ptr<collective_group> make_lane_group(std::shared_ptr<lane_group_state> state, int lanes);
+
+/// Throws std::runtime_error with MPI's own error string unless rc is MPI_SUCCESS.
+void mpi_check(int rc, const char* call);
+
+/// Collective over `parent`: a duplicate whose errors return (and become mpi_check's exceptions)
+/// instead of aborting, for transit's traffic apart from the program's.
+MPI_Comm duplicate_communicator(MPI_Comm parent);
+
+/// Ends the whole job with status 1 after a PE's failure was reported: MPI_Abort. Under SimGrid
+/// MPI_Abort ends the simulation with status 0, so a simulated job exits the simulator (every rank
+/// is in it) with status 1 instead.
+[[noreturn]] void abort_job();
+
+/// One queue per peer, made when first used: a rank queues towards few peers. Held by peer in a
+/// hash map, not a vector of all peers: state of O(P) per rank is O(P^2) per job, and a simulated
+/// job holds all its ranks in one process (an empty std::deque alone holds about 600 bytes:
+/// 20 GB at 4096 ranks for a queue per peer).
+template <class T>
+class per_peer_queues {
+ public:
+  bool empty(int peer) const noexcept {
+    const auto it = queues_.find(peer);
+    return it == queues_.end() || it->second.empty();
+  }
+  /// Queues made so far (tests: peers never queued to cost nothing).
+  std::size_t made() const noexcept { return queues_.size(); }
+  std::deque<T>& operator[](int peer) { return queues_[peer]; }
+  /// Calls f(peer, queue) for every queue made so far.
+  template <class F>
+  void for_each(F&& f) {
+    for (auto& [peer, queue] : queues_) f(peer, queue);
+  }
+
+ private:
+  std::unordered_map<int, std::deque<T>> queues_;
+};
+
+/// A collective group of the mpi transport: the requests of its collective in flight, for
+/// wait_for_activity. A group registers with its transport while it lives.
+class collective_requests {
+ public:
+  /// The requests (MPI_REQUEST_NULL once complete); wait_for_activity may complete and clear one.
+  virtual std::span<MPI_Request> requests() noexcept = 0;
+
+ protected:
+  ~collective_requests() = default;
+};
+
+class mpi_transport final : public transport {
+ public:
+  static constexpr int sync_interval = 256;
+  static constexpr std::size_t sync_bytes = std::size_t{64} << 10;
+  static constexpr int max_unacked = 4;
+  static constexpr std::size_t default_max_message_bytes = std::size_t{1} << 30;
+  /// Receives posted ahead in `posted` mode, and the bytes of each (prefix included): above Open
+  /// MPI's 32 KiB eager limit, so every aggregated message of transit's default sizes fits.
+  static constexpr int posted_receives = 4;
+  static constexpr std::size_t posted_receive_bytes = std::size_t{64} << 10;
+  enum class receive_mode { probe, posted };
+
+  /// Collective over `parent`: duplicates it, so transit's traffic never meets the program's.
+  explicit mpi_transport(MPI_Comm parent, receive_mode mode = receive_mode_from_environment());
+  /// PE `lane` of a rank that runs lanes->lanes() PEs (rank_lanes); one per PE thread, used by
+  /// that thread only. Local: the communicators are the lanes'.
+  mpi_transport(std::shared_ptr<rank_lanes> lanes, int lane, receive_mode mode = receive_mode_from_environment());
+  /// The communication thread's endpoint (comm_thread_hub): collective over `parent`; sends for
+  /// the `lanes` PE threads of its rank (send_from) and receives for all of them, each arrival's
+  /// destination lane in its prefix (destination_lane). `sent(lane)` is called when a message
+  /// that lane handed over has left (its buffer is free). Used by the communication thread only.
+  mpi_transport(MPI_Comm parent, int lanes, std::function<void(int)> sent,
+                receive_mode mode = receive_mode_from_environment());
+  ~mpi_transport() override;
+  /// send() on behalf of PE thread `source_lane` of this rank (the communication thread's endpoint).
+  void send_from(int source_lane, int dest, std::uint32_t channel, message_buffer&& data);
+  /// The lane of the PE a received message is for (its prefix says: send_from wrote it).
+  static int destination_lane(const message& m) noexcept;
+  /// A collective group of this endpoint that runs on point-to-point messages with `tag` (a tag of
+  /// its own per group) of comm(): no communicator per group. Collective in the order of `tag`.
+  std::unique_ptr<collective_group> make_point_to_point_group(int tag);
+
+  int rank() const noexcept override { return rank_; }
+  int size() const noexcept override { return size_; }
+  std::string_view backend() const noexcept override { return "mpi"; }
+  void send(int dest, std::uint32_t channel, message_buffer&& data) override;
+  std::size_t poll(std::vector<message>& sink, std::size_t max) override;
+  std::size_t pending_sends() const noexcept override { return in_flight_.size() + backlogged_; }
+  std::unique_ptr<collective_group> make_group() override;
+  bool wait_for_activity() override;
+  bool aborted() const noexcept override { return false; }
+  [[noreturn]] void end_job(const std::string& why) override;
+  MPI_Comm comm() const noexcept { return comm_; }
+  /// PEs per rank (1 unless --transit-threads-per-rank): layers that run MPI collectives or
+  /// windows over comm() need one PE per rank, and refuse otherwise.
+  int lanes() const noexcept { return lane_count_; }
+  /// This PE's thread number in its rank (0 with one PE per rank).
+  int lane() const noexcept { return lane_; }
+  /// Largest piece of a message sent in pieces.
+  std::size_t max_message_bytes() const noexcept { return max_message_bytes_; }
+  /// Largest message (prefix included) sent whole; larger ones go as an announcement and pieces.
+  std::size_t whole_message_bytes() const noexcept { return whole_message_bytes_; }
+  receive_mode receiving() const noexcept { return mode_; }
+  void add_group(collective_requests* g) { live_groups_.push_back(g); }
+  void remove_group(collective_requests* g) { std::erase(live_groups_, g); }
+  /// TRANSIT_MPI_RECEIVE: `probe` or `posted`; unset: posted under SimGrid, else probe. Throws
+  /// std::invalid_argument naming the value otherwise.
+  static receive_mode receive_mode_from_environment();
+
+ private:
+  struct in_flight {
+    message_buffer data;                   // whole messages
+    std::shared_ptr<message_buffer> piece_of;  // pieces of a large message share its buffer
+    int dest;
+    bool synchronous;
+    int source_lane = -1;  // comm-thread endpoint: the lane told when this message has left
+  };
+  /// A large message being received in pieces, or a whole one held back behind it.
+  struct arriving {
+    message m;
+    std::vector<MPI_Request> pieces;  // empty when complete
+  };
+  void post(int dest, message_buffer&& data, int source_lane);
+  void post_one(int dest, const void* bytes, std::size_t size, int tag, bool synchronous, in_flight&& entry);
+  void complete_sends();
+  void send_completed(std::size_t index);  // in_flight_[index]'s request has completed
+  void post_receive(std::size_t slot);
+  std::size_t receive_posted(std::vector<message>& sink, std::size_t max);
+  std::size_t receive_probed(std::vector<message>& sink, std::size_t max);
+  // A message taken from the network (its wire bytes in `data`); false when it was held back or
+  // was an announcement (nothing for the sink yet).
+  bool take_arrival(int source, int bytes, message_buffer&& data, std::vector<message>& sink);
+  void receive_announced(int source, const wire_prefix& announced);
+  std::size_t hand_over_arrivals(std::vector<message>& sink);
+  void start_receiving();
+  // Where a message to PE `dest` goes: its rank, and the communicator its lane receives on.
+  int mpi_rank_of(int dest) const noexcept { return dest / lane_count_; }
+  MPI_Comm comm_to(int dest) const noexcept { return lanes_ ? lanes_->comm(dest % lane_count_) : comm_; }
+
+  MPI_Comm comm_ = MPI_COMM_NULL;  // this PE receives on it (its lane's, with lanes)
+  int rank_ = 0;   // this PE
+  int size_ = 0;   // PEs of the job
+  std::shared_ptr<rank_lanes> lanes_;  // null: one PE per rank
+  int lane_ = 0, lane_count_ = 1;
+  std::size_t lane_groups_made_ = 0;
+  std::function<void(int)> sent_;  // the comm-thread endpoint's: a lane's message has left
+  int mpi_rank_ = 0;
+  std::vector<MPI_Request> requests_;  // parallel to in_flight_
+  std::vector<in_flight> in_flight_;
+  // Flow control per destination, for the destinations sent to so far (a hash map for the reason
+  // per_peer_queues gives).
+  struct flow_state {
+    int since_sync = 0;                // messages since the last synchronous one
+    std::size_t bytes_since_sync = 0;  // their bytes
+    int unacked = 0;                   // synchronous messages not yet matched
+  };
+  std::unordered_map<int, flow_state> flow_;
+  struct backlogged_message {
+    message_buffer data;
+    int source_lane;
+  };
+  per_peer_queues<backlogged_message> backlog_;  // per destination
+  std::size_t backlogged_ = 0;
+  std::vector<message> to_self_;
+  std::vector<int> completed_;         // scratch for MPI_Testsome
+  std::size_t max_message_bytes_ = default_max_message_bytes;
+  per_peer_queues<arriving> arriving_;  // per source: a large message and what follows it
+  std::vector<int> arriving_sources_;           // sources whose arriving_ queue is not empty
+  receive_mode mode_;
+  std::size_t whole_message_bytes_;
+  struct posted_receive {
+    message_buffer buffer;
+    MPI_Request request = MPI_REQUEST_NULL;
+    bool complete = false;  // completed by wait_for_activity; `status` holds its status
+    MPI_Status status{};
+  };
+  std::vector<posted_receive> posted_;  // the ring (posted mode)
+  std::size_t next_posted_ = 0;         // the oldest: handled first
+  // wait_for_activity's scratch: the requests waited for, and what each is.
+  std::vector<MPI_Request> waited_;
+  struct waited_entry {
+    enum kind { receive, send, piece, collective } what;
+    std::size_t index;
+    MPI_Request* where;  // pieces and collectives: the request to clear
+  };
+  std::vector<waited_entry> waited_entries_;
+  std::vector<collective_requests*> live_groups_;  // their requests are waited on too
+#ifdef TRANSIT_SIMGRID
+  // Collective groups are tags of comm_ in a SimGrid build (p2p_group in mpi_transport.cpp).
+  static constexpr int first_group_tag = 16;
+  int groups_made_ = 0;
+#endif
+};
+
+/// The piece size from TRANSIT_MAX_MESSAGE_BYTES (default: default_max_message_bytes). Throws
+/// std::invalid_argument naming the value unless it is an integer in [64, 2^31 - 64].
+std::size_t max_message_bytes_from_environment();
+
+}  // namespace transit::detail
