@@ -1,0 +1,362 @@
+// The mpi backend's launch: MPI's initialisation (with Open MPI's settings before it) and
+// finalisation, the machine of the job's ranks, and a rank's PEs (one, or PE threads in lanes).
+#include <mpi.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "transport/launch.hpp"
+#include "transport/mpi/mpi_comm_thread.hpp"
+#include "transport/mpi/mpi_transport.hpp"
+#include "core/simulated_costs.hpp"
+#include "transit/detail/core/error.hpp"
+#include "transit/detail/runtime/context_access.hpp"
+#include "tuning/transport_settings.hpp"
+
+namespace transit::detail {
+
+namespace {
+
+// Open MPI treats a failed MPI_Init as fatal and ends the process from inside it. Without a
+// launcher (singleton start) that is the likely failure, so a forked child tries first and the
+// parent can say clearly what went wrong. Forking is safe here: MPI is not initialised yet. The
+// child's output goes to /dev/null: MPI's abort banner would bury the one line that matters.
+bool mpi_initialises_in_child(int thread_level) {
+  std::fflush(nullptr);
+  const pid_t child = fork();
+  if (child < 0) return true;  // cannot probe; let MPI_Init speak for itself
+  if (child == 0) {
+    if (const int null = open("/dev/null", O_WRONLY); null >= 0) {
+      dup2(null, STDOUT_FILENO);
+      dup2(null, STDERR_FILENO);
+      close(null);
+    }
+    int provided = 0;
+    const int rc = MPI_Init_thread(nullptr, nullptr, thread_level, &provided);
+    if (rc == MPI_SUCCESS) MPI_Finalize();
+    _exit(rc == MPI_SUCCESS ? 0 : 1);
+  }
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+void finalize_mpi_at_exit() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+#ifdef TRANSIT_SIMGRID
+// A simulated job runs all its ranks in one process (docs/simulation.md). Its ranks build equal
+// machines and topologies, O(P) each: they share one instead of holding P copies (2 GB at 8192
+// ranks). `key` says what the object was built from; the first rank's object serves the others.
+template <class T, class Key>
+std::shared_ptr<const T> shared_by_ranks(const Key& key, const std::function<std::shared_ptr<const T>()>& make) {
+  static std::map<Key, std::weak_ptr<const T>> built;
+  std::weak_ptr<const T>& slot = built[key];
+  if (std::shared_ptr<const T> existing = slot.lock()) return existing;
+  std::shared_ptr<const T> made = make();
+  slot = made;
+  return made;
+}
+#endif
+
+// PEs are rank x lanes + lane (--transit-threads-per-rank): a rank's PEs are on its node.
+std::shared_ptr<const machine> mpi_machine(MPI_Comm comm, const run_options& o) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const int lanes = o.threads_per_rank;  // 1 in a SimGrid build
+  if (lanes > 1 && o.pes_per_node > 0) return emulated_machine(size * lanes, o);
+#ifdef TRANSIT_SIMGRID
+  if (o.pes_per_node > 0)
+    return shared_by_ranks<machine>(std::vector<int>{size, o.pes_per_node}, [&] { return emulated_machine(size, o); });
+#else
+  if (o.pes_per_node > 0) return emulated_machine(size, o);
+#endif
+  // Real nodes: the ranks sharing memory with us, numbered by their lowest world rank.
+  MPI_Comm shared;
+  mpi_check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared),
+                    "MPI_Comm_split_type");
+  int leader = rank;
+  mpi_check(MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, shared), "MPI_Allreduce");
+  MPI_Comm_free(&shared);
+  std::vector<int> leaders(size);
+  mpi_check(MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, comm), "MPI_Allgather");
+  std::vector<int> node_of(static_cast<std::size_t>(size) * static_cast<std::size_t>(lanes)), node_of_leader(size, -1);
+  int nodes = 0;
+  for (int r = 0; r < size; ++r) {
+    if (node_of_leader[leaders[r]] < 0) node_of_leader[leaders[r]] = nodes++;
+    for (int lane = 0; lane < lanes; ++lane) node_of[static_cast<std::size_t>(r * lanes + lane)] = node_of_leader[leaders[r]];
+  }
+#ifdef TRANSIT_SIMGRID
+  return shared_by_ranks<machine>(node_of, [&] { return std::make_shared<const machine>(machine::from_node_ids(node_of)); });
+#else
+  return std::make_shared<const machine>(machine::from_node_ids(std::move(node_of)));
+#endif
+}
+
+// Aggregated messages are 8 to 64 KiB. Open MPI's shared-memory transport sends only up to
+// 4 KiB eagerly; larger messages take a rendezvous that advances only inside MPI calls of both
+// ranks. Raising the eager limit to its maximum fragment size measured +17% on histogram and +28%
+// on randomaccess (2 ranks, BENCHMARKS.md). The single-copy mechanism (CMA was 3-4x slower for
+// 8-64 KiB messages on a KVM guest) is what calibration measured faster on this host, as the
+// profile records it; TRANSIT_SINGLE_COPY=default|none overrides the profile. A value the user
+// set for Open MPI itself wins; other MPIs ignore these variables.
+//
+// Shared-memory atomics: Open MPI 4.1's vader emulates them (active messages) under the cma and
+// emulated single-copy mechanisms, and osc rdma's MPI_Compare_and_swap over them crashed every
+// time here (SIGSEGV in mca_btl_vader_emu_acswap, 2, 3 and 4 ranks, a plain MPI program too;
+// docs/tuning.md, "Transport settings"). Without vader's atomic flags osc rdma declines the
+// window and osc sm serves it, as it already does under 'none'; send, put and get stay, so the
+// single-copy mechanism still carries large point-to-point messages. Flags the user set win, with
+// a warning when they bring the atomics back.
+void keep_open_mpi_from_emulated_atomics() {
+  const char* user = std::getenv("OMPI_MCA_btl_vader_flags");
+  if (user == nullptr || *user == '\0') {
+    setenv("OMPI_MCA_btl_vader_flags", "send,put,get,inplace", 1);
+    return;
+  }
+  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+  if (std::strstr(user, "atomic") != nullptr && (rank == nullptr || std::strcmp(rank, "0") == 0))
+    std::fprintf(stderr,
+                 "transit: warning: OMPI_MCA_btl_vader_flags='%s' enables Open MPI's emulated shared-memory "
+                 "atomics: compare_exchange on request_topology::mpi_rma may crash inside Open MPI 4.1 unless "
+                 "OMPI_MCA_btl_vader_single_copy_mechanism=none (docs/tuning.md, \"Transport settings\")\n",
+                 user);
+}
+
+void tune_open_mpi_before_init() {
+  setenv("OMPI_MCA_btl_vader_eager_limit", "32768", 0);
+  keep_open_mpi_from_emulated_atomics();
+  if (const char* user = std::getenv("OMPI_MCA_btl_vader_single_copy_mechanism"); user != nullptr && *user != '\0')
+    return;
+  std::string mechanism;
+  if (const char* forced = std::getenv("TRANSIT_SINGLE_COPY"); forced != nullptr && *forced != '\0') {
+    mechanism = forced;
+    if (mechanism != "default" && mechanism != "none")
+      throw_invalid("TRANSIT_SINGLE_COPY", mechanism,
+                            "'default' (Open MPI's single-copy mechanism) or 'none' (copy in and out)");
+  } else {
+    mechanism = single_copy_from_profile();
+  }
+  if (mechanism == "none") setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 1);
+}
+
+// Launchers bind each rank to one core by default (Open MPI: --bind-to core up to 2 ranks), and
+// then a rank's PE threads take turns on it: 1 rank x 2 threads ran at 0.53x of 2 ranks x 1 here,
+// and at 1.07x once the rank could use both cores (docs/hybrid.md). transit respects the launcher's
+// binding and says so once per process, on rank 0, naming the rank with the fewest CPUs.
+void warn_if_threads_share_cpus(int lanes) {
+  static std::atomic<bool> warned{false};
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  const int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : lanes;
+  // Only a binding narrower than the machine: T above the machine's CPUs is oversubscription, chosen.
+  const int online = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  const bool bound_too_narrow = cpus < lanes && cpus < online;
+  struct {
+    int cpus;
+    int rank;
+  } mine{bound_too_narrow ? cpus : std::numeric_limits<int>::max(), 0}, fewest{};
+  MPI_Comm_rank(MPI_COMM_WORLD, &mine.rank);
+  MPI_Allreduce(&mine, &fewest, 1, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD);
+  if (fewest.cpus == std::numeric_limits<int>::max() || mine.rank != 0 || warned.exchange(true)) return;
+  std::fprintf(stderr,
+               "transit: warning: --transit-threads-per-rank=%d, but rank %d may run on %d CPU%s only (the launcher "
+               "bound it): its PE threads take turns there; launch with mpirun --bind-to none, or --map-by "
+               "slot:PE=%d (Open MPI)\n",
+               lanes, fewest.rank, fewest.cpus, fewest.cpus == 1 ? "" : "s", lanes);
+  std::fflush(stderr);
+}
+
+// --transit-threads-per-rank=T: this rank's PEs are T threads (docs/hybrid.md). Every PE thread
+// calls MPI: lane 0 runs on the calling thread. With a communication thread: the calling thread
+// (the one that initialised MPI: MPI_THREAD_FUNNELED allows it alone) is the communication thread,
+// and the T PE threads are new. A failing PE reports and ends the whole job, as a rank does.
+int run_lanes(const run_options& options, const std::function<void(context&)>& body,
+              std::shared_ptr<const machine> m, std::shared_ptr<const topology_manager> topology) {
+  const int lanes = options.threads_per_rank;
+  warn_if_threads_share_cpus(lanes);
+  std::unique_ptr<comm_thread_hub> hub;
+  if (runs_comm_thread(options)) hub = std::make_unique<comm_thread_hub>(MPI_COMM_WORLD, lanes);
+  auto shared = std::make_shared<rank_lanes>(MPI_COMM_WORLD, lanes, hub.get());
+  auto lane_main = [&](int lane) {
+    const int pe = shared->mpi_rank() * lanes + lane;
+    try {
+      std::unique_ptr<transport> net;
+      if (hub) {
+        net = std::make_unique<comm_thread_lane>(shared, lane);
+      } else {
+        net = std::make_unique<mpi_transport>(shared, lane);
+      }
+      auto ctx = context_access::make(std::move(net), m, topology, options);
+      body(*ctx);
+      ctx->barrier();  // no PE tears down its transport while a peer may still be sending to it
+    } catch (const std::exception& e) {
+      report_failure(pe, e.what());
+      if (hub) hub->abort_from_lane();
+      abort_job();
+    } catch (...) {
+      report_failure(pe, "unknown exception");
+      if (hub) hub->abort_from_lane();
+      abort_job();
+    }
+  };
+  const int first_new = hub ? 0 : 1;
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<std::size_t>(lanes));
+  try {
+    for (int lane = first_new; lane < lanes; ++lane) threads.emplace_back(lane_main, lane);
+  } catch (const std::system_error& e) {
+    report_failure(shared->mpi_rank() * lanes,
+                   concat("--transit-threads-per-rank: got '", lanes, "', expected a thread count this system "
+                                  "can start: thread ", threads.size() + 1 + first_new, " could not be created (",
+                                  e.code().message(), ")")
+                       .c_str());
+    abort_job();
+  }
+  if (hub) {
+    hub->run(shared->inboxes());
+  } else {
+    lane_main(0);
+  }
+  for (auto& t : threads) t.join();
+  shared.reset();  // its groups' collectives live on the hub's endpoint: gone before it
+  if (hub) hub->close();
+  return 0;
+}
+
+// A usage error every rank finds: said by the ranks with `print` (one, or all when each may differ),
+// then status 2 everywhere; the barrier keeps a rank from exiting (and getting the launcher to kill
+// the job) before the message is written.
+int usage_error(bool print, const std::string& what) {
+  if (print) std::fprintf(stderr, "transit: error: %s\n", what.c_str());
+  MPI_Barrier(MPI_COMM_WORLD);
+  return 2;
+}
+
+}  // namespace
+
+int run_mpi(const run_options& options, const std::function<void(context&)>& body) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    tune_open_mpi_before_init();
+    // MULTIPLE unless asked otherwise: one-sided helper threads call MPI from a second thread, and
+    // MULTIPLE measured no cost to the streamer here (histogram, 2 ranks, 20M items per PE: median
+    // time 1.00x of FUNNELED, README "MPI thread level"). A program that initialises MPI chooses.
+    const int thread_level = options.mpi_thread_multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED;
+    if (!started_by_mpi_launcher() && !mpi_initialises_in_child(thread_level))
+      throw std::runtime_error(
+          "--transit-backend=mpi: MPI could not be initialised on its own; no MPI launcher: run under "
+          "mpirun, or use --transit-backend=local");
+    int provided = 0;
+    // Under a launcher MPI explains its own failure (and usually ends the process itself).
+    if (const int rc = MPI_Init_thread(nullptr, nullptr, thread_level, &provided); rc != MPI_SUCCESS)
+      throw std::runtime_error(concat("--transit-backend=mpi: MPI_Init_thread failed with error code ", rc,
+                                              " (see MPI's message above)"));
+#ifndef TRANSIT_SIMGRID
+    std::atexit(finalize_mpi_at_exit);
+#endif
+  }
+#ifdef TRANSIT_SIMGRID
+  // SMPI ends a simulated rank when its main returns, and finalising from atexit then crashes it:
+  // the rank that transit initialised finalises before run() returns.
+  struct finalize_on_return {
+    bool owned;
+    ~finalize_on_return() {
+      if (owned) finalize_mpi_at_exit();
+    }
+  } finalize{initialized == 0};
+#endif
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int lanes = options.threads_per_rank;
+  if (lanes > 1 && runs_comm_thread(options)) {
+    int provided = MPI_THREAD_SINGLE, main_thread = 0;
+    MPI_Query_thread(&provided);
+    MPI_Is_thread_main(&main_thread);
+    if (provided < MPI_THREAD_FUNNELED || (provided < MPI_THREAD_MULTIPLE && main_thread == 0)) {
+      // The communication thread is the calling one: below MULTIPLE it must be MPI's main thread.
+      return usage_error(true, concat("--transit-threads-per-rank: got '", lanes,
+                                      "', expected 1 when MPI runs below MPI_THREAD_FUNNELED, or at FUNNELED on a "
+                                      "thread other than MPI's main one (this program initialised it at level ",
+                                      provided, "): the communication thread calls MPI"));
+    }
+  } else if (lanes > 1) {
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&provided);
+    if (provided < MPI_THREAD_MULTIPLE) {
+      // The program initialised MPI itself, below what PE threads need: every rank says so.
+      return usage_error(true, concat("--transit-threads-per-rank: got '", lanes,
+                                      "', expected 1 when MPI runs below MPI_THREAD_MULTIPLE without a communication "
+                                      "thread (this program initialised it at level ",
+                                      provided, ", --transit-comm-thread=0): every PE thread calls MPI; initialise MPI "
+                                      "with MPI_THREAD_MULTIPLE, or let a communication thread call it"));
+    }
+  }
+  if (options.pes > 0 && options.pes != size * lanes) {
+    // A usage error that every rank finds alike: one message, status 2 everywhere, no abort.
+    return usage_error(rank == 0, concat("--transit-pes: got '", options.pes, "', expected the number of MPI ranks",
+                                         lanes > 1 ? " x threads per rank" : "", " (", size * lanes,
+                                         ") or nothing with the mpi backend"));
+  }
+  // The transport's variables (and a simulated job's cost mode, core/simulated_costs.hpp): a bad
+  // value is a usage error that every rank finds alike, before any of transit's work.
+  try {
+    static_cast<void>(mpi_transport::receive_mode_from_environment());
+    static_cast<void>(max_message_bytes_from_environment());
+#ifdef TRANSIT_SIMGRID
+    static_cast<void>(simulation_costs());
+#endif
+  } catch (const std::invalid_argument& e) {
+    return usage_error(rank == 0, e.what());
+  }
+  try {
+    auto m = mpi_machine(MPI_COMM_WORLD, options);
+#ifdef TRANSIT_SIMGRID
+    const auto topology = shared_by_ranks<topology_manager>(
+        std::pair{reinterpret_cast<std::uintptr_t>(m.get()), options.physical}, [&] { return job_topology(*m, options); });
+#else
+    auto topology = job_topology(*m, options);
+#endif
+    if (lanes > 1) return run_lanes(options, body, std::move(m), std::move(topology));
+    auto ctx = context_access::make(std::make_unique<mpi_transport>(MPI_COMM_WORLD), std::move(m),
+                                            std::move(topology), options);
+    body(*ctx);
+    ctx->barrier();  // no PE tears down its transport while a peer may still be sending to it
+  } catch (const std::exception& e) {
+    report_failure(rank, e.what());
+    abort_job();
+  } catch (...) {
+    report_failure(rank, "unknown exception");
+    abort_job();
+  }
+  return 0;
+}
+
+}  // namespace transit::detail
