@@ -12,7 +12,7 @@
 #include <algorithm>
 #include <climits>
 
-#include "transport/mpi/mpi_transport.hpp"
+#include "transport/mpi_access.hpp"
 #include "methods.hpp"
 #include "core/simulated_costs.hpp"
 
@@ -20,11 +20,7 @@ namespace transit::detail {
 
 namespace {
 
-mpi_transport& transport_of(exchange_port& port) {
-  auto* mpi = dynamic_cast<mpi_transport*>(&context_access::net(port.ctx()));
-  TRANSIT_ASSERT(mpi != nullptr, "MPI exchange methods need the mpi transport");
-  return *mpi;
-}
+mpi_access& transport_of(exchange_port& port) { return mpi_of(context_access::net(port.ctx())); }
 
 std::uint64_t per_call_limit(exchange_port& port) {
   return std::min<std::uint64_t>(INT_MAX, transport_of(port).max_message_bytes());

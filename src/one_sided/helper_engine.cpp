@@ -292,7 +292,7 @@ helper_engine::helper_engine(context& ctx, const engine_config& config) : routed
   const node_plan plan = make_node_plan(config.options.topology, m.num_nodes());
   const std::size_t block_bytes = config.local_elements * config.element_size;
   const part_layout layout(ring_capacity(config.options.buffer_bytes), block_bytes);
-  resources_ = make_node_resources(ctx, channel_, layout.total);
+  resources_ = make_node_resources(ctx, layout.total);
 
   // This PE's part: rings constructed, elements initialised, before anyone may use them.
   std::byte* mine = resources_->part(local);

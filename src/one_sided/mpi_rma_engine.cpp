@@ -19,7 +19,7 @@
 #include <cstring>
 #include <vector>
 
-#include "transport/mpi/mpi_transport.hpp"
+#include "transport/mpi_access.hpp"
 #include "routed_engine.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
@@ -61,9 +61,7 @@ class mpi_rma_engine final : public one_sided_engine {
  public:
   mpi_rma_engine(context& ctx, const engine_config& config)
       : ctx_(ctx), config_(config), group_(context_access::net(ctx).make_group()) {
-    const auto* net = dynamic_cast<const mpi_transport*>(&context_access::net(ctx));
-    TRANSIT_ASSERT(net != nullptr, "the mpi backend runs on mpi_transport");
-    mpi_check(MPI_Comm_dup(net->comm(), &comm_), "MPI_Comm_dup");
+    mpi_check(MPI_Comm_dup(mpi_of(context_access::net(ctx)).comm(), &comm_), "MPI_Comm_dup");
     unit_ = config.mutexes ? mutex_bytes : config.element_size;
     const std::size_t bytes = config.local_elements * unit_;
     void* base = nullptr;

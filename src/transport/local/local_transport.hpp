@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "transit/detail/transport/transport.hpp"
+#include "transport/node_memory.hpp"
 
 namespace transit::detail {
 
@@ -38,6 +39,8 @@ class local_world {
   /// The first failure, if any: (PE, message).
   std::optional<std::pair<int, std::string>> first_failure() const;
   bool aborted() const noexcept { return aborted_.load(std::memory_order_acquire); }
+  /// Where PEs meet to share what they set up together (helper mode's node memory).
+  meeting_board& board() noexcept { return board_; }
 
  private:
   struct alignas(64) inbox {
@@ -53,6 +56,7 @@ class local_world {
   std::optional<std::pair<int, std::string>> first_failure_;
   std::mutex groups_mutex_;
   std::map<std::uint64_t, std::shared_ptr<local_group_state>> groups_;
+  meeting_board board_;
 };
 
 class local_transport final : public transport {
@@ -68,11 +72,13 @@ class local_transport final : public transport {
   void nap(std::chrono::nanoseconds longest) override { world_.nap(rank_, longest); }
   bool aborted() const noexcept override { return world_.aborted(); }
   void end_job(const std::string& why) override { world_.fail(rank_, why); }
+  std::unique_ptr<node_memory> make_node_memory(const node_memory_setup& setup) override;
 
  private:
   local_world& world_;
   int rank_;
   std::uint64_t next_group_ = 0;
+  std::uint64_t node_memories_made_ = 0;
 };
 
 }  // namespace transit::detail

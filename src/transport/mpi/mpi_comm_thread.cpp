@@ -10,6 +10,7 @@
 #include "transit/detail/core/backoff.hpp"
 #include "transit/detail/core/clock.hpp"
 #include "transit/detail/core/error.hpp"
+#include "core/wire_error.hpp"
 
 namespace transit::detail {
 
@@ -200,6 +201,14 @@ bool comm_thread_hub::run_collectives() {
   return progressed;
 }
 
+int comm_thread_hub::checked_destination_lane(const message& m) const {
+  const int lane = mpi_transport::destination_lane(m);
+  if (lane >= lane_count_)
+    corrupt_message(concat("communication thread of rank ", mpi_rank_), concat("message on channel ", m.channel),
+                    m.source, concat("its destination lane is ", lane, ", the rank runs ", lane_count_, " PE threads"));
+  return lane;
+}
+
 void comm_thread_hub::run(local_world& inboxes) {
   std::vector<outgoing> scratch;
   std::vector<message> arrivals;
@@ -209,9 +218,13 @@ void comm_thread_hub::run(local_world& inboxes) {
     if (abort_.load()) abort_job();
     bool busy = send_handed_over(scratch);
     arrivals.clear();
-    if (endpoint_->poll(arrivals, arrivals_per_round) > 0) {
-      busy = true;
-      for (message& m : arrivals) inboxes.deliver(mpi_transport::destination_lane(m), std::move(m));
+    try {
+      if (endpoint_->poll(arrivals, arrivals_per_round) > 0) {
+        busy = true;
+        for (message& m : arrivals) inboxes.deliver(checked_destination_lane(m), std::move(m));
+      }
+    } catch (const wire_error& e) {
+      endpoint_->end_job(e.what());  // no PE's thread to unwind: the job ends with the report
     }
     busy |= run_collectives();
     busy |= run_tasks();

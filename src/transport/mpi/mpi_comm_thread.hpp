@@ -56,6 +56,8 @@ class comm_thread_hub {
   void stop_service(int id);
   /// The communication thread's endpoint communicator, for tasks (run_on_comm_thread) only.
   MPI_Comm comm() const noexcept { return endpoint_->comm(); }
+  /// The endpoint's piece size.
+  std::size_t max_message_bytes() const noexcept { return endpoint_->max_message_bytes(); }
 
   /// The lane's PE is done (its transport is destroyed): run() returns when all are.
   void lane_finished();
@@ -92,6 +94,8 @@ class comm_thread_hub {
     std::exception_ptr failure;
     bool done = false;
   };
+  // The lane an arrival is for, checked against this rank's lanes (core/wire_error.hpp).
+  int checked_destination_lane(const message& m) const;
   bool send_handed_over(std::vector<outgoing>& scratch);
   bool run_collectives();
   bool run_tasks();
@@ -122,7 +126,7 @@ class comm_thread_hub {
 /// The transport of one PE thread under a communication thread: messages to PEs of its own rank
 /// are pointer hand-offs into their inboxes, messages to other ranks go to the communication
 /// thread; it never calls MPI.
-class comm_thread_lane final : public transport {
+class comm_thread_lane final : public transport, public mpi_access {
  public:
   comm_thread_lane(std::shared_ptr<rank_lanes> lanes, int lane);
   ~comm_thread_lane() override;
@@ -137,18 +141,23 @@ class comm_thread_lane final : public transport {
   std::unique_ptr<collective_group> make_group() override;
   bool aborted() const noexcept override { return false; }
   [[noreturn]] void end_job(const std::string& why) override;
-  /// The rank's communication thread: the one-sided layer runs its MPI calls and its node's helper
-  /// there (src/one_sided/mpi_node_resources.cpp).
-  comm_thread_hub& hub() const noexcept { return hub_; }
-  /// This PE's thread number in its rank, and the rank's PE threads.
-  int lane() const noexcept { return lane_; }
-  int lanes() const noexcept { return lane_count_; }
+  mpi_access* mpi() noexcept override { return this; }
+  /// Helper mode's node memory: its MPI calls and the node's helper run on the communication
+  /// thread (src/transport/mpi/node_memory.cpp).
+  std::unique_ptr<node_memory> make_node_memory(const node_memory_setup& setup) override;
+  /// The communication thread's endpoint communicator: inside on_mpi_thread's work only.
+  MPI_Comm comm() const noexcept override { return hub_.comm(); }
+  int lane() const noexcept override { return lane_; }
+  int lanes() const noexcept override { return lane_count_; }
+  std::size_t max_message_bytes() const noexcept override { return hub_.max_message_bytes(); }
+  void on_mpi_thread(const std::function<void()>& work) override { hub_.run_on_comm_thread(work); }
 
  private:
   std::shared_ptr<rank_lanes> lanes_;
   comm_thread_hub& hub_;
   int lane_, lane_count_, rank_, size_, mpi_rank_;
   std::size_t groups_made_ = 0;
+  std::uint64_t node_memories_made_ = 0;
   std::vector<message> to_self_;
 };
 

@@ -18,6 +18,7 @@
 #include "transit/detail/core/clock.hpp"
 #include "transit/detail/core/error.hpp"
 #include "core/simulated_costs.hpp"
+#include "core/wire_error.hpp"
 
 namespace transit::detail {
 
@@ -34,6 +35,11 @@ constexpr int max_lanes = 256;
 int source_lane_of(std::uint32_t flags) noexcept { return static_cast<int>((flags >> lane_shift) & (max_lanes - 1)); }
 // The receiving PE's lane, bits 16 to 23: the communication thread receives for every lane.
 constexpr int destination_lane_shift = 16;
+// Every flag a prefix may carry; any other bit set is a corrupt prefix.
+constexpr std::uint32_t known_flags = announces_pieces | std::uint32_t{max_lanes - 1} << lane_shift |
+                                      std::uint32_t{max_lanes - 1} << destination_lane_shift;
+// The receiver named in reports of corrupt messages (core/wire_error.hpp).
+constexpr std::string_view receiver = "mpi transport";
 
 }  // namespace
 
@@ -695,8 +701,9 @@ std::size_t mpi_transport::receive_probed(std::vector<message>& sink, std::size_
     if (!flag) break;
     int bytes = 0;
     MPI_Get_count(&status, MPI_BYTE, &bytes);
-    TRANSIT_ASSERT(bytes >= static_cast<int>(message_buffer::prefix_bytes), "message shorter than its prefix");
-    message_buffer data = pool_.take(static_cast<std::size_t>(bytes) - message_buffer::prefix_bytes);
+    // A message shorter than its prefix still fits the prefix's room (take_arrival reports it).
+    const auto wire_bytes = static_cast<std::size_t>(bytes);
+    message_buffer data = pool_.take(wire_bytes - std::min(wire_bytes, message_buffer::prefix_bytes));
 #ifdef TRANSIT_SIMGRID
     mpi_check(MPI_Recv(data.wire(), bytes, MPI_BYTE, status.MPI_SOURCE, data_tag, comm_, MPI_STATUS_IGNORE),
               "MPI_Recv");
@@ -709,17 +716,36 @@ std::size_t mpi_transport::receive_probed(std::vector<message>& sink, std::size_
 }
 
 bool mpi_transport::take_arrival(int source_rank, int bytes, message_buffer&& data, std::vector<message>& sink) {
-  TRANSIT_ASSERT(bytes >= static_cast<int>(message_buffer::prefix_bytes), "message shorter than its prefix");
+  // The prefix is checked before it is used (core/wire_error.hpp); until its lane bits are known
+  // good, the sender is named by its rank's first PE.
+  const int first_pe = source_rank * lane_count_;
+  const auto wire_bytes = static_cast<std::uint64_t>(bytes);
+  if (wire_bytes < message_buffer::prefix_bytes)
+    corrupt_message(receiver, "message", first_pe,
+                    concat(bytes, " bytes, shorter than the ", message_buffer::prefix_bytes, "-byte wire prefix"));
   wire_prefix prefix;
   std::memcpy(&prefix, data.wire(), sizeof prefix);
-  const int source = source_rank * lane_count_ + source_lane_of(prefix.flags);  // the sending PE
+  if ((prefix.flags & ~known_flags) != 0)
+    corrupt_message(receiver, "wire prefix", first_pe, concat("unknown flag bits ", prefix.flags & ~known_flags));
+  if (source_lane_of(prefix.flags) >= lane_count_)
+    corrupt_message(receiver, "wire prefix", first_pe,
+                    concat("its sender's lane is ", source_lane_of(prefix.flags), ", a rank runs ", lane_count_,
+                           " PE thread(s)"));
+  const int source = first_pe + source_lane_of(prefix.flags);  // the sending PE
   if (prefix.flags & announces_pieces) {
+    if (wire_bytes != message_buffer::prefix_bytes)
+      corrupt_message(receiver, "announcement of a large message", source,
+                      concat(bytes, " bytes, expected ", message_buffer::prefix_bytes));
+    if (prefix.payload_bytes == 0)
+      corrupt_message(receiver, "announcement of a large message", source, "it announces 0 bytes");
     pool_.give(std::move(data));
     receive_announced(source, prefix);
     return false;
   }
-  TRANSIT_ASSERT(prefix.payload_bytes + message_buffer::prefix_bytes == static_cast<std::uint64_t>(bytes),
-                 "a message's size disagrees with its prefix");
+  if (prefix.payload_bytes != wire_bytes - message_buffer::prefix_bytes)
+    corrupt_message(receiver, concat("message on channel ", prefix.channel), source,
+                    concat("its prefix says ", prefix.payload_bytes, " payload bytes, ",
+                           wire_bytes - message_buffer::prefix_bytes, " arrived"));
   data.set_size(prefix.payload_bytes);
   if (!arriving_.empty(source)) {  // behind a large message still arriving: keep the order
     arriving_[source].push_back(arriving{message{source, prefix.channel, std::move(data)}, {}});
@@ -831,6 +857,16 @@ std::unique_ptr<collective_group> mpi_transport::make_group() {
 #else
   return std::make_unique<mpi_group>(*this);
 #endif
+}
+
+}  // namespace transit::detail
+
+namespace transit::detail {
+
+mpi_access& mpi_of(transport& net) {
+  mpi_access* mpi = net.mpi();
+  TRANSIT_ASSERT(mpi != nullptr, "only the mpi backend answers MPI questions");
+  return *mpi;
 }
 
 }  // namespace transit::detail

@@ -46,6 +46,8 @@
 
 #include "transport/local/local_transport.hpp"
 #include "transit/detail/transport/transport.hpp"
+#include "transport/mpi_access.hpp"
+#include "transport/node_memory.hpp"
 
 namespace transit::detail {
 
@@ -108,6 +110,8 @@ class rank_lanes {
   std::shared_ptr<lane_group_state> group(std::size_t k);
   /// The group every lane's transport joins in its destructor (made with the lanes).
   const std::shared_ptr<lane_group_state>& teardown_group() const noexcept { return teardown_; }
+  /// Where the rank's PE threads meet to share what they set up together (helper mode's memory).
+  meeting_board& board() noexcept { return board_; }
 
  private:
   std::shared_ptr<lane_group_state> make_group_state();
@@ -120,18 +124,12 @@ class rank_lanes {
   std::mutex groups_mutex_;
   std::vector<std::shared_ptr<lane_group_state>> groups_;
   std::shared_ptr<lane_group_state> teardown_;
+  meeting_board board_;
 };
 
 /// A collective group of one PE thread of a rank, over the group state its lanes share: they
 /// combine their values in the process, and the rank runs one collective.
 std::unique_ptr<collective_group> make_lane_group(std::shared_ptr<lane_group_state> state, int lanes);
-
-/// Throws std::runtime_error with MPI's own error string unless rc is MPI_SUCCESS.
-void mpi_check(int rc, const char* call);
-
-/// Collective over `parent`: a duplicate whose errors return (and become mpi_check's exceptions)
-/// instead of aborting, for transit's traffic apart from the program's.
-MPI_Comm duplicate_communicator(MPI_Comm parent);
 
 /// Ends the whole job with status 1 after a PE's failure was reported: MPI_Abort. Under SimGrid
 /// MPI_Abort ends the simulation with status 0, so a simulated job exits the simulator (every rank
@@ -173,7 +171,7 @@ class collective_requests {
   ~collective_requests() = default;
 };
 
-class mpi_transport final : public transport {
+class mpi_transport final : public transport, public mpi_access {
  public:
   static constexpr int sync_interval = 256;
   static constexpr std::size_t sync_bytes = std::size_t{64} << 10;
@@ -215,14 +213,15 @@ class mpi_transport final : public transport {
   bool wait_for_activity() override;
   bool aborted() const noexcept override { return false; }
   [[noreturn]] void end_job(const std::string& why) override;
-  MPI_Comm comm() const noexcept { return comm_; }
-  /// PEs per rank (1 unless --transit-threads-per-rank): layers that run MPI collectives or
-  /// windows over comm() need one PE per rank, and refuse otherwise.
-  int lanes() const noexcept { return lane_count_; }
-  /// This PE's thread number in its rank (0 with one PE per rank).
-  int lane() const noexcept { return lane_; }
-  /// Largest piece of a message sent in pieces.
-  std::size_t max_message_bytes() const noexcept { return max_message_bytes_; }
+  mpi_access* mpi() noexcept override { return this; }
+  /// Helper mode's node memory (src/transport/mpi/node_memory.cpp).
+  std::unique_ptr<node_memory> make_node_memory(const node_memory_setup& setup) override;
+  MPI_Comm comm() const noexcept override { return comm_; }
+  int lanes() const noexcept override { return lane_count_; }
+  int lane() const noexcept override { return lane_; }
+  std::size_t max_message_bytes() const noexcept override { return max_message_bytes_; }
+  /// This thread calls MPI for this PE.
+  void on_mpi_thread(const std::function<void()>& work) override { work(); }
   /// Largest message (prefix included) sent whole; larger ones go as an announcement and pieces.
   std::size_t whole_message_bytes() const noexcept { return whole_message_bytes_; }
   receive_mode receiving() const noexcept { return mode_; }
@@ -268,6 +267,7 @@ class mpi_transport final : public transport {
   std::shared_ptr<rank_lanes> lanes_;  // null: one PE per rank
   int lane_ = 0, lane_count_ = 1;
   std::size_t lane_groups_made_ = 0;
+  std::uint64_t node_memories_made_ = 0;
   std::function<void(int)> sent_;  // the comm-thread endpoint's: a lane's message has left
   int mpi_rank_ = 0;
   std::vector<MPI_Request> requests_;  // parallel to in_flight_

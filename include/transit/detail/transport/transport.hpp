@@ -22,6 +22,10 @@
 
 namespace transit::detail {
 
+class mpi_access;          // src/transport/mpi_access.hpp: what layers above may ask of MPI
+class node_memory;         // src/transport/node_memory.hpp: helper mode's node-shared memory
+struct node_memory_setup;  // (both private to the library)
+
 /// A message as received: who sent it, on which channel, and the payload.
 struct message {
   int source = -1;
@@ -92,6 +96,12 @@ class transport {
   /// aborts (mpi, does not return), or records the failure and flags the job aborted so that the
   /// other PEs unwind at their next wait (local, returns).
   virtual void end_job(const std::string& why) = 0;
+  /// The mpi backend's answers for a layer that calls MPI itself; null on other backends.
+  virtual mpi_access* mpi() noexcept { return nullptr; }
+  /// Collective over all PEs: the memory one-sided helper mode shares within each node, made by the
+  /// backend from the job's shared state (src/transport/node_memory.hpp). Throws std::logic_error
+  /// on a transport that has none.
+  virtual std::unique_ptr<node_memory> make_node_memory(const node_memory_setup& setup);
   /// Messages this PE has sent through the network library (MPI) so far; a message handed to a
   /// PE of its own process by pointer is not one (0 on the local backend).
   std::uint64_t network_messages() const noexcept { return network_messages_; }

@@ -1,13 +1,13 @@
-// Helper mode on the mpi backend: one MPI_Win_allocate_shared window per node for the PEs' parts,
-// a rank's segment holding the parts of its PE threads (--transit-threads-per-rank), and a
-// communicator of the nodes' first ranks for the helpers. Which thread calls MPI:
+// Helper mode's node memory on the mpi backend: one MPI_Win_allocate_shared window per node for
+// the PEs' parts, a rank's segment holding the parts of its PE threads (--transit-threads-per-rank),
+// and a communicator of the nodes' first ranks for the helpers. Which thread calls MPI:
 //  - one PE per rank, or PE threads that each call MPI: the rank's first PE thread for set-up and
 //    teardown, and the helper's own thread (so MPI must run at MPI_THREAD_MULTIPLE);
 //  - a communication thread: that thread for everything, the helper being one of its services
 //    (MPI_THREAD_FUNNELED is enough, and no thread is added: the thread that already polls MPI
 //    serves the node's one-sided requests, as issue 26 asks).
-// The rank's first PE thread makes the rank's MPI calls and hands the parts' addresses to the
-// rank's other PE threads as setup messages.
+// The rank's first PE thread makes the rank's MPI calls; the rank's PE threads meet in its
+// rank_lanes to give it their parts' sizes and to learn every part's address.
 #include <mpi.h>
 
 #include <map>
@@ -16,10 +16,7 @@
 
 #include "transport/mpi/mpi_comm_thread.hpp"
 #include "transport/mpi/mpi_transport.hpp"
-#include "node_resources.hpp"
 #include "transit/detail/core/error.hpp"
-#include "transit/runtime/context.hpp"
-#include "transit/detail/runtime/context_access.hpp"
 
 namespace transit::detail {
 
@@ -29,20 +26,21 @@ std::byte* align64_address(void* p) {
   return reinterpret_cast<std::byte*>(align64(reinterpret_cast<std::uintptr_t>(p)));
 }
 
-class mpi_node_resources final : public node_resources {
+// How a PE's transport runs MPI: on its own thread (own_comm), or on the rank's communication
+// thread (hub); and the rank's PE threads (lanes, null with one PE per rank).
+struct mpi_side {
+  MPI_Comm own_comm = MPI_COMM_NULL;
+  comm_thread_hub* hub = nullptr;
+  rank_lanes* lanes = nullptr;
+  int lane = 0, lane_count = 1;
+  std::uint64_t k = 0;  // the PE's k-th node memory
+};
+
+class mpi_node_memory final : public node_memory {
  public:
-  mpi_node_resources(context& ctx, std::uint32_t channel, std::size_t part_bytes) {
-    transport& net = context_access::net(ctx);
-    mpi_transport* own_mpi = nullptr;
-    if (auto* lane = dynamic_cast<comm_thread_lane*>(&net)) {
-      hub_ = &lane->hub();
-      lanes_ = lane->lanes();
-      lane_ = lane->lane();
-    } else {
-      own_mpi = dynamic_cast<mpi_transport*>(&net);
-      TRANSIT_ASSERT(own_mpi != nullptr, "the mpi backend runs on mpi_transport or a communication thread's lane");
-      lanes_ = own_mpi->lanes();
-      lane_ = own_mpi->lane();
+  mpi_node_memory(int pe, const mpi_side& side, const node_memory_setup& setup)
+      : hub_(side.hub), lanes_(side.lane_count), lane_(side.lane) {
+    if (!hub_) {
       int provided = MPI_THREAD_SINGLE;
       mpi_check(MPI_Query_thread(&provided), "MPI_Query_thread");
       if (provided < MPI_THREAD_MULTIPLE)
@@ -51,51 +49,35 @@ class mpi_node_resources final : public node_resources {
                       "MPI_THREAD_MULTIPLE: its helper thread calls MPI; start the job with "
                       "TRANSIT_MPI_THREADS=multiple (or --transit-mpi-threads=multiple)");
     }
-    const machine& m = ctx.machine();
-    const int node = m.node_of(ctx.rank());
+    const machine& m = *setup.m;
+    const int node = m.node_of(pe);
     node_ = node;
-    const int pes = m.pes_on_node(node);
-    parts_.assign(static_cast<std::size_t>(pes), nullptr);
-    const int first_pe_of_rank = ctx.rank() - lane_;
+    parts_.assign(static_cast<std::size_t>(m.pes_on_node(node)), nullptr);
+    std::shared_ptr<part_rendezvous> rank;  // where the rank's PE threads meet
+    if (side.lanes != nullptr)
+      rank = side.lanes->board().meet<part_rendezvous>(side.k, lanes_,
+                                                       [&] { return std::make_shared<part_rendezvous>(lanes_); });
     if (lane_ != 0) {
       // The rank's first PE thread makes the rank's MPI calls: it needs this part's size, and
-      // hands back every part's address.
-      send_setup_values(ctx, channel, first_pe_of_rank, setup_tag::part_size,
-                        {static_cast<std::uint64_t>(lane_), static_cast<std::uint64_t>(part_bytes)});
-      bool parts_missing = true;
-      receive_setup_values(
-          ctx, channel,
-          [&](setup_tag, const std::vector<std::uint64_t>& v) {
-            for (std::size_t l = 0; l < parts_.size(); ++l) parts_[l] = reinterpret_cast<std::byte*>(v[l]);
-            parts_missing = false;
-          },
-          [&] { return !parts_missing; }, "helper-mode set-up (the rank's shared memory)");
+      // publishes every part's address.
+      rank->give_size(lane_, setup.part_bytes);
+      setup.wait([&] { return rank->published(); }, "helper-mode set-up (the rank's shared memory)");
+      parts_ = rank->parts();
       return;
     }
-    std::vector<std::uint64_t> sizes(static_cast<std::size_t>(lanes_), 0);
-    sizes[0] = part_bytes;
-    int sizes_missing = lanes_ - 1;
-    receive_setup_values(
-        ctx, channel,
-        [&](setup_tag, const std::vector<std::uint64_t>& v) {
-          sizes[v[0]] = v[1];
-          --sizes_missing;
-        },
-        [&] { return sizes_missing == 0; }, "helper-mode set-up (the rank's PE threads' part sizes)");
-    const int mpi_rank = ctx.rank() / lanes_;
-    const bool master = m.local_rank(ctx.rank()) == 0;
-    const auto make = [&](MPI_Comm comm) { allocate(comm, m, node, mpi_rank, master, sizes); };
-    if (hub_) {
-      hub_->run_on_comm_thread([&] { make(hub_->comm()); });
-    } else {
-      make(own_mpi->comm());
+    std::vector<std::uint64_t> sizes{setup.part_bytes};
+    if (rank) {
+      rank->give_size(0, setup.part_bytes);
+      setup.wait([&] { return rank->sizes_given(); }, "helper-mode set-up (the rank's PE threads' part sizes)");
+      sizes = rank->sizes();
     }
-    std::vector<std::uint64_t> addresses;
-    for (std::byte* p : parts_) addresses.push_back(reinterpret_cast<std::uintptr_t>(p));
-    for (int l = 1; l < lanes_; ++l) send_setup_values(ctx, channel, first_pe_of_rank + l, setup_tag::parts, addresses);
+    const int mpi_rank = pe / lanes_;
+    const bool master = m.local_rank(pe) == 0;
+    on_helper_side([&] { allocate(hub_ ? hub_->comm() : side.own_comm, m, node, mpi_rank, master, sizes); });
+    if (rank) rank->publish(parts_);
   }
 
-  ~mpi_node_resources() override {
+  ~mpi_node_memory() override {
     if (window_ == MPI_WIN_NULL) return;  // not the rank's first PE thread: nothing of MPI's here
     on_helper_side([this] {
       MPI_Win_free(&window_);
@@ -127,12 +109,12 @@ class mpi_node_resources final : public node_resources {
         }
       });
     } else {
-      node_resources::start_helper(std::move(round), std::move(failed));
+      node_memory::start_helper(std::move(round), std::move(failed));
     }
   }
   void stop_helper() override {
     if (!hub_) {
-      node_resources::stop_helper();
+      node_memory::stop_helper();
     } else if (service_ >= 0) {
       hub_->stop_service(service_);
       service_ = -1;
@@ -203,8 +185,24 @@ class mpi_node_resources final : public node_resources {
 
 }  // namespace
 
-std::unique_ptr<node_resources> make_mpi_node_resources(context& ctx, std::uint32_t channel, std::size_t part_bytes) {
-  return std::make_unique<mpi_node_resources>(ctx, channel, part_bytes);
+std::unique_ptr<node_memory> mpi_transport::make_node_memory(const node_memory_setup& setup) {
+  mpi_side side;
+  side.own_comm = comm_;
+  side.lanes = lanes_.get();
+  side.lane = lane_;
+  side.lane_count = lane_count_;
+  side.k = node_memories_made_++;
+  return std::make_unique<mpi_node_memory>(rank_, side, setup);
+}
+
+std::unique_ptr<node_memory> comm_thread_lane::make_node_memory(const node_memory_setup& setup) {
+  mpi_side side;
+  side.hub = &hub_;
+  side.lanes = lanes_.get();
+  side.lane = lane_;
+  side.lane_count = lane_count_;
+  side.k = node_memories_made_++;
+  return std::make_unique<mpi_node_memory>(rank_, side, setup);
 }
 
 }  // namespace transit::detail
