@@ -48,7 +48,7 @@ constexpr std::array<std::string_view, 9> option_names{"backend",  "pes",       
                                                        "physical", "watchdog",    "mpi-threads",      "threads-per-rank",
                                                        "comm-thread"};
 
-// A prefix's 8 bits carry the sending thread (src/transport/mpi_transport.cpp).
+// A prefix's 8 bits carry the sending thread (src/transport/mpi/wire.hpp).
 constexpr int max_threads_per_rank = 256;
 
 [[noreturn]] void unknown_option(std::string_view name) {

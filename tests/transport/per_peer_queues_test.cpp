@@ -3,7 +3,7 @@
 // 4096-rank job simulated in one process (docs/simulation.md).
 #include <gtest/gtest.h>
 
-#include "transport/mpi/mpi_transport.hpp"
+#include "transport/mpi/queues.hpp"
 
 namespace {
 

@@ -14,6 +14,7 @@
 #include "core/wire_error.hpp"
 #include "test_support.hpp"
 #include "transit/detail/runtime/context_access.hpp"
+#include "transport/mpi/wire.hpp"
 #include "transport/mpi_access.hpp"
 
 namespace {
@@ -24,15 +25,10 @@ using transit::detail::message;
 using transit::detail::mpi_of;
 using transit::detail::step_result;
 
-// The wire prefix's layout and the data tag (src/transport/mpi/transport.cpp): what a forger needs.
-struct prefix {
-  std::uint32_t channel;
-  std::uint32_t flags;
-  std::uint64_t payload_bytes;
-};
-constexpr int data_tag = 1;
+using transit::detail::mpi_wire::data_tag;
+using prefix = transit::detail::mpi_wire::wire_prefix;
 constexpr int ready_tag = 999;  // none of the transport's tags
-constexpr std::size_t prefix_bytes = 16;
+constexpr std::size_t prefix_bytes = transit::detail::message_buffer::prefix_bytes;
 
 struct forgery {
   const char* name;

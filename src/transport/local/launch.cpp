@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "transport/launch.hpp"
-#include "transport/local/local_transport.hpp"
+#include "transport/local/transport.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/detail/runtime/context_access.hpp"
 

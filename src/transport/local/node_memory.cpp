@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <new>
 
-#include "transport/local/local_transport.hpp"
+#include "transport/local/transport.hpp"
 
 namespace transit::detail {
 

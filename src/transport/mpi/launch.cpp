@@ -26,8 +26,10 @@
 #include <unistd.h>
 
 #include "transport/launch.hpp"
-#include "transport/mpi/mpi_comm_thread.hpp"
-#include "transport/mpi/mpi_transport.hpp"
+#include "transport/mpi/comm_thread.hpp"
+#include "transport/mpi/transport.hpp"
+#include "transport/mpi/communicator.hpp"
+#include "transport/mpi/environment.hpp"
 #include "core/simulated_costs.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/detail/runtime/context_access.hpp"

@@ -14,8 +14,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "transport/mpi/mpi_comm_thread.hpp"
-#include "transport/mpi/mpi_transport.hpp"
+#include "transport/mpi/comm_thread.hpp"
+#include "transport/mpi/transport.hpp"
 #include "transit/detail/core/error.hpp"
 
 namespace transit::detail {

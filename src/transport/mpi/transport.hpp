@@ -36,140 +36,23 @@
 #include <mpi.h>
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
-#include <span>
 #include <unordered_map>
 #include <vector>
 
-#include "transport/local/local_transport.hpp"
 #include "transit/detail/transport/transport.hpp"
+#include "transport/mpi/collective_groups.hpp"
+#include "transport/mpi/lanes.hpp"
+#include "transport/mpi/queues.hpp"
 #include "transport/mpi_access.hpp"
 #include "transport/node_memory.hpp"
 
 namespace transit::detail {
 
-class comm_thread_hub;
-struct wire_prefix;
-
-/// The state one collective group shares between the PE threads of a rank (rank_lanes::group).
-struct lane_group_state {
-  struct slot {
-    int arrived = 0, departed = 0;
-    bool started = false, done = false;
-    std::vector<std::uint64_t> values;  // the lanes' values combined, then the rank's result
-    MPI_Request request = MPI_REQUEST_NULL;
-  };
-  std::mutex mutex;
-  MPI_Comm comm = MPI_COMM_NULL;  // every PE thread calls MPI: the group's communicator
-  comm_thread_hub* hub = nullptr;  // or the communication thread runs the collective...
-  int tag = 0;                     // ...on point-to-point messages with this tag
-  std::unique_ptr<collective_group> on_hub;  // made by the communication thread when first used
-  slot slots[2];
-  lane_group_state() = default;
-  lane_group_state(const lane_group_state&) = delete;
-  lane_group_state& operator=(const lane_group_state&) = delete;
-  ~lane_group_state() {
-    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
-  }
-};
-
-/// What the PE threads of one rank share when a rank runs several PEs (--transit-threads-per-rank,
-/// docs/hybrid.md). The PEs of rank r are r x lanes + lane. A message to a PE of the same rank is a
-/// pointer hand-off into its inbox (no MPI, no copy). Between ranks, two designs:
-///  - every PE thread calls MPI (MPI_THREAD_MULTIPLE): a message to lane l of another rank goes
-///    over comm(l), on which only lane l of each rank receives, so each PE thread receives its own
-///    messages and sends on its own requests; the last lane to arrive at a collective runs the
-///    rank's one MPI collective.
-///  - a communication thread (comm_thread_hub, src/transport/mpi_comm_thread.hpp) owns MPI: the PE
-///    threads hand it their messages and collectives, it delivers arrivals into their inboxes
-///    (MPI_THREAD_FUNNELED is enough). Then the lanes have no communicators of their own.
-/// Either way collective groups combine the lanes' values in the process first.
-class rank_lanes {
- public:
-  /// Collective over `parent`, called once per rank before its PE threads start: a communicator
-  /// per lane (MPI_Comm_dup), and one group for the transports' teardown; with `hub`, neither
-  /// (the hub's own communicator carries everything).
-  rank_lanes(MPI_Comm parent, int lanes, comm_thread_hub* hub = nullptr);
-  ~rank_lanes();
-  rank_lanes(const rank_lanes&) = delete;
-  rank_lanes& operator=(const rank_lanes&) = delete;
-
-  int lanes() const noexcept { return lanes_; }
-  int mpi_rank() const noexcept { return mpi_rank_; }
-  int mpi_size() const noexcept { return mpi_size_; }
-  MPI_Comm comm(int lane) const noexcept { return comms_[static_cast<std::size_t>(lane)]; }
-  local_world& inboxes() noexcept { return inboxes_; }
-  /// The communication thread, or null when every PE thread calls MPI.
-  comm_thread_hub* hub() const noexcept { return hub_; }
-  /// The k-th group made by the lanes of this rank (each lane makes its groups in the same order):
-  /// made by the first lane that asks, which runs MPI_Comm_dup (collective over the ranks) under a
-  /// lock, so the ranks make their groups' communicators in one order.
-  std::shared_ptr<lane_group_state> group(std::size_t k);
-  /// The group every lane's transport joins in its destructor (made with the lanes).
-  const std::shared_ptr<lane_group_state>& teardown_group() const noexcept { return teardown_; }
-  /// Where the rank's PE threads meet to share what they set up together (helper mode's memory).
-  meeting_board& board() noexcept { return board_; }
-
- private:
-  std::shared_ptr<lane_group_state> make_group_state();
-  MPI_Comm parent_;
-  int lanes_;
-  comm_thread_hub* hub_;
-  int mpi_rank_ = 0, mpi_size_ = 1;
-  std::vector<MPI_Comm> comms_;
-  local_world inboxes_;
-  std::mutex groups_mutex_;
-  std::vector<std::shared_ptr<lane_group_state>> groups_;
-  std::shared_ptr<lane_group_state> teardown_;
-  meeting_board board_;
-};
-
-/// A collective group of one PE thread of a rank, over the group state its lanes share: they
-/// combine their values in the process, and the rank runs one collective.
-std::unique_ptr<collective_group> make_lane_group(std::shared_ptr<lane_group_state> state, int lanes);
-
-/// Ends the whole job with status 1 after a PE's failure was reported: MPI_Abort. Under SimGrid
-/// MPI_Abort ends the simulation with status 0, so a simulated job exits the simulator (every rank
-/// is in it) with status 1 instead.
-[[noreturn]] void abort_job();
-
-/// One queue per peer, made when first used: a rank queues towards few peers. Held by peer in a
-/// hash map, not a vector of all peers: state of O(P) per rank is O(P^2) per job, and a simulated
-/// job holds all its ranks in one process (an empty std::deque alone holds about 600 bytes:
-/// 20 GB at 4096 ranks for a queue per peer).
-template <class T>
-class per_peer_queues {
- public:
-  bool empty(int peer) const noexcept {
-    const auto it = queues_.find(peer);
-    return it == queues_.end() || it->second.empty();
-  }
-  /// Queues made so far (tests: peers never queued to cost nothing).
-  std::size_t made() const noexcept { return queues_.size(); }
-  std::deque<T>& operator[](int peer) { return queues_[peer]; }
-  /// Calls f(peer, queue) for every queue made so far.
-  template <class F>
-  void for_each(F&& f) {
-    for (auto& [peer, queue] : queues_) f(peer, queue);
-  }
-
- private:
-  std::unordered_map<int, std::deque<T>> queues_;
-};
-
-/// A collective group of the mpi transport: the requests of its collective in flight, for
-/// wait_for_activity. A group registers with its transport while it lives.
-class collective_requests {
- public:
-  /// The requests (MPI_REQUEST_NULL once complete); wait_for_activity may complete and clear one.
-  virtual std::span<MPI_Request> requests() noexcept = 0;
-
- protected:
-  ~collective_requests() = default;
-};
+namespace mpi_wire {
+struct wire_prefix;  // transport/mpi/wire.hpp
+}  // namespace mpi_wire
 
 class mpi_transport final : public transport, public mpi_access {
  public:
@@ -254,7 +137,7 @@ class mpi_transport final : public transport, public mpi_access {
   // A message taken from the network (its wire bytes in `data`); false when it was held back or
   // was an announcement (nothing for the sink yet).
   bool take_arrival(int source, int bytes, message_buffer&& data, std::vector<message>& sink);
-  void receive_announced(int source, const wire_prefix& announced);
+  void receive_announced(int source, const mpi_wire::wire_prefix& announced);
   std::size_t hand_over_arrivals(std::vector<message>& sink);
   void start_receiving();
   // Where a message to PE `dest` goes: its rank, and the communicator its lane receives on.
@@ -311,14 +194,10 @@ class mpi_transport final : public transport, public mpi_access {
   std::vector<waited_entry> waited_entries_;
   std::vector<collective_requests*> live_groups_;  // their requests are waited on too
 #ifdef TRANSIT_SIMGRID
-  // Collective groups are tags of comm_ in a SimGrid build (p2p_group in mpi_transport.cpp).
+  // Collective groups are tags of comm_ in a SimGrid build (p2p_group in collective_groups.cpp).
   static constexpr int first_group_tag = 16;
   int groups_made_ = 0;
 #endif
 };
-
-/// The piece size from TRANSIT_MAX_MESSAGE_BYTES (default: default_max_message_bytes). Throws
-/// std::invalid_argument naming the value unless it is an integer in [64, 2^31 - 64].
-std::size_t max_message_bytes_from_environment();
 
 }  // namespace transit::detail

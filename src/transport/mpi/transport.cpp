@@ -1,6 +1,9 @@
-#include "mpi_transport.hpp"
+#include "transport/mpi/transport.hpp"
 
-#include "mpi_comm_thread.hpp"
+#include "transport/mpi/comm_thread.hpp"
+#include "transport/mpi/communicator.hpp"
+#include "transport/mpi/environment.hpp"
+#include "transport/mpi/wire.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -22,360 +25,12 @@
 
 namespace transit::detail {
 
-namespace {
+using namespace mpi_wire;  // NOLINT: this file speaks the wire format
 
-constexpr int data_tag = 1;
-// Pieces of a large message, after its announcement: a tag per sending lane, so that the pieces
-// of two lanes of one rank to one PE never match each other's receives.
-constexpr int piece_tag(int source_lane) noexcept { return source_lane == 0 ? 2 : 4096 + source_lane; }
-constexpr std::uint32_t announces_pieces = 1;
-// The sending PE's lane (rank_lanes) in a prefix's flags, bits 8 to 15.
-constexpr int lane_shift = 8;
-constexpr int max_lanes = 256;
-int source_lane_of(std::uint32_t flags) noexcept { return static_cast<int>((flags >> lane_shift) & (max_lanes - 1)); }
-// The receiving PE's lane, bits 16 to 23: the communication thread receives for every lane.
-constexpr int destination_lane_shift = 16;
-// Every flag a prefix may carry; any other bit set is a corrupt prefix.
-constexpr std::uint32_t known_flags = announces_pieces | std::uint32_t{max_lanes - 1} << lane_shift |
-                                      std::uint32_t{max_lanes - 1} << destination_lane_shift;
+namespace {
 // The receiver named in reports of corrupt messages (core/wire_error.hpp).
 constexpr std::string_view receiver = "mpi transport";
-
 }  // namespace
-
-// What precedes every message's payload on the wire (declared in the header for
-// receive_announced's signature).
-struct wire_prefix {
-  std::uint32_t channel;
-  std::uint32_t flags;
-  std::uint64_t payload_bytes;
-};
-static_assert(sizeof(wire_prefix) <= message_buffer::prefix_bytes);
-
-namespace {
-
-MPI_Datatype mpi_type(scalar_type t) {
-  switch (t) {
-    case scalar_type::i64: return MPI_INT64_T;
-    case scalar_type::u64: return MPI_UINT64_T;
-    case scalar_type::f64: return MPI_DOUBLE;
-  }
-  return MPI_DATATYPE_NULL;
-}
-
-MPI_Op mpi_op(reduce_op op) {
-  switch (op) {
-    case reduce_op::sum: return MPI_SUM;
-    case reduce_op::min: return MPI_MIN;
-    case reduce_op::max: return MPI_MAX;
-  }
-  return MPI_OP_NULL;
-}
-
-class mpi_group final : public collective_group, public collective_requests {
- public:
-  explicit mpi_group(mpi_transport& net) : net_(net) {
-    comm_ = duplicate_communicator(net.comm());
-    net_.add_group(this);
-  }
-  // A collective still in flight here belongs to an endpoint destroyed by a failure (a PE that
-  // left, an exception unwinding): it may never complete, so it is not waited for. MPI frees the
-  // communicator once pending operations on it complete; the job is ending anyway.
-  ~mpi_group() override {
-    net_.remove_group(this);
-    MPI_Comm_free(&comm_);
-  }
-  std::span<MPI_Request> requests() noexcept override { return {&request_, 1}; }
-  void start_allreduce(void* values, int count, scalar_type type, reduce_op op) override {
-    mpi_check(MPI_Iallreduce(MPI_IN_PLACE, values, count, mpi_type(type), mpi_op(op), comm_, &request_),
-              "MPI_Iallreduce");
-  }
-  void start_barrier() override { mpi_check(MPI_Ibarrier(comm_, &request_), "MPI_Ibarrier"); }
-  bool test() override {
-    int done = 0;
-    mpi_check(MPI_Test(&request_, &done, MPI_STATUS_IGNORE), "MPI_Test");
-    return done != 0;
-  }
-
- private:
-  mpi_transport& net_;
-  MPI_Comm comm_ = MPI_COMM_NULL;
-  MPI_Request request_ = MPI_REQUEST_NULL;
-};
-
-// A group of a rank with several PE threads (rank_lanes): each lane's values are combined in the
-// process, and the last lane to arrive starts the one MPI collective of the rank; every lane then
-// copies the result out. Two slots alternate: a lane starts its next collective only after its
-// test() of this one returned true, and every lane arrived in this one before any MPI began, so
-// when a lane reaches a slot again every lane has left it.
-class lane_group final : public collective_group {
- public:
-  lane_group(std::shared_ptr<lane_group_state> state, int lanes) : state_(std::move(state)), lanes_(lanes) {}
-  void start_allreduce(void* values, int count, scalar_type type, reduce_op op) override {
-    arrive(static_cast<std::uint64_t*>(values), count, type, op, false);
-  }
-  void start_barrier() override { arrive(nullptr, 0, scalar_type::u64, reduce_op::sum, true); }
-  bool test() override;
-
- private:
-  void arrive(std::uint64_t* values, int count, scalar_type type, reduce_op op, bool barrier);
-  std::shared_ptr<lane_group_state> state_;
-  int lanes_;
-  std::uint64_t sequence_ = 0;  // this lane's collectives so far: the slot is sequence_ % 2
-  std::uint64_t* values_ = nullptr;
-  int count_ = 0;
-};
-
-// Collectives on point-to-point messages. SMPI 3.32 implements MPI_Iallreduce as an all-to-all (2(P-1) requests per rank, P^2 messages)
-// and MPI_Ibarrier through rank 0, and every MPI_Test of one tests each of its requests: at 256
-// simulated ranks a histogram did not finish in 5 minutes, most of it in these collectives. So a
-// SimGrid build runs its own on point-to-point messages: recursive doubling over the largest
-// power of two p2 <= P (ranks from p2 up first fold into rank - p2 and get the result back from
-// it), log2(P) + 2 messages per rank. Every rank combines its values with its partner's the same
-// way (a op b == b op a, also for doubles), so all end with the same bits. One collective per
-// group at a time; a group's messages between two ranks keep their order (MPI does not let
-// messages of one source and tag overtake), so a fast rank's next collective cannot mix in.
-// A group is a tag of the transport's communicator, not a communicator of its own: SMPI builds
-// every new communicator with a ring allgather (P^2 messages; 16 M at 4096 ranks). The
-// communication thread (comm_thread_hub) runs its rank's collectives on these too: it cannot wait
-// in a blocking MPI_Comm_dup for a group while its rank's PE threads need their messages.
-class p2p_group final : public collective_group, public collective_requests {
- public:
-  p2p_group(mpi_transport& net, int tag) : net_(net), comm_(net.comm()), tag_(tag) {
-    MPI_Comm_rank(comm_, &rank_);
-    MPI_Comm_size(comm_, &size_);
-    while (p2_ * 2 <= size_) p2_ *= 2;
-    net_.add_group(this);
-  }
-  ~p2p_group() override {
-    net_.remove_group(this);
-    for (auto& r : requests_) {
-      if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
-    }
-  }
-  std::span<MPI_Request> requests() noexcept override { return requests_; }
-  void start_allreduce(void* values, int count, scalar_type type, reduce_op op) override {
-    start(static_cast<std::uint64_t*>(values), count, type, op);
-  }
-  void start_barrier() override { start(nullptr, 0, scalar_type::u64, reduce_op::sum); }
-  bool test() override {
-    for (;;) {
-      if (step_ == done) return true;
-      int complete = 0;
-      mpi_check(MPI_Testall(2, requests_, &complete, MPI_STATUSES_IGNORE), "MPI_Testall");
-      if (!complete) return false;
-      if (receives_values()) {
-        for (int i = 0; i < count_; ++i) values_[i] = combine(values_[i], incoming_[i], type_, op_);
-      }
-      ++step_;
-      post_step();
-    }
-  }
-
- private:
-  static constexpr int done = 1 << 30;
-  // Steps: 0 = fold in (ranks >= p2 send, ranks < P - p2 receive), 1..log2(p2) = exchange with
-  // rank ^ 2^(step-1) below p2, then the result back to ranks >= p2 (a copy, not combined).
-  int rounds() const noexcept {
-    int r = 0;
-    while ((1 << r) < p2_) ++r;
-    return r;
-  }
-  bool receives_values() const noexcept { return step_ <= rounds() && !(rank_ >= p2_ && step_ == 0); }
-  void start(std::uint64_t* values, int count, scalar_type type, reduce_op op) {
-    TRANSIT_ASSERT(step_ == done || step_ == idle, "one collective per group at a time");
-    values_ = values;
-    count_ = count;
-    type_ = type;
-    op_ = op;
-    incoming_.assign(static_cast<std::size_t>(count), 0);
-    outgoing_.assign(static_cast<std::size_t>(count), 0);
-    step_ = 0;
-    post_step();
-  }
-  // Posts this rank's messages of step_ (none for some ranks at some steps), or ends.
-  void post_step() {
-    const int last = rounds() + 1;
-    for (; step_ <= last; ++step_) {
-      int send_to = -1, receive_from = -1;
-      bool result = false;  // the message carries the final values (copied, not combined)
-      if (step_ == 0) {
-        if (rank_ >= p2_) send_to = rank_ - p2_;
-        if (rank_ + p2_ < size_) receive_from = rank_ + p2_;
-      } else if (step_ <= rounds()) {
-        if (rank_ < p2_) send_to = receive_from = rank_ ^ (1 << (step_ - 1));
-      } else {
-        if (rank_ + p2_ < size_) send_to = rank_ + p2_;
-        if (rank_ >= p2_) {
-          receive_from = rank_ - p2_;
-          result = true;
-        }
-      }
-      if (send_to < 0 && receive_from < 0) continue;
-      requests_[0] = requests_[1] = MPI_REQUEST_NULL;
-      if (send_to >= 0) {
-        std::copy(values_, values_ + count_, outgoing_.begin());  // values_ changes before the send completes
-        mpi_check(MPI_Isend(outgoing_.data(), count_, MPI_UINT64_T, send_to, tag_, comm_, &requests_[0]), "MPI_Isend");
-      }
-      if (receive_from >= 0) {
-        // The result goes straight into values_; a partial sum waits in incoming_ to be combined.
-        std::uint64_t* into = result ? values_ : incoming_.data();
-        mpi_check(MPI_Irecv(into, count_, MPI_UINT64_T, receive_from, tag_, comm_, &requests_[1]), "MPI_Irecv");
-      }
-      return;
-    }
-    step_ = done;
-    // A group lives as long as its streamer; an allreduce of P values (a streamer's link counts)
-    // must not keep 16 P bytes per rank after it (P^2 for a simulated job in one process).
-    std::vector<std::uint64_t>().swap(incoming_);
-    std::vector<std::uint64_t>().swap(outgoing_);
-  }
-
-  static constexpr int idle = -1;
-  mpi_transport& net_;
-  MPI_Comm comm_;
-  int tag_;
-  int rank_ = 0, size_ = 1, p2_ = 1;
-  int step_ = idle;
-  std::uint64_t* values_ = nullptr;
-  int count_ = 0;
-  scalar_type type_ = scalar_type::u64;
-  reduce_op op_ = reduce_op::sum;
-  std::vector<std::uint64_t> incoming_, outgoing_;
-  MPI_Request requests_[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-};
-
-}  // namespace
-
-void lane_group::arrive(std::uint64_t* values, int count, scalar_type type, reduce_op op, bool barrier) {
-  std::lock_guard lock(state_->mutex);
-  lane_group_state::slot& slot = state_->slots[sequence_ % 2];
-  TRANSIT_ASSERT(!slot.started, "one collective per group at a time");
-  if (slot.arrived == 0) {
-    slot.values.assign(values, values + count);
-  } else {
-    TRANSIT_ASSERT(slot.values.size() == static_cast<std::size_t>(count), "every lane reduces as many values");
-    for (int i = 0; i < count; ++i) slot.values[static_cast<std::size_t>(i)] = combine(slot.values[static_cast<std::size_t>(i)], values[i], type, op);
-  }
-  values_ = values;
-  count_ = count;
-  if (++slot.arrived < lanes_) return;
-  slot.started = true;
-  if (state_->hub != nullptr) {  // the communication thread runs the rank's collective
-    state_->hub->start_collective(state_, &slot, barrier, count, type, op);
-    return;
-  }
-  if (barrier) {
-    mpi_check(MPI_Ibarrier(state_->comm, &slot.request), "MPI_Ibarrier");
-  } else {
-    mpi_check(MPI_Iallreduce(MPI_IN_PLACE, slot.values.data(), count, mpi_type(type), mpi_op(op), state_->comm,
-                             &slot.request),
-              "MPI_Iallreduce");
-  }
-}
-
-bool lane_group::test() {
-  std::lock_guard lock(state_->mutex);
-  lane_group_state::slot& slot = state_->slots[sequence_ % 2];
-  if (!slot.started) return false;
-  if (!slot.done) {
-    if (state_->hub != nullptr) return false;  // the communication thread sets done
-    int complete = 0;
-    mpi_check(MPI_Test(&slot.request, &complete, MPI_STATUS_IGNORE), "MPI_Test");
-    if (!complete) return false;
-    slot.done = true;
-  }
-  std::copy_n(slot.values.begin(), count_, values_);
-  if (++slot.departed == lanes_) {
-    slot.arrived = slot.departed = 0;
-    slot.started = slot.done = false;
-  }
-  ++sequence_;
-  return true;
-}
-
-rank_lanes::rank_lanes(MPI_Comm parent, int lanes, comm_thread_hub* hub)
-    : parent_(parent), lanes_(lanes), hub_(hub), inboxes_(lanes) {
-  TRANSIT_ASSERT(lanes >= 1 && lanes <= max_lanes, "lanes fit a prefix's 8 bits");
-  MPI_Comm_rank(parent, &mpi_rank_);
-  MPI_Comm_size(parent, &mpi_size_);
-  if (hub != nullptr) return;
-  comms_.assign(static_cast<std::size_t>(lanes), MPI_COMM_NULL);
-  for (MPI_Comm& c : comms_) c = duplicate_communicator(parent);
-  teardown_ = make_group_state();
-}
-
-rank_lanes::~rank_lanes() {
-  groups_.clear();
-  teardown_.reset();
-  for (MPI_Comm& c : comms_) MPI_Comm_free(&c);
-}
-
-std::shared_ptr<lane_group_state> rank_lanes::make_group_state() {
-  auto state = std::make_shared<lane_group_state>();
-  if (hub_ != nullptr) {
-    state->hub = hub_;
-    state->tag = comm_thread_hub::group_tag(groups_.size());
-  } else {
-    state->comm = duplicate_communicator(parent_);
-  }
-  return state;
-}
-
-std::shared_ptr<lane_group_state> rank_lanes::group(std::size_t k) {
-  std::lock_guard lock(groups_mutex_);
-  // Each lane asks for 0, 1, 2... in turn, so a lane asking for k has had k - 1: one more at most.
-  while (groups_.size() <= k) groups_.push_back(make_group_state());
-  return groups_[k];
-}
-
-std::unique_ptr<collective_group> make_lane_group(std::shared_ptr<lane_group_state> state, int lanes) {
-  return std::make_unique<lane_group>(std::move(state), lanes);
-}
-
-MPI_Comm duplicate_communicator(MPI_Comm parent) {
-  MPI_Comm comm = MPI_COMM_NULL;
-  mpi_check(MPI_Comm_dup(parent, &comm), "MPI_Comm_dup");
-  mpi_check(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
-  return comm;
-}
-
-void mpi_check(int rc, const char* call) {
-  if (rc == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  MPI_Error_string(rc, text, &length);
-  throw std::runtime_error(std::string(call) + " failed: " + std::string(text, static_cast<std::size_t>(length)));
-}
-
-std::size_t max_message_bytes_from_environment() {
-  const char* text = std::getenv("TRANSIT_MAX_MESSAGE_BYTES");
-  if (text == nullptr || *text == '\0') return mpi_transport::default_max_message_bytes;
-  constexpr std::size_t lowest = 64, highest = std::size_t{INT_MAX} - 64;
-  std::size_t value = 0;
-  const std::string_view view(text);
-  const auto [end, ec] = std::from_chars(view.data(), view.data() + view.size(), value);
-  if (ec != std::errc() || end != view.data() + view.size() || value < lowest || value > highest)
-    throw_invalid("TRANSIT_MAX_MESSAGE_BYTES", view,
-                  concat("an integer from ", lowest, " to ", highest, " (bytes sent as one MPI message)"));
-  return value;
-}
-
-mpi_transport::receive_mode mpi_transport::receive_mode_from_environment() {
-  const char* text = std::getenv("TRANSIT_MPI_RECEIVE");
-  if (text == nullptr || *text == '\0') {
-#ifdef TRANSIT_SIMGRID
-    return receive_mode::posted;
-#else
-    return receive_mode::probe;
-#endif
-  }
-  const std::string_view view(text);
-  if (view == "probe") return receive_mode::probe;
-  if (view == "posted") return receive_mode::posted;
-  throw_invalid("TRANSIT_MPI_RECEIVE", view,
-                "'probe' (probe, then receive each message at its size) or 'posted' (receives posted ahead)");
-}
 
 mpi_transport::mpi_transport(MPI_Comm parent, receive_mode mode)
     : max_message_bytes_(max_message_bytes_from_environment()),
@@ -430,7 +85,7 @@ int mpi_transport::destination_lane(const message& m) noexcept {
 std::unique_ptr<collective_group> mpi_transport::make_point_to_point_group(int tag) {
   TRANSIT_ASSERT(tag != data_tag && tag != piece_tag(0) && (tag < 4096 || tag >= 4096 + max_lanes),
                  "a group's tag is none of the transport's own");
-  return std::make_unique<p2p_group>(*this, tag);
+  return make_p2p_group(*this, tag);
 }
 
 void mpi_transport::start_receiving() {
@@ -475,9 +130,9 @@ mpi_transport::~mpi_transport() {
   if (lanes_ && std::uncaught_exceptions() == 0) {
     // Every PE of every rank: the lanes share their communicators, so one lane's barrier alone
     // would not say that the other lanes' sends to it were matched.
-    lane_group everyone(lanes_->teardown_group(), lane_count_);
-    everyone.start_barrier();
-    drain_until([&] { return everyone.test(); });
+    const auto everyone = make_lane_group(lanes_->teardown_group(), lane_count_);
+    everyone->start_barrier();
+    drain_until([&] { return everyone->test(); });
   } else if (std::uncaught_exceptions() == 0 && MPI_Ibarrier(comm_, &everyone_drained) == MPI_SUCCESS) {
     // A barrier that does not complete in time is left to MPI (a collective's request cannot be
     // freed); the job is failing then.
@@ -513,17 +168,6 @@ void mpi_transport::end_job(const std::string& why) {
   std::fprintf(stderr, "transit: PE %d: %s\n", rank_, why.c_str());
   std::fflush(stderr);
   abort_job();
-}
-
-void abort_job() {
-  std::fflush(stdout);
-  std::fflush(stderr);
-#ifdef TRANSIT_SIMGRID
-  std::_Exit(1);
-#else
-  MPI_Abort(MPI_COMM_WORLD, 1);
-  std::abort();  // MPI_Abort does not return; keep [[noreturn]] honest if it ever did
-#endif
 }
 
 void mpi_transport::send(int dest, std::uint32_t channel, message_buffer&& data) {
@@ -850,23 +494,14 @@ bool mpi_transport::wait_for_activity() {
 }
 
 std::unique_ptr<collective_group> mpi_transport::make_group() {
-  if (lanes_) return std::make_unique<lane_group>(lanes_->group(lane_groups_made_++), lane_count_);
+  if (lanes_) return make_lane_group(lanes_->group(lane_groups_made_++), lane_count_);
 #ifdef TRANSIT_SIMGRID
   // Collective: every rank makes its groups in the same order, so they agree on the tags.
-  return std::make_unique<p2p_group>(*this, first_group_tag + groups_made_++);
+  return make_p2p_group(*this, first_group_tag + groups_made_++);
 #else
-  return std::make_unique<mpi_group>(*this);
+  return make_mpi_group(*this);
 #endif
 }
 
 }  // namespace transit::detail
 
-namespace transit::detail {
-
-mpi_access& mpi_of(transport& net) {
-  mpi_access* mpi = net.mpi();
-  TRANSIT_ASSERT(mpi != nullptr, "only the mpi backend answers MPI questions");
-  return *mpi;
-}
-
-}  // namespace transit::detail

@@ -16,7 +16,7 @@
 #include <mutex>
 #include <vector>
 
-#include "mpi_transport.hpp"
+#include "transport/mpi/transport.hpp"
 
 namespace transit::detail {
 

@@ -1,6 +1,6 @@
 #pragma once
-// The local backend: PEs are threads of one process. A message is a pointer hand-off into the
-// destination's inbox, so payload bytes are never copied between PEs.
+// The state all PEs of one local job share: an inbox per PE, the collective groups' state, the
+// job's first failure, and where PEs meet to share what they set up together.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -59,26 +59,7 @@ class local_world {
   meeting_board board_;
 };
 
-class local_transport final : public transport {
- public:
-  local_transport(local_world& world, int rank) : world_(world), rank_(rank) {}
-  int rank() const noexcept override { return rank_; }
-  int size() const noexcept override { return world_.size(); }
-  std::string_view backend() const noexcept override { return "local"; }
-  void send(int dest, std::uint32_t channel, message_buffer&& data) override;
-  std::size_t poll(std::vector<message>& sink, std::size_t max) override;
-  std::size_t pending_sends() const noexcept override { return 0; }
-  std::unique_ptr<collective_group> make_group() override;
-  void nap(std::chrono::nanoseconds longest) override { world_.nap(rank_, longest); }
-  bool aborted() const noexcept override { return world_.aborted(); }
-  void end_job(const std::string& why) override { world_.fail(rank_, why); }
-  std::unique_ptr<node_memory> make_node_memory(const node_memory_setup& setup) override;
-
- private:
-  local_world& world_;
-  int rank_;
-  std::uint64_t next_group_ = 0;
-  std::uint64_t node_memories_made_ = 0;
-};
+/// A collective group of one PE over the state the job's PEs share for it (local_world::group).
+std::unique_ptr<collective_group> make_local_group(std::shared_ptr<local_group_state> state);
 
 }  // namespace transit::detail

@@ -1,4 +1,6 @@
-#include "mpi_comm_thread.hpp"
+#include "transport/mpi/comm_thread.hpp"
+#include "transport/mpi/communicator.hpp"
+#include "transport/mpi/wire.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -13,6 +15,8 @@
 #include "core/wire_error.hpp"
 
 namespace transit::detail {
+
+using namespace mpi_wire;  // NOLINT: this file speaks the wire format
 
 namespace {
 // Arrivals taken from MPI per round, so that hand-overs and collectives keep their turn.

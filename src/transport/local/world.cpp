@@ -1,9 +1,10 @@
-#include "local_transport.hpp"
+#include "transport/local/world.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <limits>
 
+#include "transit/detail/core/clock.hpp"
 #include "transit/detail/core/error.hpp"
 
 namespace transit::detail {
@@ -150,17 +151,8 @@ std::shared_ptr<local_group_state> local_world::group(std::uint64_t id) {
   return g;
 }
 
-void local_transport::send(int dest, std::uint32_t channel, message_buffer&& data) {
-  TRANSIT_ASSERT(dest >= 0 && dest < size(), "send to a PE outside the job");
-  world_.deliver(dest, message{rank_, channel, std::move(data)});
-}
-
-std::size_t local_transport::poll(std::vector<message>& sink, std::size_t) {
-  return world_.drain(rank_, sink);
-}
-
-std::unique_ptr<collective_group> local_transport::make_group() {
-  return std::make_unique<local_group>(world_.group(next_group_++));
+std::unique_ptr<collective_group> make_local_group(std::shared_ptr<local_group_state> state) {
+  return std::make_unique<local_group>(std::move(state));
 }
 
 }  // namespace transit::detail
