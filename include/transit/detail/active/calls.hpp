@@ -25,6 +25,9 @@ namespace transit::detail {
 
 // ---- argument kinds: what travels ----
 
+/// Defined by tests only (tests/active/wire_fuzz_test.cpp): reaches an active_messages' streamers.
+struct active_messages_test_access;
+
 /// A string argument (std::string, std::string_view, a literal, anything that converts to
 /// std::string_view); the handler receives a wire_string.
 struct text_arg {};

@@ -117,6 +117,8 @@ class exchange_port {
   context& ctx() noexcept { return ctx_; }
   int rank() const noexcept { return rank_; }
   int size() const noexcept { return size_; }
+  /// The exchange's channel (its messages, and a test's forged ones).
+  std::uint32_t channel() const noexcept { return channel_; }
   exchange_stats& stats() noexcept { return stats_; }
   collective_group& group() noexcept { return *group_; }
 
