@@ -346,6 +346,10 @@ class streamer_core {
   bool poll_once(bool pump = true);
   bool advance_staged();
   bool in_links_complete(int below_phase) const;
+  /// Counts a checked data message of this step on its in-link (final marker, quiesce flag).
+  void count_arrival(const message& m, const wire_header& h);
+  /// Tells the PEs this one sends to that its streamer is gone (peer_left control messages).
+  void announce_departure();
   bool locally_idle() const noexcept {
     return local_.empty() && local_messages_.empty() && links_[self_link].next == nullptr;
   }
