@@ -5,6 +5,8 @@
 #include <cstring>
 #include <new>
 
+#include "call_error.hpp"
+#include "core/wire_error.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/detail/runtime/context_access.hpp"
 
@@ -20,6 +22,16 @@ streamer_options options_for(const streamer_options& options, std::size_t item_b
   if (o.buffer_items != 0)  // 0 is the streamer's to interpret (automatic, once calibrated)
     o.buffer_items = std::max<std::size_t>(1, o.buffer_items * 16 / std::max<std::size_t>(item_bytes, 16));
   return o;
+}
+
+}  // namespace
+
+namespace {
+
+// A received call whose record fails its checks (call_error.hpp), reported as a corrupt message
+// from `source`, the PE the call came from (its last hop on a routed streamer).
+[[noreturn]] void corrupt_call(std::string_view message, int source, const detail::call_record_error& e) {
+  detail::corrupt_message("active_messages", message, source, e.what());
 }
 
 }  // namespace
@@ -47,12 +59,25 @@ active_messages::active_messages(context& ctx, streamer_options options)
     ((std::get<I>(calls_).emplace(
           ctx, options_for(options, detail::call_classes[I]),
           detail::batch_deliver{[this](const detail::call_cell<detail::call_classes[I]>* items, std::uint32_t& cursor,
-                                       std::uint32_t n) { dispatch_items(items, cursor, n); }}),
+                                       std::uint32_t n) {
+            try {
+              dispatch_items(items, cursor, n);
+            } catch (const detail::call_record_error& e) {
+              corrupt_call(detail::concat("call of ", detail::call_classes[I], " bytes"),
+                           detail::streamer_group::delivering_from(*std::get<I>(calls_)), e);
+            }
+          }}),
       together_.add(*std::get<I>(calls_))),
      ...);
   }(std::make_index_sequence<detail::num_call_classes>());
   chunks_.emplace(ctx, options_for(options, detail::chunk_bytes),
-                  [this](const detail::chunk_cell& cell) { receive_chunk(cell); });
+                  [this](const detail::chunk_cell& cell) {
+                    try {
+                      receive_chunk(cell);
+                    } catch (const detail::call_record_error& e) {
+                      corrupt_call("chunked call", detail::streamer_group::delivering_from(*chunks_), e);
+                    }
+                  });
   together_.add(*chunks_);
   large_.emplace(*this);
   together_.add_endpoint(*large_);
@@ -138,9 +163,9 @@ detail::large_call_header active_messages::large_calls::checked_header(const det
   const std::uint32_t step = am_.together_.steps_ended();
   if (size < detail::large_header_bytes || h.record_bytes != size - detail::large_header_bytes ||
       h.record_bytes < detail::large_call_bytes || (h.step != step && h.step != step + 1))
-    throw std::runtime_error(detail::concat("active_messages: a corrupt large call from PE ", m.source, " (", size,
-                                            " bytes, record of ", h.record_bytes, ", barrier ", h.step,
-                                            " where this PE is at ", step, ")"));
+    detail::corrupt_message("active_messages", "large call", m.source,
+                            detail::concat(size, " bytes, record of ", h.record_bytes, ", barrier ", h.step,
+                                           " where this PE is at ", step));
   return h;
 }
 
@@ -170,7 +195,11 @@ bool active_messages::large_calls::poll_queued() {
     handled = true;
     {
       const detail::flag_guard running(in_callback_);
-      am_.dispatch(data.payload() + detail::large_header_bytes, static_cast<std::size_t>(h.record_bytes));
+      try {
+        am_.dispatch(data.payload() + detail::large_header_bytes, static_cast<std::size_t>(h.record_bytes));
+      } catch (const detail::call_record_error& e) {
+        corrupt_call("large call", m.source, e);
+      }
     }
     context_access::net(am_.ctx_).recycle(std::move(data));
   }
@@ -184,9 +213,8 @@ void active_messages::receive_chunk(const detail::chunk_cell& cell) {
   const detail::chunk_header& h = cell.header;
   if (h.total <= detail::largest_call || h.offset >= h.total || h.offset % detail::chunk_data_bytes != 0 ||
       h.source >= static_cast<std::uint32_t>(size_))
-    throw std::runtime_error(detail::concat("active_messages: a corrupt chunk (record of ", h.total,
-                                            " bytes, offset ", h.offset, ", source PE ", h.source, " of ", size_,
-                                            ")"));
+    throw detail::call_record_error(detail::concat("chunk of a record of ", h.total, " bytes at offset ", h.offset,
+                                                   " from PE ", h.source, " of ", size_));
   const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(detail::chunk_data_bytes, h.total - h.offset));
   if (h.offset == 0 && n == h.total) {  // the whole record in one chunk: read in place
     dispatch(cell.data, n);
@@ -202,9 +230,9 @@ void active_messages::receive_chunk(const detail::chunk_cell& cell) {
     it = partial_.emplace(key, partial_record{{memory, std::free}, 0}).first;
   } else if (it == partial_.end() || it->second.received != h.offset) {
     // The streamer delivers the items of one route in order; anything else is a broken invariant.
-    throw std::runtime_error(detail::concat("active_messages: chunk at offset ", h.offset, " of a call from PE ",
-                                            h.source, " arrived out of order (",
-                                            it == partial_.end() ? 0 : it->second.received, " bytes received)"));
+    throw detail::call_record_error(detail::concat("chunk at offset ", h.offset, " of a call from PE ", h.source,
+                                                   " out of order (", it == partial_.end() ? 0 : it->second.received,
+                                                   " bytes received)"));
   }
   std::memcpy(it->second.data.get() + h.offset, cell.data, n);
   it->second.received += n;
@@ -224,9 +252,8 @@ void active_messages::rethrow_later_error() {
 void active_messages::refresh_handlers(std::uint32_t id) {
   handlers_ = detail::current_handlers();
   if (id < handlers_.invoke.size()) return;
-  throw std::runtime_error(detail::concat("active_messages: a call for handler id ", id, " arrived on PE ", rank_,
-                                          ", which knows ", handlers_.invoke.size(),
-                                          " handlers: a corrupt message, or code loaded on the sender only"));
+  throw detail::call_record_error(detail::concat("handler id ", id, ", but PE ", rank_, " knows ",
+                                                 handlers_.invoke.size(), " handlers (or code loaded on the sender only)"));
 }
 
 void active_messages::throw_bad_destination(int dest) const {

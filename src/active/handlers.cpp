@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "call_error.hpp"
 #include "transit/detail/active/calls.hpp"
 #include "transit/detail/core/error.hpp"
 
@@ -207,15 +208,14 @@ std::uintptr_t code_address(std::uint64_t reference) {
     o = r.object_named(name_hash);
   }
   if (o == nullptr || r.object_holding(o->base + offset) != o)
-    throw std::runtime_error(concat("active_messages: a call names handler code at offset 0x", std::hex, offset,
-                                    " of an object (name hash 0x", name_hash,
-                                    ") that holds no such code on this PE: every PE must run the same binary"));
+    throw call_record_error(concat("handler code at offset 0x", std::hex, offset, " of an object (name hash 0x",
+                                   name_hash, ") that holds no such code on this PE: every PE must run the same binary"));
   return o->base + offset;
 }
 
 void record_reader::truncated(std::size_t size, std::size_t at, std::uint64_t wanted) {
-  throw std::runtime_error(concat("active_messages: a call's record of ", size, " bytes ends before its arguments do (",
-                                  wanted, " bytes wanted at byte ", at, "): a corrupt message"));
+  throw call_record_error(concat("a record of ", size, " bytes ends before its arguments do (", wanted,
+                                 " bytes wanted at byte ", at, ")"));
 }
 
 }  // namespace transit::detail

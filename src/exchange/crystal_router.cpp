@@ -30,6 +30,8 @@ class crystal_router_method final : public exchange_method_impl {
       const int nl = (n + 1) / 2;  // the lower half is the larger one, as in gslib
       const int bh = bl + nl;
       const bool lower = id < bh;
+      const int half_begin = lower ? bl : bh;
+      const int half_end = lower ? bh : bl + n;
       int target = bl + (n - 1 - (id - bl));  // mirror partner in the other half
       int expected = 1;
       if (target == id) {  // odd n: the middle PE sends to the first of the upper half
@@ -51,7 +53,12 @@ class crystal_router_method final : public exchange_method_impl {
 
       const std::uint64_t seen = receive_records(
           port_, exchange_message_kind::stage, stage, expected, "sparse_exchange crystal_router (stage message)",
-          [&](const held_record& record) {
+          [&](const held_record& record, int from) {
+            // After this stage every record held here is bound for this PE's half (the invariant).
+            if (record.dest < half_begin || record.dest >= half_end)
+              port_.corrupt(from, "stage message",
+                            concat("a record for PE ", record.dest, " in stage ", stage, ", outside the receiver's half ",
+                                   half_begin, "..", half_end - 1));
             if (record.dest == id) {
               r.in.push_back(incoming_record{record.source, record.data, record.bytes});
             } else {

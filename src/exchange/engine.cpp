@@ -13,6 +13,7 @@
 #include "transit/detail/core/clock.hpp"
 #include "transit/detail/core/error.hpp"
 #include "core/simulated_costs.hpp"
+#include "core/wire_error.hpp"
 
 namespace transit {
 
@@ -167,17 +168,41 @@ bool exchange_port::receive() {
   bool any = false;
   for (auto& m : arrivals_) {
     exchange_wire_header h;
-    TRANSIT_ASSERT(m.data.size() >= sizeof h, "exchange message shorter than its header");
+    if (m.data.size() < sizeof h)
+      corrupt(m.source, "message", concat(m.data.size(), " bytes, shorter than its ", sizeof h, "-byte header"));
     std::memcpy(&h, m.data.payload(), sizeof h);
+    check_header(m, h);
     if (h.run == run_) {
       inbox_.push_back(std::move(m));
       any = true;
     } else {
-      TRANSIT_ASSERT(h.run == run_ + 1, "exchange message from a run other than this one or the next");
       parked_.push_back(std::move(m));
     }
   }
   return any;
+}
+
+// What a receiver can check before it knows which step waits for the message: the run, the kind,
+// and the size of what has no records. Records are checked as they are read (read_records).
+void exchange_port::check_header(const message& m, const exchange_wire_header& h) const {
+  if (h.run != run_ && h.run != run_ + 1)
+    corrupt(m.source, "message", concat("run ", h.run, " during run ", run_, " (expected this run or the next)"));
+  switch (static_cast<exchange_message_kind>(h.kind)) {
+    case exchange_message_kind::data:
+    case exchange_message_kind::ack:
+      if (h.step != 0) corrupt(m.source, "direct message", concat("step ", h.step, " (expected 0)"));
+      if (h.kind == static_cast<std::uint16_t>(exchange_message_kind::ack) && m.data.size() != sizeof h)
+        corrupt(m.source, "acknowledgement", concat(m.data.size(), " bytes (expected ", sizeof h, ")"));
+      return;
+    case exchange_message_kind::stage:
+    case exchange_message_kind::phase:
+      return;
+  }
+  corrupt(m.source, "message", concat("unknown kind ", h.kind));
+}
+
+void exchange_port::corrupt(int source, std::string_view message, std::string_view problem) const {
+  corrupt_message(concat("sparse_exchange #", channel_), message, source, problem);
 }
 
 void exchange_port::begin_run(std::uint32_t run) {
@@ -288,11 +313,29 @@ void exchange_engine::run(const outgoing_plan& out, std::vector<incoming_record>
   charge_item_hops(in.size());  // modelled simulation: each record handed over here
 #endif
   const double seconds = detail::seconds_since(start);
+  check_arrived(m, in);
   std::sort(in.begin(), in.end(), [](const incoming_record& a, const incoming_record& b) { return a.source < b.source; });
-  TRANSIT_ASSERT(port_.inbox().empty(), "exchange messages of this run were left unread");
   last_ = m;
   last_used_transport_ = method.uses_transport();
   if (requested_ == exchange_method::automatic) after_automatic_run(largest_volume, seconds);
+}
+
+// Every method waits for the messages its steps expect; one still unread when the run ends is of
+// a kind or step that no step of this run takes (or one more than a step expects). The typed
+// layer copies a record into whole items.
+void exchange_engine::check_arrived(exchange_method m, const std::vector<incoming_record>& in) {
+  if (!port_.inbox().empty()) {
+    const message& left = port_.inbox().front();
+    exchange_wire_header h;
+    std::memcpy(&h, left.data.payload(), sizeof h);
+    port_.corrupt(left.source, "message", concat("kind ", h.kind, ", step ", h.step, " of run ", h.run,
+                                                 ", which no step of this run of ", to_string(m), " expects"));
+  }
+  for (const incoming_record& r : in) {
+    if (r.bytes == 0 || r.bytes % item_bytes_ != 0)
+      port_.corrupt(r.source, "record",
+                    concat(r.bytes, " bytes, not a positive whole number of ", item_bytes_, "-byte items"));
+  }
 }
 
 void exchange_engine::start_choice() {

@@ -52,13 +52,17 @@ class grid_method final : public exchange_method_impl {
       const int expected = expected_[static_cast<std::size_t>(phase)];
       const std::uint64_t seen = receive_records(
           port_, exchange_message_kind::phase, step, expected, "sparse_exchange grid (phase message)",
-          [&](const held_record& record) {
+          [&](const held_record& record, int from) {
             if (record.dest == self) {
               r.in.push_back(incoming_record{record.source, record.data, record.bytes});
               return;
             }
+            // Grid routes raise the phase at every hop: a record that arrives here in this phase
+            // and cannot leave in a later one was not on its route.
             const hop next = router_->next_hop(self, record.dest, phase);
-            TRANSIT_ASSERT(next.phase > phase, "grid routes raise the phase at every hop");
+            if (next.phase <= phase)
+              port_.corrupt(from, "phase message",
+                            concat("a record for PE ", record.dest, " in phase ", phase, ", off its grid route"));
             batches_[link_of(next)].add(record);
           });
       largest = std::max(largest, seen);

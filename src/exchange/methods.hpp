@@ -70,31 +70,40 @@ struct record_batch {
 void send_batch(exchange_port& port, const outgoing_plan& plan, int dest, exchange_message_kind kind,
                 std::uint16_t step, std::uint64_t volume, record_batch& batch);
 
-/// Waits for `expected` messages of (kind, step) and calls each(held_record) for each of their
+/// Waits for `expected` messages of (kind, step) and calls each(held_record, sender PE) for each of their
 /// records, which stay valid until the run ends. Returns the largest volume they carry.
 template <class Each>
 std::uint64_t receive_records(exchange_port& port, exchange_message_kind kind, std::uint16_t step, int expected,
                               const char* what, Each&& each);
 
-/// Calls each(held_record) for every record of a stage or phase message; returns its header.
-/// The records point into `m`, which the caller must hold until the run ends.
+/// Calls each(held_record, sender PE) for every record of a stage or phase message; returns its header.
+/// The records point into `m`, which the caller must hold until the run ends. Reports a message
+/// whose records do not fill it exactly, or name a PE outside the job, through port.corrupt().
 template <class Each>
-exchange_wire_header read_records(const message_buffer& m, Each&& each) {
+exchange_wire_header read_records(const exchange_port& port, const message& m, Each&& each) {
   exchange_wire_header h;
-  TRANSIT_ASSERT(m.size() >= sizeof h, "exchange message shorter than its header");
-  std::memcpy(&h, m.payload(), sizeof h);
-  const std::byte* at = m.payload() + sizeof h;
-  const std::byte* const end = m.payload() + m.size();
+  std::memcpy(&h, m.data.payload(), sizeof h);  // exchange_port::receive checked the size
+  const std::byte* at = m.data.payload() + sizeof h;
+  const std::byte* const end = m.data.payload() + m.data.size();
+  const char* const what =
+      h.kind == static_cast<std::uint16_t>(exchange_message_kind::stage) ? "stage message" : "phase message";
+  const auto bad = [&](std::uint64_t i, std::string_view problem) {
+    port.corrupt(m.source, what, concat("record ", i, " of ", h.records, ": ", problem));
+  };
   for (std::uint64_t i = 0; i < h.records; ++i) {
     exchange_record_header r;
-    TRANSIT_ASSERT(end - at >= static_cast<std::ptrdiff_t>(sizeof r), "exchange record header cut off");
+    if (end - at < static_cast<std::ptrdiff_t>(sizeof r)) bad(i, "its header is cut off");
     std::memcpy(&r, at, sizeof r);
     at += sizeof r;
-    TRANSIT_ASSERT(static_cast<std::uint64_t>(end - at) >= r.bytes, "exchange record cut off");
-    each(held_record{r.dest, r.source, r.bytes, at, nullptr});
+    if (r.bytes > static_cast<std::uint64_t>(end - at) || padded(r.bytes) > static_cast<std::uint64_t>(end - at))
+      bad(i, concat(r.bytes, " bytes, but ", end - at, " bytes are left"));
+    if (r.dest < 0 || r.dest >= port.size()) bad(i, concat("destination PE ", r.dest, " outside the job's ", port.size()));
+    if (r.source < 0 || r.source >= port.size() || r.source == r.dest)
+      bad(i, concat("source PE ", r.source, " outside the job's ", port.size(), " or its destination"));
+    each(held_record{r.dest, r.source, r.bytes, at, nullptr}, m.source);
     at += padded(r.bytes);
   }
-  TRANSIT_ASSERT(at == end, "exchange message longer than its records");
+  if (at != end) port.corrupt(m.source, what, concat(end - at, " bytes after its ", h.records, " records"));
   return h;
 }
 
@@ -137,7 +146,7 @@ std::uint64_t receive_records(exchange_port& port, exchange_message_kind kind, s
   int received = 0;
   short_wait wait;
   const auto arrive = [&](message& m, const exchange_wire_header&) {
-    largest = std::max(largest, read_records(m.data, each).volume);
+    largest = std::max(largest, read_records(port, m, each).volume);
     port.hold(std::move(m.data));
     ++received;
   };

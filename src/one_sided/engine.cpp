@@ -236,6 +236,20 @@ void routed_engine::on_reply(std::uint32_t ticket, const std::byte* data, std::s
   --live_tickets_;
 }
 
+std::string routed_engine::control_problem(const control_record& c) const {
+  if (c.type == control_type::acks) {
+    if (c.value > acks_expected_ - acks_received_)
+      return concat(c.value, " acknowledgements for PE ", c.pe, ", which awaits ", acks_expected_ - acks_received_);
+    return {};
+  }
+  if (c.value >= tickets_.size() || tickets_[c.value].done == nullptr)
+    return concat("reply for ticket ", c.value, " of PE ", c.pe, ", which awaits none");
+  if (c.payload_bytes != tickets_[c.value].bytes)
+    return concat("reply of ", c.payload_bytes, " bytes for ticket ", c.value, " of PE ", c.pe, " (expected ",
+                  tickets_[c.value].bytes, ")");
+  return {};
+}
+
 void routed_engine::issue(const operation& op, completion* done, std::shared_ptr<completion> keep) {
   const std::size_t element = config_.mutexes ? 0 : config_.element_size;
   const bool region = op.code == op_code::put || op.code == op_code::get || op.code == op_code::accumulate;

@@ -1,13 +1,15 @@
 // progress_mode::helper_thread: one helper thread per node is the endpoint of every PE of the
 // node (ARMCI's communication helper, HiCOO's per-node server). Each PE's part of the node's
 // shared memory holds, 64-byte aligned:
-//   request ring (PE -> helper) | reply ring (helper -> PE) | the PE's block of elements
+//   elements (u64) | request ring (PE -> helper) | reply ring (helper -> PE) | the PE's block of elements
+// (the helper checks requests from the wire against a block's elements before it touches them).
 // A PE applies operations on its own node's elements itself (atomics atomically) and pushes the
 // rest into its request ring; the helper aggregates the rings of all its PEs into its links,
 // forwards and serves like any endpoint, and pushes replies and acknowledgements into the reply
 // rings (into a private overflow queue when a ring is full: it never waits for a PE).
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <deque>
 #include <set>
 #include <vector>
@@ -32,14 +34,15 @@ std::size_t ring_capacity(std::size_t buffer_bytes) {
 /// Where the rings and the block sit in a PE's shared part.
 struct part_layout {
   std::size_t ring_bytes;
-  std::size_t requests = 0;
+  std::size_t elements = 0;
+  std::size_t requests = 64;
   std::size_t replies;
   std::size_t block;
   std::size_t total;
   part_layout(std::size_t capacity, std::size_t block_bytes)
       : ring_bytes(capacity),
-        replies(byte_ring::control_bytes + capacity),
-        block(2 * (byte_ring::control_bytes + capacity)),
+        replies(requests + byte_ring::control_bytes + capacity),
+        block(requests + 2 * (byte_ring::control_bytes + capacity)),
         total(block + align64(block_bytes)) {}
 };
 
@@ -53,6 +56,7 @@ class node_helper final : private hub::host {
     byte_ring requests;  // consumer side
     byte_ring replies;   // producer side
     std::byte* block;
+    const std::byte* elements;  // the u64 count of the block's elements, written by its PE
     std::deque<std::vector<std::byte>> overflow;  // replies waiting for ring room
   };
 
@@ -192,6 +196,11 @@ class node_helper final : private hub::host {
   }
 
   std::byte* block_of(int pe) override { return side_of(pe).block; }
+  std::uint64_t block_elements(int pe) override {
+    std::uint64_t n = 0;
+    std::memcpy(&n, side_of(pe).elements, sizeof n);  // written before the set-up barrier
+    return n;
+  }
   void deliver_reply(int pe, std::uint32_t ticket, const std::byte* data, std::size_t bytes) override {
     to_ring(pe, control_record{control_type::reply, 0, 0, static_cast<std::uint32_t>(bytes), pe, ticket}, data, bytes);
   }
@@ -270,6 +279,7 @@ hub::config helper_engine::plan_routes(const node_plan& plan) const {
   c.in_links = in_links.size();
   c.route.resize(static_cast<std::size_t>(ctx_.size()));
   c.endpoint_of.resize(static_cast<std::size_t>(ctx_.size()));
+  for (int n = 0; n < m.num_nodes(); ++n) c.pe_of_endpoint.push_back(m.pe_on_node(n, 0));  // the helper's rank
   for (int owner = 0; owner < ctx_.size(); ++owner) {
     const int target = m.node_of(owner);
     c.endpoint_of[static_cast<std::size_t>(owner)] = target;
@@ -296,6 +306,8 @@ helper_engine::helper_engine(context& ctx, const engine_config& config) : routed
 
   // This PE's part: rings constructed, elements initialised, before anyone may use them.
   std::byte* mine = resources_->part(local);
+  const std::uint64_t elements = config.local_elements;
+  std::memcpy(mine + layout.elements, &elements, sizeof elements);
   byte_ring::create(mine + layout.requests);
   byte_ring::create(mine + layout.replies);
   place_block(mine + layout.block);
@@ -312,7 +324,8 @@ helper_engine::helper_engine(context& ctx, const engine_config& config) : routed
     for (int l = 0; l < m.pes_on_node(node); ++l) {
       std::byte* part = resources_->part(l);
       sides.push_back(node_helper::pe_side{m.pe_on_node(node, l), byte_ring(part + layout.requests, layout.ring_bytes),
-                                           byte_ring(part + layout.replies, layout.ring_bytes), part + layout.block, {}});
+                                           byte_ring(part + layout.replies, layout.ring_bytes), part + layout.block,
+                                           part + layout.elements, {}});
     }
     helper_ = std::make_unique<node_helper>(ctx, *resources_, std::move(routes), std::move(sides));
   }

@@ -7,6 +7,7 @@
 
 #include "transit/detail/core/clock.hpp"
 #include "transit/detail/core/error.hpp"
+#include "core/wire_error.hpp"
 
 namespace transit::detail {
 
@@ -357,7 +358,9 @@ void hub::serve_mutex(const request_record& r) {
     }
     return;
   }
-  TRANSIT_ASSERT(m.held && m.holder == r.requester, "unlock by the holder (checked at the requester)");
+  // Checked at the requester: only a message from the wire can get here otherwise.
+  if (!m.held || m.holder != r.requester)
+    corrupt_message(receiver(), "unlock request", r.requester, concat("mutex ", r.offset, " is not held by PE ", r.requester));
   acknowledge(r.requester, 1);
   if (m.waiting.empty()) {
     m.held = false;
@@ -459,11 +462,168 @@ void hub::flush_control() {
   control_dirty_.clear();
 }
 
-void hub::process_control(int source, const std::byte* payload, std::size_t bytes) {
-  std::size_t at = sizeof(message_header);
-  while (at < bytes) {
+// ---- checks of received messages ----
+
+void hub::corrupt(int source, std::string_view message, std::string_view problem) const {
+  const auto& pes = config_.pe_of_endpoint;
+  const int pe = source >= 0 && static_cast<std::size_t>(source) < pes.size() ? pes[static_cast<std::size_t>(source)] : source;
+  corrupt_message(receiver(), message, pe, problem);
+}
+
+std::string hub::receiver() const {
+  // A PE's hub (polling) takes its messages from the PE's mailbox; a node helper's hub owns a
+  // transport of its own.
+  return concat("one-sided hub of ", mail_ != nullptr ? "PE " : "node ", config_.self);
+}
+
+void hub::check_requests(int source, const message_buffer& m) const {
+  message_header h;
+  std::memcpy(&h, m.payload(), sizeof h);
+  std::size_t at = sizeof h;
+  std::uint32_t n = 0;
+  for (; at < m.size(); ++n) {
+    const std::size_t left = m.size() - at;
+    if (left < sizeof(request_record))
+      corrupt(source, "request message", concat("request ", n, " cut off (", left, " bytes left)"));
+    request_record r;
+    std::memcpy(&r, m.payload() + at, sizeof r);
+    if (padded(r.payload_bytes) > left - sizeof r)
+      corrupt(source, "request message",
+              concat("request ", n, ": ", r.payload_bytes, " payload bytes, ", left - sizeof r, " left"));
+    if (const std::string problem = request_problem(r, m.payload() + at + sizeof r); !problem.empty())
+      corrupt(source, "request message", concat("request ", n, ": ", problem));
+    at += sizeof r + padded(r.payload_bytes);
+  }
+  if (n != h.records) corrupt(source, "request message", concat(n, " requests, but its header says ", h.records));
+}
+
+// Sizes, kinds and indices of one request (its payload lies in the message: the caller checked):
+// what serving, forwarding and combining it will read.
+std::string hub::request_problem(const request_record& r, const std::byte* payload) const {
+  if (r.op > op_code::get_packed) return concat("unknown op code ", static_cast<int>(r.op));
+  if (r.owner < 0 || static_cast<std::size_t>(r.owner) >= config_.route.size())
+    return concat("owner PE ", r.owner, " outside the job's ", config_.route.size());
+  if (r.requester < 0 || static_cast<std::size_t>(r.requester) >= config_.endpoint_of.size())
+    return concat("requesting PE ", r.requester, " outside the job's ", config_.endpoint_of.size());
+  // Combined request ids of this endpoint never come back in a request: only in its replies.
+  if (r.ticket != no_ticket && (r.ticket & combined_ticket) != 0 &&
+      config_.endpoint_of[static_cast<std::size_t>(r.requester)] == config_.self)
+    return concat("ticket ", r.ticket, " names a combined request of this endpoint");
+  const std::uint64_t element = element_size_;
+  const std::uint64_t count = r.count;
+  std::uint64_t expected = 0;  // payload bytes
+  switch (r.op) {
+    case op_code::put: expected = count * element; break;
+    case op_code::get:
+    case op_code::lock:
+    case op_code::unlock: break;
+    case op_code::accumulate:
+      if (r.reduce > static_cast<std::uint8_t>(reduce_op::max)) return concat("unknown reduce_op ", int{r.reduce});
+      expected = count * element;
+      break;
+    case op_code::fetch_add:
+    case op_code::compare_exchange:
+      if (count != 1) return concat(count, " elements in an atomic (expected 1)");
+      expected = (r.op == op_code::fetch_add ? 1 : 2) * element;
+      break;
+    case op_code::put_packed:
+    case op_code::get_packed: {
+      if (count * sizeof(packed_region) > r.payload_bytes)
+        return concat(count, " packed regions in ", r.payload_bytes, " payload bytes");
+      std::uint64_t elements = 0;
+      for (std::uint32_t i = 0; i < r.count; ++i) {
+        packed_region region;
+        std::memcpy(&region, payload + i * sizeof(packed_region), sizeof region);
+        if (region.count > r.payload_bytes && r.op == op_code::put_packed)  // keeps the sum far below 2^64
+          return concat("packed region ", i, " of ", region.count, " elements, more than its payload bytes");
+        elements += region.count;
+      }
+      expected = count * sizeof(packed_region) + (r.op == op_code::put_packed ? elements * element : 0);
+      break;
+    }
+  }
+  if (r.payload_bytes != expected)
+    return concat(r.payload_bytes, " payload bytes for op code ", static_cast<int>(r.op), " (expected ", expected, ")");
+  if (config_.route[static_cast<std::size_t>(r.owner)] >= 0 || r.op == op_code::lock || r.op == op_code::unlock)
+    return {};  // forwarded (the owner's endpoint checks its elements), or a mutex (no elements)
+  const std::uint64_t size = host_.block_elements(r.owner);
+  const auto outside = [&](std::uint64_t offset, std::uint64_t n) { return offset > size || n > size - offset; };
+  if (r.op != op_code::put_packed && r.op != op_code::get_packed) {
+    if (outside(r.offset, count)) return concat("elements ", r.offset, "+", count, " outside PE ", r.owner, "'s ", size);
+    return {};
+  }
+  for (std::uint32_t i = 0; i < r.count; ++i) {
+    packed_region region;
+    std::memcpy(&region, payload + i * sizeof(packed_region), sizeof region);
+    if (outside(region.offset, region.count))
+      return concat("packed region ", i, ": elements ", region.offset, "+", region.count, " outside PE ", r.owner,
+                    "'s ", size);
+  }
+  return {};
+}
+
+void hub::check_control(int source, const std::byte* payload, std::size_t bytes) const {
+  message_header h;
+  std::memcpy(&h, payload, sizeof h);
+  std::size_t at = sizeof h;
+  std::uint32_t n = 0;
+  for (; at < bytes; ++n) {
+    const std::size_t left = bytes - at;
+    if (left < sizeof(control_record))
+      corrupt(source, "control message", concat("record ", n, " cut off (", left, " bytes left)"));
     control_record c;
     std::memcpy(&c, payload + at, sizeof c);
+    if (padded(c.payload_bytes) > left - sizeof c)
+      corrupt(source, "control message",
+              concat("record ", n, ": ", c.payload_bytes, " payload bytes, ", left - sizeof c, " left"));
+    if (c.type != control_type::reply && c.type != control_type::acks && c.type != control_type::credit)
+      corrupt(source, "control message", concat("record ", n, ": unknown type ", static_cast<int>(c.type)));
+    if (c.type != control_type::reply && c.payload_bytes != 0)
+      corrupt(source, "control message", concat("record ", n, ": ", c.payload_bytes, " payload bytes on no reply"));
+    if (c.type != control_type::credit &&
+        (c.pe < 0 || static_cast<std::size_t>(c.pe) >= config_.endpoint_of.size() ||
+         config_.endpoint_of[static_cast<std::size_t>(c.pe)] != config_.self))
+      corrupt(source, "control message", concat("record ", n, ": PE ", c.pe, " is not served by this endpoint"));
+    at += sizeof c + padded(c.payload_bytes);
+  }
+  if (n != h.records) corrupt(source, "control message", concat(n, " records, but its header says ", h.records));
+}
+
+// What one control record asks of this endpoint's state now, the records before it applied.
+std::string hub::control_problem(int source, const control_record& c) {
+  switch (c.type) {
+    case control_type::reply:
+      if (c.value != no_ticket && (c.value & combined_ticket) != 0) {
+        const std::uint32_t id = c.value & ~combined_ticket;
+        if (id >= combined_.size() || combined_[id].parts.empty())
+          return concat("reply for combined request ", id, ", which awaits none");
+        const std::uint64_t expected = combined_[id].kind == combine_sum ? element_size_ : 0;
+        if (c.payload_bytes != expected)
+          return concat("reply of ", c.payload_bytes, " bytes to combined request ", id, " (expected ", expected, ")");
+        return {};
+      }
+      return host_.refuse(c);
+    case control_type::acks: return host_.refuse(c);
+    case control_type::credit: {
+      const auto it = link_of_.find(source);
+      if (it == link_of_.end()) return "credit for a link this endpoint does not have";
+      const int credits = links_[it->second].credits;
+      if (c.value == 0 || c.value > static_cast<std::uint32_t>(link_credits - credits))
+        return concat("credit of ", c.value, " for a link with ", credits, " of ", link_credits, " credits");
+      return {};
+    }
+  }
+  return {};
+}
+
+void hub::process_control(int source, const std::byte* payload, std::size_t bytes) {
+  check_control(source, payload, bytes);
+  std::size_t at = sizeof(message_header);
+  for (std::uint32_t n = 0; at < bytes; ++n) {
+    control_record c;
+    std::memcpy(&c, payload + at, sizeof c);
+    if (const std::string problem = control_problem(source, c); !problem.empty())
+      corrupt(source, "control message", concat("record ", n, ": ", problem));
     const std::byte* data = payload + at + sizeof c;
     switch (c.type) {
       case control_type::reply:
@@ -477,9 +637,7 @@ void hub::process_control(int source, const std::byte* payload, std::size_t byte
         host_.deliver_acks(c.pe, c.value);
         break;
       case control_type::credit: {
-        const auto it = link_of_.find(source);
-        TRANSIT_ASSERT(it != link_of_.end(), "credit for a link this endpoint has");
-        link& l = links_[it->second];
+        link& l = links_[link_of_.at(source)];
         l.credits += static_cast<int>(c.value);
         if (l.waiting) send_link(l);
         break;
@@ -499,13 +657,16 @@ bool hub::receive() {
   for (auto& m : batch_) {
     ++counters_.messages_received;
     message_header h;
+    if (m.data.size() < sizeof h)
+      corrupt(m.source, "message", concat(m.data.size(), " bytes, shorter than its ", sizeof h, "-byte header"));
     std::memcpy(&h, m.data.payload(), sizeof h);
     if (h.kind == message_kind::control) {
       process_control(m.source, m.data.payload(), m.data.size());
       net_.recycle(std::move(m.data));
       continue;
     }
-    TRANSIT_ASSERT(h.kind == message_kind::requests, "a request or control message");
+    if (h.kind != message_kind::requests) corrupt(m.source, "message", concat("unknown kind ", static_cast<int>(h.kind)));
+    check_requests(m.source, m.data);
     ++counters_.request_messages_received;
     auto it = in_link_of_.find(m.source);
     if (it == in_link_of_.end()) {

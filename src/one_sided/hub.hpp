@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -108,6 +109,13 @@ class hub {
     virtual std::byte* block_of(int pe) = 0;
     virtual void deliver_reply(int pe, std::uint32_t ticket, const std::byte* data, std::size_t bytes) = 0;
     virtual void deliver_acks(int pe, std::uint64_t count) = 0;
+    /// Elements of `pe`'s block (a PE this endpoint serves): requests from the wire are checked
+    /// against it before they touch the block.
+    virtual std::uint64_t block_elements(int pe) = 0;
+    /// Why a reply or acknowledgement record from the wire for a PE of this endpoint cannot be
+    /// delivered (a ticket not live, a reply of another size, more acknowledgements than
+    /// requests), or empty when it can. Default: the host cannot tell here.
+    virtual std::string refuse(const control_record&) { return {}; }
   };
 
   struct config {
@@ -124,6 +132,7 @@ class hub {
     std::vector<bool> links_between_nodes;  // by link: its next hop is on another node (counted)
     std::vector<std::int32_t> endpoint_of;  // requesting PE -> endpoint its replies go to
     std::size_t in_links = 0;               // incoming links, for the memory bound
+    std::vector<std::int32_t> pe_of_endpoint;  // endpoint -> PE its reports name; empty: the same
   };
 
   /// `mail` null: the hub owns `net` and takes every message from it.
@@ -200,6 +209,14 @@ class hub {
   control_record* control_slot(int endpoint, std::size_t payload_bytes);
   void flush_control();
   bool receive();
+  /// The checks of core/wire_error.hpp: a received message is reported (wire_error) before any
+  /// of it is used, so process() and process_control() read only checked records.
+  std::string receiver() const;
+  [[noreturn]] void corrupt(int source, std::string_view message, std::string_view problem) const;
+  void check_requests(int source, const message_buffer& m) const;
+  std::string request_problem(const request_record& r, const std::byte* payload) const;
+  void check_control(int source, const std::byte* payload, std::size_t bytes) const;
+  std::string control_problem(int source, const control_record& c);
   void process_control(int source, const std::byte* payload, std::size_t bytes);
   bool process_in_links();
   bool process(in_link& in);

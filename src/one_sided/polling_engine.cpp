@@ -36,6 +36,8 @@ class polling_engine final : public routed_engine, private hub::host {
     on_reply(ticket, data, bytes);
   }
   void deliver_acks(int, std::uint64_t count) override { on_acks(count); }
+  std::uint64_t block_elements(int) override { return block_.size() / config_.element_size; }
+  std::string refuse(const control_record& c) override { return control_problem(c); }
   hub::config plan_routes() const;
 
   std::unique_ptr<std::byte, free_deleter> storage_;

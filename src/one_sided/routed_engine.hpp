@@ -78,6 +78,9 @@ class routed_engine : public one_sided_engine {
   void place_block(std::byte* at);
   void on_reply(std::uint32_t ticket, const std::byte* data, std::size_t bytes);
   void on_acks(std::uint64_t count) noexcept { acks_received_ += count; }
+  /// Why a reply or acknowledgement record from the wire does not fit what this PE awaits (a
+  /// ticket not live, a reply of another size, more acknowledgements than outstanding), or empty.
+  std::string control_problem(const control_record& c) const;
   /// Everything this PE issued is complete (replies and acknowledgements received).
   bool settled() const noexcept {
     return backlog_.empty() && live_tickets_ == 0 && acks_received_ == acks_expected_;

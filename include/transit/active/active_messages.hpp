@@ -148,6 +148,7 @@ class active_messages {
  private:
   template <class H, class... K>
   friend struct detail::handler_slot;
+  friend struct detail::active_messages_test_access;  // tests/active: forged calls
 
   static constexpr int broadcast_dest = -1;
 

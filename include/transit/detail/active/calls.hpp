@@ -25,6 +25,9 @@ namespace transit::detail {
 
 // ---- argument kinds: what travels ----
 
+/// Defined by tests only (tests/active/wire_fuzz_test.cpp): reaches an active_messages' streamers.
+struct active_messages_test_access;
+
 /// A string argument (std::string, std::string_view, a literal, anything that converts to
 /// std::string_view); the handler receives a wire_string.
 struct text_arg {};
@@ -262,13 +265,14 @@ class gather_sink {
   std::size_t offset_ = 0;  // within it
 };
 
-/// Reads a record; every length is checked against the record's size (std::runtime_error).
+/// Reads a record; every length is checked against the record's size (a std::runtime_error that
+/// active_messages reports as a corrupt call from the PE the call came from).
 class record_reader {
  public:
   /// Reads the record at `data` (`size` bytes) from byte `start` on; alignment counts from `data`.
   record_reader(const std::byte* data, std::size_t size, std::size_t start) noexcept
       : data_(data), size_(size), position_(start) {}
-  /// Throws std::runtime_error: a record of `size` bytes ends before `wanted` bytes at `at`. (Static,
+  /// Throws (see above): a record of `size` bytes ends before `wanted` bytes at `at`. (Static,
   /// so that a reader does not escape to memory and stays in registers in dispatch loops.)
   [[noreturn]] static void truncated(std::size_t size, std::size_t at, std::uint64_t wanted);
 

@@ -46,6 +46,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "transit/detail/exchange/selection.hpp"
@@ -116,6 +117,8 @@ class exchange_port {
   context& ctx() noexcept { return ctx_; }
   int rank() const noexcept { return rank_; }
   int size() const noexcept { return size_; }
+  /// The exchange's channel (its messages, and a test's forged ones).
+  std::uint32_t channel() const noexcept { return channel_; }
   exchange_stats& stats() noexcept { return stats_; }
   collective_group& group() noexcept { return *group_; }
 
@@ -141,8 +144,13 @@ class exchange_port {
   void release();
   /// Lines for watchdog reports.
   std::string describe() const;
+  /// Reports a received message that fails a check (core/wire_error.hpp): throws wire_error
+  /// "sparse_exchange #<channel>: corrupt <message> from PE <source>: <problem>".
+  [[noreturn]] void corrupt(int source, std::string_view message, std::string_view problem) const;
 
  private:
+  void check_header(const message& m, const exchange_wire_header& h) const;
+
   context& ctx_;
   exchange_stats& stats_;
   const int rank_;
@@ -198,6 +206,8 @@ class exchange_engine {
   exchange_method_impl& impl(exchange_method m);
   exchange_method next_method() const;
   void after_automatic_run(std::uint64_t volume, double seconds);
+  /// Reports a message of this run left unread, or a record that is no whole number of items.
+  void check_arrived(exchange_method m, const std::vector<incoming_record>& in);
   void start_choice();
   void start_phase();
   void choose();

@@ -288,6 +288,9 @@ class streamer_core {
   friend struct streamer_test_access;
   friend class streamer_group;
 
+  /// See streamer_group::delivering_from. Local items are delivered only between messages.
+  int delivering_from() const noexcept { return batch_.started ? batch_.messages[batch_.next].source : rank_; }
+
   /// A batch of messages being delivered, resumable after a callback's exception.
   struct delivery_queue {
     std::vector<message> messages;
@@ -343,6 +346,10 @@ class streamer_core {
   bool poll_once(bool pump = true);
   bool advance_staged();
   bool in_links_complete(int below_phase) const;
+  /// Counts a checked data message of this step on its in-link (final marker, quiesce flag).
+  void count_arrival(const message& m, const wire_header& h);
+  /// Tells the PEs this one sends to that its streamer is gone (peer_left control messages).
+  void announce_departure();
   bool locally_idle() const noexcept {
     return local_.empty() && local_messages_.empty() && links_[self_link].next == nullptr;
   }
@@ -449,6 +456,12 @@ class streamer_group {
   void quiesce(std::string_view what) {
     streamer_core::quiesce_members(ctx_, members_, endpoints_, *group_, wave_, what);
     ++steps_ended_;
+  }
+  /// Local, from a deliver callback of member `s` (a streamer<T>): the PE whose message it is
+  /// delivering from (this PE for its own items), for a layer to name when an item fails its checks.
+  template <class Streamer>
+  static int delivering_from(const Streamer& s) noexcept {
+    return static_cast<const streamer_core&>(s).delivering_from();
   }
   /// Local: how many quiesce() calls have returned on this PE. An endpoint tags its messages with
   /// it, so that one sent by a PE already past a quiescence is not handled by a PE still in it.

@@ -1,0 +1,15 @@
+#pragma once
+// Private to src/streamer: what core.cpp and termination.cpp both read off a message.
+#include <cstdint>
+
+#include "transit/detail/streamer/core.hpp"
+
+namespace transit::detail {
+
+/// The step as the wire header carries it (16 bits).
+inline std::uint16_t step_tag(std::uint32_t step) { return static_cast<std::uint16_t>(step); }
+
+/// A message on the streamer's control channel (a peer's streamer is gone).
+inline bool is_control(const message& m) { return (m.channel & mailbox::control_bit) != 0; }
+
+}  // namespace transit::detail
