@@ -18,6 +18,7 @@
 #include "profile_cache.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
+#include "transit/tuning/profile.hpp"
 
 namespace transit {
 
@@ -221,19 +222,11 @@ transfer_protocol protocol_profile::choose(std::size_t region_bytes, std::size_t
   return builtin_protocol_choice(region_bytes, regions);
 }
 
-std::filesystem::path protocol_profile_path() {
-  if (const char* p = std::getenv("TRANSIT_PROFILE"); p != nullptr && *p != '\0') return p;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x != '\0')
-    return std::filesystem::path(x) / "transit" / "profile.json";
-  const char* home = std::getenv("HOME");
-  return std::filesystem::path(home != nullptr ? home : ".") / ".cache" / "transit" / "profile.json";
-}
+// The file and the host key are tuning's (profile.hpp): one path rule and one host rule for every
+// section of the file.
+std::filesystem::path protocol_profile_path() { return default_profile_path(); }
 
-std::string protocol_profile_host() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "unknown";
-  return name;
-}
+std::string protocol_profile_host() { return this_host(); }
 
 std::optional<protocol_profile> load_protocol_profile(const std::filesystem::path& path, std::string_view backend,
                                                       int pes_per_node, std::string_view host) {

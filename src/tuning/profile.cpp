@@ -185,7 +185,8 @@ std::string to_json_text(const streamer_profile& entry) { return to_json(entry).
 
 std::filesystem::path default_profile_path() {
   if (const char* file = std::getenv("TRANSIT_PROFILE"); file != nullptr && *file != '\0') return file;
-  if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache != nullptr && *cache == '/')
+  // XDG Base Directory spec: a relative XDG_CACHE_HOME is invalid and ignored.
+  if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache != nullptr && std::filesystem::path(cache).is_absolute())
     return std::filesystem::path(cache) / "transit" / "profile.json";
   const char* home = std::getenv("HOME");
   return std::filesystem::path(home != nullptr && *home != '\0' ? home : ".") / ".cache" / "transit" / "profile.json";

@@ -98,8 +98,8 @@ struct protocol_profile {
 /// there are two or more, pipelined otherwise (docs/protocols.md says why). Local.
 transfer_protocol builtin_protocol_choice(std::size_t region_bytes, std::size_t regions) noexcept;
 
-/// The profile file: TRANSIT_PROFILE when set and not empty, else $XDG_CACHE_HOME/transit/profile.json,
-/// else $HOME/.cache/transit/profile.json. Local.
+/// The profile file: default_profile_path() (transit/tuning/profile.hpp), the one rule for every
+/// section of the file. Local.
 std::filesystem::path protocol_profile_path();
 
 /// Local. The "protocols" entry of `path` for this backend and host with the PEs per node
@@ -128,7 +128,7 @@ struct protocol_profile_status {
 /// reported in protocol_profile_status::error. Thread-safe.
 protocol_profile_status protocol_profile_in_use(const context& ctx);
 
-/// The host name profile entries are keyed by. Local.
+/// The host name profile entries are keyed by: this_host() (transit/tuning/profile.hpp). Local.
 std::string protocol_profile_host();
 
 }  // namespace transit
