@@ -14,8 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "floor_log2.hpp"
-#include "profile_cache.hpp"
+#include "core/floor_log2.hpp"
+#include "one_sided/automatic_protocol.hpp"
+#include "transit/protocols/protocols.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
 #include "transit/tuning/profile.hpp"
@@ -137,23 +138,6 @@ std::optional<json> read_root(const std::filesystem::path& path) {
 }
 
 }  // namespace
-
-std::string_view to_string(transfer_protocol p) noexcept {
-  switch (p) {
-    case transfer_protocol::automatic: return "automatic";
-    case transfer_protocol::blocking: return "blocking";
-    case transfer_protocol::pipelined: return "pipelined";
-    case transfer_protocol::packed: return "packed";
-  }
-  return "unknown";
-}
-
-transfer_protocol parse_transfer_protocol(std::string_view name) {
-  for (const auto p : {transfer_protocol::automatic, transfer_protocol::blocking, transfer_protocol::pipelined,
-                       transfer_protocol::packed})
-    if (name == to_string(p)) return p;
-  detail::throw_invalid("transfer protocol", name, "'automatic', 'blocking', 'pipelined' or 'packed'");
-}
 
 double protocol_point::seconds(transfer_protocol p) const noexcept {
   return p == transfer_protocol::blocking ? blocking : p == transfer_protocol::pipelined ? pipelined : packed;
@@ -352,10 +336,24 @@ protocol_profile_status protocol_profile_in_use(const context& ctx) {
 
 namespace detail {
 
-std::shared_ptr<const protocol_profile> profile_for(const context& ctx) {
+namespace {
+/// `automatic` from a profile entry (or the built-in rule, an entry without tables).
+class profile_choice final : public automatic_protocol {
+ public:
+  explicit profile_choice(std::shared_ptr<const protocol_profile> profile) : profile_(std::move(profile)) {}
+  transfer_protocol choose(std::size_t region_bytes, std::size_t regions, bool same_node) const override {
+    return profile_->choose(region_bytes, regions, same_node);
+  }
+
+ private:
+  std::shared_ptr<const protocol_profile> profile_;
+};
+}  // namespace
+
+std::shared_ptr<const automatic_protocol> automatic_protocol_for(const context& ctx) {
   cache_entry e = cached(ctx);
   if (!e.error.empty()) throw protocol_profile_error(e.error);
-  return e.profile;
+  return std::make_shared<const profile_choice>(std::move(e.profile));
 }
 
 }  // namespace detail
