@@ -1,7 +1,5 @@
 // Protocol profiles: lookup, the built-in rule, and the "protocols" section of the profile file
 // (JSON through nlohmann-json; the file's other sections belong to tuning/ and are kept as they are).
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -20,6 +18,7 @@
 #include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
 #include "transit/tuning/profile.hpp"
+#include "tuning/profile_json.hpp"
 
 namespace transit {
 
@@ -265,17 +264,11 @@ void save_protocol_profile(const std::filesystem::path& path, const protocol_pro
     }
   }
   if (!replaced) section.push_back(std::move(fresh));
-  std::error_code ec;
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
-  if (ec) fail(path, detail::concat("cannot create its directory: ", ec.message()));
-  const std::filesystem::path temporary = path.string() + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << root.dump(1) << '\n';
-    if (!out) fail(path, "cannot be written (temporary file " + temporary.string() + ")");
+  try {
+    detail::write_profile_text(path, root.dump(1) + "\n");  // the file's one writer (tuning/)
+  } catch (const profile_error& e) {
+    throw protocol_profile_error(e.what());
   }
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) fail(path, detail::concat("cannot be replaced: ", ec.message()));
 }
 
 std::string to_json_text(const protocol_profile& entry) { return to_json(entry).dump(); }

@@ -317,26 +317,7 @@ void profile_file::put(const transport_profile& entry) {
   section.push_back(to_json(entry));
 }
 
-void profile_file::save() const {
-  std::error_code ec;
-  if (path_.has_parent_path()) {
-    std::filesystem::create_directories(path_.parent_path(), ec);
-    if (ec) fail(path_, detail::concat("its directory cannot be created (", ec.message(), ")"));
-  }
-  std::filesystem::path temporary = path_;
-  temporary += detail::concat(".tmp.", getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) fail(path_, detail::concat("cannot be written (", temporary.string(), " cannot be created)"));
-    out << json_->root.dump(2) << "\n";
-    if (!out.flush()) fail(path_, "cannot be written (disk full?)");
-  }
-  std::filesystem::rename(temporary, path_, ec);
-  if (ec) {
-    std::filesystem::remove(temporary, ec);
-    fail(path_, "cannot be replaced (rename failed)");
-  }
-}
+void profile_file::save() const { detail::write_profile_text(path_, json_->root.dump(2) + "\n"); }
 
 profile_status profile_in_use(const context& ctx) {
   profile_status status;
@@ -353,6 +334,27 @@ profile_status profile_in_use(const context& ctx) {
 }
 
 namespace detail {
+
+void write_profile_text(const std::filesystem::path& path, const std::string& text) {
+  std::error_code ec;
+  if (path.has_parent_path()) {
+    std::filesystem::create_directories(path.parent_path(), ec);
+    if (ec) fail(path, detail::concat("its directory cannot be created (", ec.message(), ")"));
+  }
+  std::filesystem::path temporary = path;
+  temporary += detail::concat(".tmp.", getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) fail(path, detail::concat("cannot be written (", temporary.string(), " cannot be created)"));
+    out << text;
+    if (!out.flush()) fail(path, "cannot be written (disk full?)");
+  }
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) {
+    std::filesystem::remove(temporary, ec);
+    fail(path, "cannot be replaced (rename failed)");
+  }
+}
 
 nlohmann::json& profile_access::section(profile_file& file, std::string_view kind) {
   json& root = file.json_->root;
