@@ -58,7 +58,6 @@ scheme scheme_of(routing r) {
     case routing::grid: return scheme::grid;
     case routing::node_aware: return scheme::node_aware;
     case routing::node_aware_advanced: return scheme::node_aware_advanced;
-    case routing::lowest_dimension_first: break;  // one-sided's router: never a model candidate
   }
   throw std::logic_error(detail::concat("transit model: no bench scheme for routing ", to_string(r)));
 }

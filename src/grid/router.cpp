@@ -57,19 +57,15 @@ std::string_view to_string(routing r) noexcept {
       return "node-aware";
     case routing::node_aware_advanced:
       return "node-aware-advanced";
-    case routing::lowest_dimension_first:
-      return "lowest-dimension-first";
   }
   return "unknown";
 }
 
 routing parse_routing(std::string_view name) {
-  for (const routing r : {routing::grid, routing::node_aware, routing::node_aware_advanced,
-                          routing::lowest_dimension_first}) {
+  for (const routing r : {routing::grid, routing::node_aware, routing::node_aware_advanced}) {
     if (name == to_string(r)) return r;
   }
-  detail::throw_invalid("routing scheme", name,
-                        "'grid', 'node-aware', 'node-aware-advanced' or 'lowest-dimension-first'");
+  detail::throw_invalid("routing scheme", name, "'grid', 'node-aware' or 'node-aware-advanced'");
 }
 
 std::unique_ptr<router> make_router(routing kind, const virtual_grid& grid, const machine& m) {
@@ -77,7 +73,6 @@ std::unique_ptr<router> make_router(routing kind, const virtual_grid& grid, cons
     detail::throw_invalid(detail::concat("number of PEs in grid ", grid.str()), grid.num_pes(),
                           detail::concat("the machine's ", m.num_pes(), " PEs"));
   if (kind == routing::grid) return std::make_unique<detail::grid_router>(grid);
-  if (kind == routing::lowest_dimension_first) return std::make_unique<detail::ldf_router>(grid);
   check_rows_are_nodes(grid, m);
   return std::make_unique<detail::node_aware_router>(grid, kind == routing::node_aware_advanced);
 }

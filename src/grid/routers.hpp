@@ -1,5 +1,6 @@
 #pragma once
-// Private to src/grid: the concrete routers behind transit::router (see docs/routing.md).
+// Private to the library: the concrete routers behind transit::router (see docs/routing.md).
+// make_router builds the public schemes; one_sided builds ldf_router itself (not a public scheme).
 #include <vector>
 
 #include "transit/grid/router.hpp"
@@ -59,12 +60,15 @@ class grid_router final : public routing_base {
 
 /// HiCOO's lowest-dimension-first routing (Yu et al. 2012, Algorithm 1 with its rule for
 /// partially populated grids); see ldf_router.cpp for the rule, the numbering and the phases.
+/// Only one_sided routes with it (its node grid), so the public `routing` enum does not name it.
 class ldf_router final : public routing_base {
  public:
   /// Throws std::invalid_argument unless the PEs fill slots 0..num_pes-1.
   explicit ldf_router(virtual_grid grid);
 
-  routing kind() const noexcept override { return routing::lowest_dimension_first; }
+  /// The public family it belongs to: one dimension per phase, as grid (in the other order).
+  /// Nothing that reads kind() (the streamer) ever runs this router.
+  routing kind() const noexcept override { return routing::grid; }
   int num_phases() const noexcept override { return grid().ndims(); }
   int max_hops() const noexcept override { return grid().ndims(); }
   hop next_hop(int self, int dest, int arrived_phase) const override;

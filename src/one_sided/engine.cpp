@@ -6,6 +6,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "grid/routers.hpp"
 #include "routed_engine.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
@@ -113,7 +114,8 @@ node_plan make_node_plan(request_topology topology, int nodes) {
       break;
   }
   virtual_grid grid(std::move(dims), nodes);
-  auto route = make_router(routing::lowest_dimension_first, grid, machine(nodes));
+  // Lowest dimension first: not a public routing scheme, so not through make_router.
+  std::unique_ptr<router> route = std::make_unique<detail::ldf_router>(grid);
   return node_plan{std::move(grid), std::move(route)};
 }
 

@@ -1,7 +1,5 @@
 // Protocol profiles: lookup, the built-in rule, and the "protocols" section of the profile file
 // (JSON through nlohmann-json; the file's other sections belong to tuning/ and are kept as they are).
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -14,10 +12,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "floor_log2.hpp"
-#include "profile_cache.hpp"
+#include "core/floor_log2.hpp"
+#include "one_sided/automatic_protocol.hpp"
+#include "transit/protocols/protocols.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
+#include "transit/tuning/profile.hpp"
+#include "tuning/profile_json.hpp"
 
 namespace transit {
 
@@ -137,23 +138,6 @@ std::optional<json> read_root(const std::filesystem::path& path) {
 
 }  // namespace
 
-std::string_view to_string(transfer_protocol p) noexcept {
-  switch (p) {
-    case transfer_protocol::automatic: return "automatic";
-    case transfer_protocol::blocking: return "blocking";
-    case transfer_protocol::pipelined: return "pipelined";
-    case transfer_protocol::packed: return "packed";
-  }
-  return "unknown";
-}
-
-transfer_protocol parse_transfer_protocol(std::string_view name) {
-  for (const auto p : {transfer_protocol::automatic, transfer_protocol::blocking, transfer_protocol::pipelined,
-                       transfer_protocol::packed})
-    if (name == to_string(p)) return p;
-  detail::throw_invalid("transfer protocol", name, "'automatic', 'blocking', 'pipelined' or 'packed'");
-}
-
 double protocol_point::seconds(transfer_protocol p) const noexcept {
   return p == transfer_protocol::blocking ? blocking : p == transfer_protocol::pipelined ? pipelined : packed;
 }
@@ -221,19 +205,11 @@ transfer_protocol protocol_profile::choose(std::size_t region_bytes, std::size_t
   return builtin_protocol_choice(region_bytes, regions);
 }
 
-std::filesystem::path protocol_profile_path() {
-  if (const char* p = std::getenv("TRANSIT_PROFILE"); p != nullptr && *p != '\0') return p;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x != '\0')
-    return std::filesystem::path(x) / "transit" / "profile.json";
-  const char* home = std::getenv("HOME");
-  return std::filesystem::path(home != nullptr ? home : ".") / ".cache" / "transit" / "profile.json";
-}
+// The file and the host key are tuning's (profile.hpp): one path rule and one host rule for every
+// section of the file.
+std::filesystem::path protocol_profile_path() { return default_profile_path(); }
 
-std::string protocol_profile_host() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "unknown";
-  return name;
-}
+std::string protocol_profile_host() { return this_host(); }
 
 std::optional<protocol_profile> load_protocol_profile(const std::filesystem::path& path, std::string_view backend,
                                                       int pes_per_node, std::string_view host) {
@@ -288,17 +264,11 @@ void save_protocol_profile(const std::filesystem::path& path, const protocol_pro
     }
   }
   if (!replaced) section.push_back(std::move(fresh));
-  std::error_code ec;
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
-  if (ec) fail(path, detail::concat("cannot create its directory: ", ec.message()));
-  const std::filesystem::path temporary = path.string() + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << root.dump(1) << '\n';
-    if (!out) fail(path, "cannot be written (temporary file " + temporary.string() + ")");
+  try {
+    detail::write_profile_text(path, root.dump(1) + "\n");  // the file's one writer (tuning/)
+  } catch (const profile_error& e) {
+    throw protocol_profile_error(e.what());
   }
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) fail(path, detail::concat("cannot be replaced: ", ec.message()));
 }
 
 std::string to_json_text(const protocol_profile& entry) { return to_json(entry).dump(); }
@@ -359,10 +329,24 @@ protocol_profile_status protocol_profile_in_use(const context& ctx) {
 
 namespace detail {
 
-std::shared_ptr<const protocol_profile> profile_for(const context& ctx) {
+namespace {
+/// `automatic` from a profile entry (or the built-in rule, an entry without tables).
+class profile_choice final : public automatic_protocol {
+ public:
+  explicit profile_choice(std::shared_ptr<const protocol_profile> profile) : profile_(std::move(profile)) {}
+  transfer_protocol choose(std::size_t region_bytes, std::size_t regions, bool same_node) const override {
+    return profile_->choose(region_bytes, regions, same_node);
+  }
+
+ private:
+  std::shared_ptr<const protocol_profile> profile_;
+};
+}  // namespace
+
+std::shared_ptr<const automatic_protocol> automatic_protocol_for(const context& ctx) {
   cache_entry e = cached(ctx);
   if (!e.error.empty()) throw protocol_profile_error(e.error);
-  return e.profile;
+  return std::make_shared<const profile_choice>(std::move(e.profile));
 }
 
 }  // namespace detail

@@ -104,6 +104,280 @@ std::vector<double> ranks_of(const std::vector<double>& v) {
   return ranks;
 }
 
+/// The costs predict_step charges: intra and inter, or their mean when they are one kind of link.
+struct link_pair {
+  link_costs intra, inter;
+};
+
+/// The sources whose routes are walked: all of them, or an even sample on very large jobs (the
+/// counts are then scaled by `scale` and approximate).
+struct walked_sources {
+  bool exact = true;
+  std::vector<int> sources;
+  double scale = 1;
+};
+
+/// Where the items go: every link's load and what each PE keeps or receives.
+struct traffic {
+  std::vector<link_load> loads;  // links of every PE that walks or is walked through
+  std::vector<char> enumerated;  // PEs whose out-links are in `loads`
+  std::vector<double> self_items, delivered_intra, delivered_inter;  // per PE
+  double leaving = 0;            // items that leave their source
+};
+
+/// What the links cost: each PE's time per term, the job's counts, and each phase's load.
+struct pe_charges {
+  std::vector<double> message_time, byte_time, item_time;  // per PE
+  std::vector<std::size_t> out_links;                      // per PE
+  double messages = 0, inter_messages = 0, bytes = 0, hops = 0;
+  std::vector<double> phase_items, phase_links;            // per phase
+  std::vector<std::vector<comm_edge>> phase_edges;         // per phase: bytes between nodes, per link
+};
+
+/// The busiest PE and the pipelined time of all PEs' work.
+struct busiest_pe {
+  int pe = 0;
+  double pipeline = 0;
+};
+
+/// Throws std::invalid_argument for a network, buffer or workload that does not fit the grid's PEs.
+void check_step_inputs(int pes, std::size_t buffer_items, const step_workload& w, const topology_manager* network) {
+  if (network != nullptr && network->num_pes() != pes)
+    detail::throw_invalid("PEs of the network for the model", network->num_pes(), detail::concat(pes, ", the grid's PEs"));
+  if (buffer_items == 0) detail::throw_invalid("buffer_items for the model", 0, "at least 1");
+  if (w.pattern == destinations::histogram && static_cast<int>(w.histogram.size()) != pes)
+    detail::throw_invalid("destination histogram size", w.histogram.size(), detail::concat(pes, " weights, one per PE"));
+  if (w.pattern == destinations::matrix &&
+      w.matrix.size() != static_cast<std::size_t>(pes) * static_cast<std::size_t>(pes))
+    detail::throw_invalid("traffic matrix size", w.matrix.size(), detail::concat(pes, " x ", pes, " counts"));
+}
+
+/// The intra- and inter-node costs, averaged when both calibrate one link.
+link_pair costs_in_use(const machine_costs& costs) {
+  if (!costs.same_link) return {costs.intra, costs.inter};
+  // Two calibrations of one link differ by noise only (beta 0.23 against 0.55 ns/byte in one
+  // calibration under load). Used apart, that noise ordered mirror-image grids (8x2 against
+  // 2x8) by up to 12%; their mean halves it.
+  const link_costs mean{(costs.intra.alpha + costs.inter.alpha) / 2, (costs.intra.beta + costs.inter.beta) / 2,
+                        (costs.intra.per_item + costs.inter.per_item) / 2};
+  return {mean, mean};
+}
+
+/// Every source, or an even sample of them beyond exact_limit PEs.
+walked_sources sources_to_walk(int pes, const step_workload& w) {
+  walked_sources out;
+  out.exact = pes <= exact_limit || w.pattern == destinations::matrix || w.walk_every_source;
+  if (out.exact) {
+    out.sources.resize(pes);
+    std::iota(out.sources.begin(), out.sources.end(), 0);
+  } else {
+    for (int i = 0; i < sampled_sources; ++i)
+      out.sources.push_back(static_cast<int>(static_cast<long long>(i) * pes / sampled_sources));
+  }
+  out.scale = static_cast<double>(pes) / static_cast<double>(out.sources.size());
+  return out;
+}
+
+/// Walks every walked source's items to their destinations with the router: the items each link
+/// (from, to, phase) carries, and where they are delivered.
+traffic route_traffic(const machine& m, const router& plan, int pes, const walked_sources& walked,
+                      const step_workload& w) {
+  const int phases = plan.num_phases();
+  const double histogram_total =
+      w.pattern == destinations::histogram ? std::accumulate(w.histogram.begin(), w.histogram.end(), 0.0) : 0.0;
+  traffic t;
+  t.enumerated.assign(pes, 0);
+  t.self_items.assign(pes, 0);
+  t.delivered_intra.assign(pes, 0);
+  t.delivered_inter.assign(pes, 0);
+  std::unordered_map<std::int64_t, std::size_t> index;  // (from, to, phase) -> position in t.loads
+  const auto key = [&](int from, int to, int phase) {
+    return (static_cast<std::int64_t>(from) * pes + to) * phases + phase;
+  };
+  const auto enumerate_links = [&](int pe) {  // every out-link sends a final message, even idle ones
+    if (t.enumerated[pe]) return;
+    t.enumerated[pe] = 1;
+    for (const hop& h : plan.out_links(pe)) {
+      index.emplace(key(pe, h.pe, h.phase), t.loads.size());
+      t.loads.push_back({pe, h.pe, h.phase, !plan.ends_route(h.phase), m.node_of(pe) != m.node_of(h.pe), 0});
+    }
+  };
+  for (const int s : walked.sources) enumerate_links(s);
+  for (const int s : walked.sources) {
+    for (int d = 0; d < pes; ++d) {
+      const double n = w.pattern == destinations::matrix
+                           ? static_cast<double>(w.matrix[static_cast<std::size_t>(s) * pes + d])
+                           : w.items_per_pe * share(w, s, d, pes, histogram_total);
+      if (n == 0) continue;
+      if (d == s) {
+        t.self_items[s] += n;
+        continue;
+      }
+      t.leaving += n;
+      int at = s, arrived = -1;
+      bool last_inter = false;
+      while (at != d) {
+        const hop next = plan.next_hop(at, d, arrived);
+        enumerate_links(at);
+        const auto it = index.find(key(at, next.pe, next.phase));
+        TRANSIT_ASSERT(it != index.end(), "a route left through a link that out_links does not list");
+        t.loads[it->second].items += n;
+        last_inter = t.loads[it->second].inter;
+        at = next.pe;
+        arrived = next.phase;
+      }
+      (last_inter ? t.delivered_inter : t.delivered_intra)[d] += n;
+    }
+  }
+  return t;
+}
+
+/// An item's cost sent and received on a link: per_item, and the bytes beyond 8 at its beta.
+double item_cost(const link_costs& c, std::size_t item_bytes) {
+  return c.per_item + static_cast<double>(item_bytes > 8 ? item_bytes - 8 : 0) * c.beta;
+}
+
+/// Each link's messages and bytes (full buffers and one final message), charged half at its
+/// sender and half at its receiver (alpha is measured per message sent and received); an item
+/// pays half of per_item where it is copied into a buffer (at its source and at every PE that
+/// forwards it). A forwarding PE copies an arriving item straight into its next buffer, so it pays
+/// one half, not a receiver's half and a sender's half (thesis table 2.3: o_a per routing step);
+/// charging both halves at every hop put 2 x hops halves on an item where the streamer spends
+/// hops + 1: +53% per item on a 6-D grid of 512 PEs, +32% on a 2-D one.
+pe_charges charge_links(const traffic& t, int pes, int phases, std::size_t buffer_items, std::size_t item_bytes,
+                        const walked_sources& walked, const link_pair& costs, bool physical_links) {
+  const double g = static_cast<double>(buffer_items);
+  pe_charges ch;
+  ch.message_time.assign(pes, 0);
+  ch.byte_time.assign(pes, 0);
+  ch.item_time.assign(pes, 0);
+  ch.out_links.assign(pes, 0);
+  ch.phase_items.assign(phases, 0);
+  ch.phase_links.assign(phases, 0);
+  ch.phase_edges.resize(physical_links ? phases : 0);
+  for (const link_load& l : t.loads) {
+    const link_costs& c = l.inter ? costs.inter : costs.intra;
+    const double n = l.items;
+    double full = std::floor(n / g), rest = n - full * g;
+    if (n == std::floor(n) && n < 0x1p53) {  // whole items: integer arithmetic, exactly as the streamer
+      const auto whole = static_cast<std::uint64_t>(n);
+      full = static_cast<double>(whole / buffer_items);
+      rest = static_cast<double>(whole % buffer_items);
+    }
+    const double link_messages = full + 1;  // floor(n / g) full buffers and one final message
+    const double link_bytes = full * message_bytes(g, item_bytes, l.carries) +
+                              (rest > 0 ? message_bytes(rest, item_bytes, l.carries) : header_bytes);
+    const double weight = walked.exact ? 1.0 : walked.scale;
+    if (physical_links && l.inter)
+      ch.phase_edges[l.phase].push_back({l.from, l.to, static_cast<std::uint64_t>(std::llround(link_bytes))});
+    ch.messages += link_messages * weight;
+    if (l.inter) ch.inter_messages += link_messages * weight;
+    ch.bytes += link_bytes * weight;
+    ch.hops += n * weight;
+    const double msg = link_messages * c.alpha / 2, byt = link_bytes * c.beta / 2,
+                 itm = n * item_cost(c, item_bytes) / 2;
+    ch.message_time[l.from] += msg;
+    ch.message_time[l.to] += msg;
+    ch.byte_time[l.from] += byt;
+    ch.byte_time[l.to] += byt;
+    ch.item_time[l.from] += itm;
+    ++ch.out_links[l.from];
+    ch.phase_items[l.phase] += n;
+    ch.phase_links[l.phase] += 1;
+  }
+  return ch;
+}
+
+/// Adds each PE's items delivered to itself (a copy in and a hand-over, both on the PE) and the
+/// receiving half of every item delivered to it, at the costs of the link it came by.
+void charge_deliveries(const traffic& t, int pes, std::size_t item_bytes, const link_pair& costs, pe_charges& ch) {
+  for (int pe = 0; pe < pes; ++pe) {
+    ch.item_time[pe] += t.self_items[pe] * costs.intra.per_item;
+    ch.item_time[pe] += t.delivered_intra[pe] * (item_cost(costs.intra, item_bytes) / 2) +
+                        t.delivered_inter[pe] * (item_cost(costs.inter, item_bytes) / 2);
+  }
+}
+
+/// The busiest PE, and the time of every counted PE's work (all of them when exact; sampled:
+/// only the mean is known) with `pes_per_core` PEs sharing each core.
+busiest_pe pipeline_time(const pe_charges& ch, int pes, bool exact, const std::vector<char>& enumerated,
+                         double pes_per_core) {
+  busiest_pe out;
+  std::vector<double> work;
+  const auto total = [&](int pe) { return ch.message_time[pe] + ch.byte_time[pe] + ch.item_time[pe]; };
+  for (int pe = 0; pe < pes; ++pe) {
+    const double t = total(pe);
+    if (!exact && !enumerated[pe]) continue;
+    work.push_back(t);
+    if (t > total(out.pe)) out.pe = pe;
+  }
+  if (!exact && !work.empty()) {
+    const double mean = std::accumulate(work.begin(), work.end(), 0.0) / static_cast<double>(work.size());
+    std::fill(work.begin(), work.end(), mean);
+  }
+  out.pipeline = shared_makespan(std::move(work), pes_per_core);
+  return out;
+}
+
+/// Filling and flushing the pipeline (thesis 2.2.1: up to two stage times): along the phases a
+/// last buffer of at most g items (or of the items a link carries) waits for each hop.
+double flush_time(const pe_charges& ch, double g, std::size_t item_bytes, const link_pair& costs,
+                  double pes_per_core) {
+  const link_costs& slow = costs.inter.alpha > costs.intra.alpha ? costs.inter : costs.intra;
+  double flush = 0;
+  for (std::size_t ph = 0; ph < ch.phase_links.size(); ++ph) {
+    if (ch.phase_links[ph] == 0) continue;
+    const double last = std::min(g, ch.phase_items[ph] / ch.phase_links[ph]);
+    flush += slow.alpha + last * (slow.per_item + static_cast<double>(item_bytes) * slow.beta);
+  }
+  return flush * pes_per_core;
+}
+
+/// The network's share (only with the job's physical links known): a phase's last messages
+/// cannot hide their transfer behind CPU work, since the next phase waits for them. A PE's K
+/// out-links of a phase send M messages each, one after another between its other charges, so
+/// of the busiest physical link's load L in that phase about L / (K M) is left exposed at the
+/// end. With one message per link (small volume), a 6-D grid's phases each push a node's data
+/// through one torus link, all of it exposed. It replaces the fill-and-flush term: the
+/// simulated times showed no CPU-charged last buffer per phase beyond the charges already in
+/// T_run (docs/simulation.md, "transit model against the simulated ordering of grids").
+double links_time(const topology_manager& network, const pe_charges& ch, int pes, double g, const link_costs& inter) {
+  std::vector<int> identity(pes);
+  std::iota(identity.begin(), identity.end(), 0);
+  double link_seconds = 0;
+  for (std::size_t ph = 0; ph < ch.phase_edges.size(); ++ph) {
+    if (ch.phase_edges[ph].empty()) continue;  // no link of this phase leaves its node
+    const auto loads_now = directed_link_loads(network, ch.phase_edges[ph], identity);
+    const double busiest_link = static_cast<double>(*std::max_element(loads_now.begin(), loads_now.end()));
+    const double out_links_per_pe = ch.phase_links[ph] / pes;
+    const double messages_per_link = std::max(1.0, std::ceil(ch.phase_items[ph] / ch.phase_links[ph] / g));
+    link_seconds += busiest_link * inter.beta / (out_links_per_pe * messages_per_link);
+  }
+  return link_seconds;
+}
+
+/// The prediction: the busiest PE's terms, the step time and the job's counts.
+step_prediction totals(const pe_charges& ch, const busiest_pe& busiest, double flush, double link_seconds,
+                       double leaving, const walked_sources& walked) {
+  step_prediction p;
+  p.exact = walked.exact;
+  p.message_seconds = ch.message_time[busiest.pe];
+  p.byte_seconds = ch.byte_time[busiest.pe];
+  p.item_seconds = ch.item_time[busiest.pe];
+  p.flush_seconds = flush;
+  p.link_seconds = link_seconds;
+  p.seconds = busiest.pipeline + flush + link_seconds;
+  p.messages = static_cast<std::uint64_t>(std::llround(ch.messages));
+  p.inter_node_messages = static_cast<std::uint64_t>(std::llround(ch.inter_messages));
+  p.bytes = static_cast<std::uint64_t>(std::llround(ch.bytes));
+  p.item_hops = static_cast<std::uint64_t>(std::llround(ch.hops));
+  const double left = leaving * (walked.exact ? 1.0 : walked.scale);
+  p.items_forwarded = static_cast<std::uint64_t>(std::llround(std::max(0.0, ch.hops - left)));
+  p.average_hops = left > 0 ? ch.hops / left : 0;
+  p.links_per_pe = *std::max_element(ch.out_links.begin(), ch.out_links.end());
+  return p;
+}
+
 }  // namespace
 
 double pes_per_core(const context& ctx) {
@@ -144,208 +418,27 @@ machine_costs built_in_costs(std::string_view backend, double sharing) {
 step_prediction predict_step(const machine& m, const virtual_grid& grid, routing route, std::size_t buffer_items,
                              const step_workload& w, const machine_costs& costs, const topology_manager* network) {
   const int pes = grid.num_pes();
-  if (network != nullptr && network->num_pes() != pes)
-    detail::throw_invalid("PEs of the network for the model", network->num_pes(), detail::concat(pes, ", the grid's PEs"));
-  if (buffer_items == 0) detail::throw_invalid("buffer_items for the model", 0, "at least 1");
-  if (w.pattern == destinations::histogram && static_cast<int>(w.histogram.size()) != pes)
-    detail::throw_invalid("destination histogram size", w.histogram.size(), detail::concat(pes, " weights, one per PE"));
-  if (w.pattern == destinations::matrix &&
-      w.matrix.size() != static_cast<std::size_t>(pes) * static_cast<std::size_t>(pes))
-    detail::throw_invalid("traffic matrix size", w.matrix.size(), detail::concat(pes, " x ", pes, " counts"));
+  check_step_inputs(pes, buffer_items, w, network);
   const auto plan = make_router(route, grid, m);
-  link_costs intra_costs = costs.intra, inter_costs = costs.inter;
-  if (costs.same_link) {
-    // Two calibrations of one link differ by noise only (beta 0.23 against 0.55 ns/byte in one
-    // calibration under load). Used apart, that noise ordered mirror-image grids (8x2 against
-    // 2x8) by up to 12%; their mean halves it.
-    intra_costs = inter_costs = {(costs.intra.alpha + costs.inter.alpha) / 2, (costs.intra.beta + costs.inter.beta) / 2,
-                                 (costs.intra.per_item + costs.inter.per_item) / 2};
-  }
-  const int phases = plan->num_phases();
+  const link_pair c = costs_in_use(costs);
   const double g = static_cast<double>(buffer_items);
   const std::size_t item_bytes = std::max<std::size_t>(1, w.item_bytes);
 
-  // Sources whose routes are walked: all of them, or an even sample on very large jobs (the
-  // counts are then scaled and approximate).
-  const bool exact = pes <= exact_limit || w.pattern == destinations::matrix || w.walk_every_source;
-  std::vector<int> sources;
-  if (exact) {
-    sources.resize(pes);
-    std::iota(sources.begin(), sources.end(), 0);
-  } else {
-    for (int i = 0; i < sampled_sources; ++i)
-      sources.push_back(static_cast<int>(static_cast<long long>(i) * pes / sampled_sources));
-  }
-  const double scale = static_cast<double>(pes) / static_cast<double>(sources.size());
-  const double histogram_total =
-      w.pattern == destinations::histogram ? std::accumulate(w.histogram.begin(), w.histogram.end(), 0.0) : 0.0;
+  const walked_sources walked = sources_to_walk(pes, w);
+  const traffic t = route_traffic(m, *plan, pes, walked, w);
+  // Sampled routes leave most links unknown, so no link term then.
+  const bool physical_links = network != nullptr && walked.exact;
+  pe_charges charges = charge_links(t, pes, plan->num_phases(), buffer_items, item_bytes, walked, c, physical_links);
+  charge_deliveries(t, pes, item_bytes, c, charges);
 
-  // Link loads, keyed by (from, to, phase); links of every PE that walks or is walked through.
-  std::vector<link_load> loads;
-  std::unordered_map<std::int64_t, std::size_t> index;
-  std::vector<char> enumerated(pes, 0);
-  const auto key = [&](int from, int to, int phase) {
-    return (static_cast<std::int64_t>(from) * pes + to) * phases + phase;
-  };
-  const auto enumerate_links = [&](int pe) {  // every out-link sends a final message, even idle ones
-    if (enumerated[pe]) return;
-    enumerated[pe] = 1;
-    for (const hop& h : plan->out_links(pe)) {
-      index.emplace(key(pe, h.pe, h.phase), loads.size());
-      loads.push_back({pe, h.pe, h.phase, !plan->ends_route(h.phase), m.node_of(pe) != m.node_of(h.pe), 0});
-    }
-  };
-  std::vector<double> self_items(pes, 0), inserted(pes, 0), delivered_intra(pes, 0), delivered_inter(pes, 0);
-  double leaving = 0;  // items that leave their source
-  for (const int s : sources) enumerate_links(s);
-  for (const int s : sources) {
-    for (int d = 0; d < pes; ++d) {
-      const double n = w.pattern == destinations::matrix
-                           ? static_cast<double>(w.matrix[static_cast<std::size_t>(s) * pes + d])
-                           : w.items_per_pe * share(w, s, d, pes, histogram_total);
-      if (n == 0) continue;
-      inserted[s] += n;
-      if (d == s) {
-        self_items[s] += n;
-        continue;
-      }
-      leaving += n;
-      int at = s, arrived = -1;
-      bool last_inter = false;
-      while (at != d) {
-        const hop next = plan->next_hop(at, d, arrived);
-        enumerate_links(at);
-        const auto it = index.find(key(at, next.pe, next.phase));
-        TRANSIT_ASSERT(it != index.end(), "a route left through a link that out_links does not list");
-        loads[it->second].items += n;
-        last_inter = loads[it->second].inter;
-        at = next.pe;
-        arrived = next.phase;
-      }
-      (last_inter ? delivered_inter : delivered_intra)[d] += n;
-    }
-  }
-
-  step_prediction p;
-  p.exact = exact;
-  // Per PE: half of each link's message and byte costs at its sender, half at its receiver (alpha
-  // is measured per message sent and received). An item costs half of per_item (measured per item
-  // sent and received: one copy into a buffer at the source, one hand-over at the destination)
-  // each time it is copied into a buffer (at its source and at every PE that forwards it) and once
-  // more where it is delivered; a forwarding PE copies an arriving item straight into its next
-  // buffer, so it pays one half, not a receiver's half and a sender's half (thesis table 2.3: o_a
-  // per routing step). Charging both halves at every hop put 2 x hops halves on an item where
-  // the streamer spends hops + 1: +53% per item on a 6-D grid of 512 PEs, +32% on a 2-D one.
-  std::vector<double> message_time(pes, 0), byte_time(pes, 0), item_time(pes, 0);
-  std::vector<std::size_t> out_links(pes, 0);
-  double messages = 0, inter_messages = 0, bytes = 0, hops = 0;
-  std::vector<double> phase_items(phases, 0), phase_links(phases, 0);
-  // Bytes between nodes per phase, for the physical links. Sampled routes leave most links
-  // unknown, so no link term then.
-  const bool physical_links = network != nullptr && exact;
-  std::vector<std::vector<comm_edge>> phase_edges(physical_links ? phases : 0);
-  for (const link_load& l : loads) {
-    const link_costs& c = l.inter ? inter_costs : intra_costs;
-    const double n = l.items;
-    double full = std::floor(n / g), rest = n - full * g;
-    if (n == std::floor(n) && n < 0x1p53) {  // whole items: integer arithmetic, exactly as the streamer
-      const auto whole = static_cast<std::uint64_t>(n);
-      full = static_cast<double>(whole / buffer_items);
-      rest = static_cast<double>(whole % buffer_items);
-    }
-    const double link_messages = full + 1;  // floor(n / g) full buffers and one final message
-    const double link_bytes = full * message_bytes(g, item_bytes, l.carries) +
-                              (rest > 0 ? message_bytes(rest, item_bytes, l.carries) : header_bytes);
-    const double weight = exact ? 1.0 : scale;
-    if (physical_links && l.inter)
-      phase_edges[l.phase].push_back({l.from, l.to, static_cast<std::uint64_t>(std::llround(link_bytes))});
-    messages += link_messages * weight;
-    if (l.inter) inter_messages += link_messages * weight;
-    bytes += link_bytes * weight;
-    hops += n * weight;
-    const double msg = link_messages * c.alpha / 2, byt = link_bytes * c.beta / 2,
-                 itm = n * (c.per_item + static_cast<double>(item_bytes > 8 ? item_bytes - 8 : 0) * c.beta) / 2;
-    message_time[l.from] += msg;
-    message_time[l.to] += msg;
-    byte_time[l.from] += byt;
-    byte_time[l.to] += byt;
-    item_time[l.from] += itm;
-    ++out_links[l.from];
-    phase_items[l.phase] += n;
-    phase_links[l.phase] += 1;
-  }
-  for (int pe = 0; pe < pes; ++pe) {
-    item_time[pe] += self_items[pe] * intra_costs.per_item;  // a copy in and a hand-over, both on pe
-    // The hand-over at the destination: the receiving half, at the costs of the link it came by.
-    const auto hand_over = [&](const link_costs& c) {
-      return (c.per_item + static_cast<double>(item_bytes > 8 ? item_bytes - 8 : 0) * c.beta) / 2;
-    };
-    item_time[pe] += delivered_intra[pe] * hand_over(intra_costs) + delivered_inter[pe] * hand_over(inter_costs);
-  }
-
-  // The busiest PE, and the work of every PE that was counted (all of them when exact).
-  int busiest = 0;
-  std::vector<double> work;
-  for (int pe = 0; pe < pes; ++pe) {
-    const double t = message_time[pe] + byte_time[pe] + item_time[pe];
-    if (!exact && !enumerated[pe]) continue;
-    work.push_back(t);
-    if (t > message_time[busiest] + byte_time[busiest] + item_time[busiest]) busiest = pe;
-  }
-  if (!exact && !work.empty()) {  // sampled: only the mean is known
-    const double mean = std::accumulate(work.begin(), work.end(), 0.0) / static_cast<double>(work.size());
-    std::fill(work.begin(), work.end(), mean);
-  }
-  const double pipeline = shared_makespan(std::move(work), costs.pes_per_core);
-  // Filling and flushing the pipeline (thesis 2.2.1: up to two stage times): along the phases a
-  // last buffer of at most g items (or of the items a link carries) waits for each hop.
-  const link_costs& slow = inter_costs.alpha > intra_costs.alpha ? inter_costs : intra_costs;
-  double flush = 0;
-  for (int ph = 0; ph < phases; ++ph) {
-    if (phase_links[ph] == 0) continue;
-    const double last = std::min(g, phase_items[ph] / phase_links[ph]);
-    flush += slow.alpha + last * (slow.per_item + static_cast<double>(item_bytes) * slow.beta);
-  }
-  flush *= costs.pes_per_core;
-
-  // The network's share (only with the job's physical links known): a phase's last messages
-  // cannot hide their transfer behind CPU work, since the next phase waits for them. A PE's K
-  // out-links of a phase send M messages each, one after another between its other charges, so
-  // of the busiest physical link's load L in that phase about L / (K M) is left exposed at the
-  // end. With one message per link (small volume), a 6-D grid's phases each push a node's data
-  // through one torus link, all of it exposed. It replaces the fill-and-flush term: the
-  // simulated times showed no CPU-charged last buffer per phase beyond the charges already in
-  // T_run (docs/simulation.md, "transit model against the simulated ordering of grids").
+  const busiest_pe busiest = pipeline_time(charges, pes, walked.exact, t.enumerated, costs.pes_per_core);
+  double flush = flush_time(charges, g, item_bytes, c, costs.pes_per_core);
   double link_seconds = 0;
-  if (physical_links) {
-    std::vector<int> identity(pes);
-    std::iota(identity.begin(), identity.end(), 0);
-    for (int ph = 0; ph < phases; ++ph) {
-      if (phase_edges[ph].empty()) continue;  // no link of this phase leaves its node
-      const auto loads_now = directed_link_loads(*network, phase_edges[ph], identity);
-      const double busiest_link = static_cast<double>(*std::max_element(loads_now.begin(), loads_now.end()));
-      const double out_links_per_pe = phase_links[ph] / pes;
-      const double messages_per_link = std::max(1.0, std::ceil(phase_items[ph] / phase_links[ph] / g));
-      link_seconds += busiest_link * inter_costs.beta / (out_links_per_pe * messages_per_link);
-    }
+  if (physical_links) {  // the network's share replaces the fill-and-flush term (links_time says why)
+    link_seconds = links_time(*network, charges, pes, g, c.inter);
     flush = 0;
   }
-
-  p.message_seconds = message_time[busiest];
-  p.byte_seconds = byte_time[busiest];
-  p.item_seconds = item_time[busiest];
-  p.flush_seconds = flush;
-  p.link_seconds = link_seconds;
-  p.seconds = pipeline + flush + link_seconds;
-  p.messages = static_cast<std::uint64_t>(std::llround(messages));
-  p.inter_node_messages = static_cast<std::uint64_t>(std::llround(inter_messages));
-  p.bytes = static_cast<std::uint64_t>(std::llround(bytes));
-  p.item_hops = static_cast<std::uint64_t>(std::llround(hops));
-  const double left = leaving * (exact ? 1.0 : scale);
-  p.items_forwarded = static_cast<std::uint64_t>(std::llround(std::max(0.0, hops - left)));
-  p.average_hops = left > 0 ? hops / left : 0;
-  p.links_per_pe = *std::max_element(out_links.begin(), out_links.end());
-  return p;
+  return totals(charges, busiest, flush, link_seconds, t.leaving, walked);
 }
 
 std::string grid_candidate::spec() const {

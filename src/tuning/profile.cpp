@@ -185,7 +185,8 @@ std::string to_json_text(const streamer_profile& entry) { return to_json(entry).
 
 std::filesystem::path default_profile_path() {
   if (const char* file = std::getenv("TRANSIT_PROFILE"); file != nullptr && *file != '\0') return file;
-  if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache != nullptr && *cache == '/')
+  // XDG Base Directory spec: a relative XDG_CACHE_HOME is invalid and ignored.
+  if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache != nullptr && std::filesystem::path(cache).is_absolute())
     return std::filesystem::path(cache) / "transit" / "profile.json";
   const char* home = std::getenv("HOME");
   return std::filesystem::path(home != nullptr && *home != '\0' ? home : ".") / ".cache" / "transit" / "profile.json";
@@ -316,26 +317,7 @@ void profile_file::put(const transport_profile& entry) {
   section.push_back(to_json(entry));
 }
 
-void profile_file::save() const {
-  std::error_code ec;
-  if (path_.has_parent_path()) {
-    std::filesystem::create_directories(path_.parent_path(), ec);
-    if (ec) fail(path_, detail::concat("its directory cannot be created (", ec.message(), ")"));
-  }
-  std::filesystem::path temporary = path_;
-  temporary += detail::concat(".tmp.", getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) fail(path_, detail::concat("cannot be written (", temporary.string(), " cannot be created)"));
-    out << json_->root.dump(2) << "\n";
-    if (!out.flush()) fail(path_, "cannot be written (disk full?)");
-  }
-  std::filesystem::rename(temporary, path_, ec);
-  if (ec) {
-    std::filesystem::remove(temporary, ec);
-    fail(path_, "cannot be replaced (rename failed)");
-  }
-}
+void profile_file::save() const { detail::write_profile_text(path_, json_->root.dump(2) + "\n"); }
 
 profile_status profile_in_use(const context& ctx) {
   profile_status status;
@@ -352,6 +334,27 @@ profile_status profile_in_use(const context& ctx) {
 }
 
 namespace detail {
+
+void write_profile_text(const std::filesystem::path& path, const std::string& text) {
+  std::error_code ec;
+  if (path.has_parent_path()) {
+    std::filesystem::create_directories(path.parent_path(), ec);
+    if (ec) fail(path, detail::concat("its directory cannot be created (", ec.message(), ")"));
+  }
+  std::filesystem::path temporary = path;
+  temporary += detail::concat(".tmp.", getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) fail(path, detail::concat("cannot be written (", temporary.string(), " cannot be created)"));
+    out << text;
+    if (!out.flush()) fail(path, "cannot be written (disk full?)");
+  }
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) {
+    std::filesystem::remove(temporary, ec);
+    fail(path, "cannot be replaced (rename failed)");
+  }
+}
 
 nlohmann::json& profile_access::section(profile_file& file, std::string_view kind) {
   json& root = file.json_->root;

@@ -2,7 +2,9 @@
 // Private to the library: the JSON inside a profile_file, for the layers that calibrate a section
 // of their own (protocols, issue 12: `transit calibrate protocols`), and the cached reading that
 // streamers use. nlohmann-json stays out of the public headers.
+#include <filesystem>
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +27,11 @@ struct profile_access {
   /// The section, or nullptr when the file has none.
   static const nlohmann::json* find_section(const profile_file& file, std::string_view kind);
 };
+
+/// The one writer of the profile file, for every section: `text` to a temporary file beside
+/// `path`, then renamed over it (a reader never sees half a profile); creates the directory.
+/// Throws profile_error naming the file.
+void write_profile_text(const std::filesystem::path& path, const std::string& text);
 
 /// The profile at `path`, read once per process and again only when the file changes (many
 /// streamers of many PEs ask). Throws profile_error as profile_file::load.

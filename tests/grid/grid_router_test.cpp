@@ -141,18 +141,14 @@ TEST(GridRouter, SizeOneDimensionsEndRoutesEarly) {
 }
 
 TEST(Routing, NamesRoundTrip) {
-  for (const routing kind : {routing::grid, routing::node_aware, routing::node_aware_advanced,
-                             routing::lowest_dimension_first})
+  for (const routing kind : {routing::grid, routing::node_aware, routing::node_aware_advanced})
     EXPECT_EQ(parse_routing(to_string(kind)), kind);
   EXPECT_EQ(to_string(routing::node_aware_advanced), "node-aware-advanced");
   try {
     parse_routing("mesh");
     ADD_FAILURE() << "expected std::invalid_argument";
   } catch (const std::invalid_argument& error) {
-    EXPECT_STREQ(
-        error.what(),
-        "routing scheme: got 'mesh', expected 'grid', 'node-aware', 'node-aware-advanced' or "
-        "'lowest-dimension-first'");
+    EXPECT_STREQ(error.what(), "routing scheme: got 'mesh', expected 'grid', 'node-aware' or 'node-aware-advanced'");
   }
 }
 

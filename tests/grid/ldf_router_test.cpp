@@ -2,11 +2,13 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "grid_checks.hpp"
+#include "grid/routers.hpp"
 #include "transit/grid/router.hpp"
 
 namespace transit {
@@ -33,8 +35,7 @@ std::vector<virtual_grid> hicoo_grids(int nodes) {
 TEST(LdfRouter, RouterContractOnEveryShapeUpTo64Nodes) {
   for (int nodes = 1; nodes <= 64; ++nodes) {
     for (const auto& grid : hicoo_grids(nodes)) {
-      const auto r = make_router(routing::lowest_dimension_first, grid, machine(grid.num_pes()));
-      ASSERT_EQ(r->kind(), routing::lowest_dimension_first);
+      const auto r = std::make_unique<detail::ldf_router>(grid);
       int buffers = 0;
       for (const int size : grid.dims()) buffers += size - 1;
       route_expectations expect;
@@ -58,7 +59,7 @@ TEST(LdfRouter, RouterContractOnEveryShapeUpTo64Nodes) {
 // lowest dimension) is corrected first, skipping a move that would land past the last node.
 TEST(LdfRouter, EachHopTakesTheLowestDimensionWhoseMoveExists) {
   for (const auto& grid : {virtual_grid({3, 4, 2, 3}, 72), virtual_grid({3, 3, 3}, 22), virtual_grid({4, 5}, 13)}) {
-    const auto r = make_router(routing::lowest_dimension_first, grid, machine(grid.num_pes()));
+    const auto r = std::make_unique<detail::ldf_router>(grid);
     for (int src = 0; src < grid.num_pes(); ++src) {
       for (int dest = 0; dest < grid.num_pes(); ++dest) {
         if (src == dest) continue;
@@ -82,7 +83,7 @@ TEST(LdfRouter, PartialGridSkipsToTheNextDimension) {
   // 3x3 (HiCOO: x fastest) with 7 nodes: the last row holds node 6 = (2,0) only. From 6 to
   // 2 = (0,2), correcting x first would land on the empty (2,2): y goes first, then x.
   const virtual_grid g({3, 3}, 7);
-  const auto r = make_router(routing::lowest_dimension_first, g, machine(7));
+  const auto r = std::make_unique<detail::ldf_router>(g);
   EXPECT_EQ(r->next_hop(6, 2, -1), (hop{0, 0}));
   EXPECT_EQ(r->next_hop(0, 2, 0), (hop{2, 1}));
   // From a full row, x first.
@@ -96,7 +97,7 @@ TEST(LdfRouter, PartialGridSkipsToTheNextDimension) {
 TEST(LdfRouter, LinkDependenciesAreAcyclicWithOneLinkPerPeer) {
   for (int nodes = 1; nodes <= 64; ++nodes) {
     for (const auto& grid : hicoo_grids(nodes)) {
-      const auto r = make_router(routing::lowest_dimension_first, grid, machine(grid.num_pes()));
+      const auto r = std::make_unique<detail::ldf_router>(grid);
       const int n = grid.num_pes();
       std::set<std::pair<int, int>> links;
       std::map<std::pair<int, int>, std::set<std::pair<int, int>>> waits_for;
@@ -134,13 +135,13 @@ TEST(LdfRouter, LinkDependenciesAreAcyclicWithOneLinkPerPeer) {
 
 TEST(LdfRouter, RejectsGridsWithHolesBeforeTheLastPe) {
   const machine m = machine::from_node_ids({0, 0, 0, 1, 1, 2, 2, 2});  // rows of 3, 2, 3 PEs
-  expect_invalid([&] { make_router(routing::lowest_dimension_first, virtual_grid::node_pe(m), m); },
+  expect_invalid([&] { detail::ldf_router(virtual_grid::node_pe(m)); },
                  {"empty slot 5 of grid 3x3", "lowest-dimension-first", "leading slots"});
 }
 
-TEST(LdfRouter, StreamerRoutingNameRoundTrips) {
-  EXPECT_EQ(parse_routing("lowest-dimension-first"), routing::lowest_dimension_first);
-  EXPECT_EQ(to_string(routing::lowest_dimension_first), "lowest-dimension-first");
+TEST(LdfRouter, IsNotAPublicRoutingScheme) {
+  // One-sided builds it directly; the streamer's options cannot name it.
+  expect_invalid([] { parse_routing("lowest-dimension-first"); }, {"routing scheme", "lowest-dimension-first"});
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "test_support.hpp"
 #include "transit/protocols/calibrate.hpp"
 #include "transit/transit.hpp"
+#include "transit/tuning/profile.hpp"
 
 namespace {
 
@@ -188,6 +190,45 @@ TEST(protocol_profile, saved_entries_load_back_and_other_sections_stay) {
   for (std::size_t at = text.find("\"pes_per_node\""); at != std::string::npos; at = text.find("\"pes_per_node\"", at + 1))
     ++entries;
   EXPECT_EQ(entries, 2u);
+}
+
+/// Sets (or with nullptr unsets) an environment variable for one scope, then puts it back.
+class scoped_env {
+ public:
+  scoped_env(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value != nullptr) ::setenv(name, value, 1);
+    else ::unsetenv(name);
+  }
+  ~scoped_env() {
+    if (old_) ::setenv(name_, old_->c_str(), 1);
+    else ::unsetenv(name_);
+  }
+  scoped_env(const scoped_env&) = delete;
+  scoped_env& operator=(const scoped_env&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// The file has one owner: protocols and tuning resolve the same path and key entries by the same
+// host. A relative XDG_CACHE_HOME is invalid (XDG Base Directory spec) and ignored by both.
+TEST(protocol_profile, same_file_and_host_as_the_tuning_profile) {
+  const scoped_env profile("TRANSIT_PROFILE", nullptr);
+  const scoped_env home("HOME", "/home/me");
+  {
+    const scoped_env cache("XDG_CACHE_HOME", "relative/cache");
+    EXPECT_EQ(protocol_profile_path(), fs::path("/home/me/.cache/transit/profile.json"));
+    EXPECT_EQ(protocol_profile_path(), default_profile_path());
+  }
+  {
+    const scoped_env cache("XDG_CACHE_HOME", "/var/cache/me");
+    EXPECT_EQ(protocol_profile_path(), fs::path("/var/cache/me/transit/profile.json"));
+    EXPECT_EQ(protocol_profile_path(), default_profile_path());
+  }
+  EXPECT_EQ(protocol_profile_host(), this_host());
+  EXPECT_FALSE(protocol_profile_host().empty());
 }
 
 void expect_error(const std::string& content, const std::string& name, const std::string& problem) {

@@ -45,15 +45,14 @@ TEST(streamer_delivery, node_aware_advanced) {
 TEST(streamer_delivery, broadcast_reaches_every_pe_once) {
   EXPECT_EQ(transit::testing::run_spmd(
                 [](context& ctx) {
-                  for (const routing route : {routing::grid, routing::node_aware, routing::node_aware_advanced,
-                                              routing::lowest_dimension_first}) {
+                  for (const routing route : {routing::grid, routing::node_aware, routing::node_aware_advanced}) {
                     for (const std::size_t buffer : {std::size_t{1}, std::size_t{5}, std::size_t{1024}}) {
                       constexpr int per_root = 3;
                       std::vector<int> seen(static_cast<std::size_t>(ctx.size()) * per_root, 0);
                       streamer_options o;
                       o.route = route;
                       o.buffer_items = buffer;
-                      if (route == routing::grid || route == routing::lowest_dimension_first)
+                      if (route == routing::grid)
                         o.grid = virtual_grid::balanced(ctx.size(), 3);
                       streamer<probe> s(ctx, o, [&](const probe& p) {
                         ++seen[static_cast<std::size_t>(p.source) * per_root + p.sequence];

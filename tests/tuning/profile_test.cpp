@@ -186,6 +186,10 @@ TEST(tuning_profile, default_location_follows_the_environment) {
   ASSERT_EQ(unsetenv("XDG_CACHE_HOME"), 0);
   ASSERT_EQ(setenv("HOME", "/home/me", 1), 0);
   EXPECT_EQ(default_profile_path(), std::filesystem::path("/home/me/.cache/transit/profile.json"));
+  // A relative XDG_CACHE_HOME is invalid (XDG Base Directory spec): HOME's cache instead.
+  ASSERT_EQ(setenv("XDG_CACHE_HOME", "relative/cache", 1), 0);
+  EXPECT_EQ(default_profile_path(), std::filesystem::path("/home/me/.cache/transit/profile.json"));
+  ASSERT_EQ(unsetenv("XDG_CACHE_HOME"), 0);
 }
 
 }  // namespace

@@ -24,19 +24,16 @@ namespace transit {
 
 class machine;
 
-/// Routing scheme (TRAM thesis: grid, section 3.3.1; node-aware, Algorithms 1 to 4; HiCOO
-/// (Yu et al. 2012): lowest dimension first, for grids whose PEs fill the leading slots).
+/// Routing scheme (TRAM thesis: grid, section 3.3.1; node-aware, Algorithms 1 to 4).
 enum class routing {
-  grid,                   ///< one dimension at a time, the highest differing first (thesis 3.3.1)
-  node_aware,             ///< teams of a node's PEs per node dimension (thesis Algorithm 1)
-  node_aware_advanced,    ///< node-aware, each team member owning a block of coordinates (Algorithms 2-4)
-  lowest_dimension_first  ///< HiCOO's order, for grids whose PEs fill the leading slots
+  grid,                ///< one dimension at a time, the highest differing first (thesis 3.3.1)
+  node_aware,          ///< teams of a node's PEs per node dimension (thesis Algorithm 1)
+  node_aware_advanced  ///< node-aware, each team member owning a block of coordinates (Algorithms 2-4)
 };
 
-/// "grid", "node-aware", "node-aware-advanced" or "lowest-dimension-first". Local.
+/// "grid", "node-aware" or "node-aware-advanced". Local.
 std::string_view to_string(routing r) noexcept;
-/// "grid", "node-aware", "node-aware-advanced", "lowest-dimension-first"; throws
-/// std::invalid_argument otherwise. Local.
+/// "grid", "node-aware", "node-aware-advanced"; throws std::invalid_argument otherwise. Local.
 routing parse_routing(std::string_view name);
 
 /// One hop: the next PE and the routing phase of the message that carries the item there.
@@ -88,9 +85,7 @@ class router {
 };
 
 /// Local: builds the router for `kind` on `grid`. Node-aware schemes read the last grid dimension as the
-/// PEs of a node and need it to match `m`; lowest-dimension-first needs the PEs to fill slots
-/// 0..num_pes-1 (as virtual_grid(dims, num_pes) places them). Throws std::invalid_argument
-/// naming the mismatch.
+/// PEs of a node and need it to match `m`. Throws std::invalid_argument naming the mismatch.
 std::unique_ptr<router> make_router(routing kind, const virtual_grid& grid, const machine& m);
 
 }  // namespace transit

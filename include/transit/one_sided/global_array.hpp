@@ -13,9 +13,10 @@
 #include "transit/detail/core/error.hpp"
 #include "transit/detail/one_sided/block_layout.hpp"
 #include "transit/detail/one_sided/engine.hpp"
+#include "transit/detail/one_sided/transfers.hpp"
 #include "transit/one_sided/options.hpp"
+#include "transit/one_sided/regions.hpp"
 #include "transit/one_sided/request.hpp"
-#include "transit/detail/protocols/transfers.hpp"
 #include "transit/runtime/context.hpp"
 
 namespace transit {
@@ -159,7 +160,7 @@ class global_array {
   /// Local: this PE's counters.
   one_sided_stats stats() const { return engine_->stats(); }
 
-  // ---- multi-region transfers (protocols/, docs/protocols.md) ----
+  // ---- multi-region transfers (one_sided/regions.hpp; `automatic` from protocols/, docs/protocols.md) ----
 
   /// Local. Writes values, the regions' elements concatenated in order, to `targets`; returns
   /// when `values` may be reused, complete at the targets after fence() (blocking: already on

@@ -1,8 +1,10 @@
 #pragma once
-// Multi-region transfers with run-time protocol selection (Iancu and Hofmeyr 2008; docs/protocols.md).
-// The transfers themselves are members of global_array<T> (put_regions, get_regions, put_strided,
-// chosen_protocol); this header holds what they share: regions, protocols, and the measured
-// profiles `automatic` chooses from.
+// Run-time protocol selection for multi-region transfers (Iancu and Hofmeyr 2008; docs/protocols.md).
+// The transfers are members of global_array<T> (put_regions, get_regions, put_strided,
+// chosen_protocol), with regions and protocols in one_sided/regions.hpp; this layer sits above
+// one_sided and holds the measured profiles `automatic` chooses from, their file section and
+// their calibration. one_sided reaches it only through the interface it defines for `automatic`
+// (src/one_sided/automatic_protocol.hpp), which src/protocols/profile.cpp implements.
 #include <cstddef>
 #include <filesystem>
 #include <optional>
@@ -11,32 +13,11 @@
 #include <string_view>
 #include <vector>
 
+#include "transit/one_sided/regions.hpp"
+
 namespace transit {
 
 class context;
-
-/// `count` elements from global index `index`.
-struct region {
-  std::size_t index;  ///< global index of the region's first element
-  std::size_t count;  ///< elements in the region
-};
-
-/// How a multi-region transfer moves its regions to (from) one owner.
-/// blocking: one put or get per region, each complete at its target before the next starts;
-/// pipelined: every region issued nonblocking, then one completion;
-/// packed: regions packed into aggregated messages, unpacked by the target (active-message
-/// style); a region too large for one message goes pipelined (GASNet's AMSize rule).
-enum class transfer_protocol {
-  automatic,  ///< per owner, the fixed protocol the profile says is fastest (docs/protocols.md)
-  blocking,   ///< one put or get per region, each complete before the next starts
-  pipelined,  ///< every region issued nonblocking, then one completion
-  packed      ///< regions packed into aggregated messages, unpacked by the target
-};
-
-/// "automatic", "blocking", "pipelined" or "packed". Local.
-std::string_view to_string(transfer_protocol p) noexcept;
-/// "automatic", "blocking", "pipelined", "packed"; std::invalid_argument otherwise. Local.
-transfer_protocol parse_transfer_protocol(std::string_view name);
 
 /// A profile file that cannot be read, parsed or written; the message names the file and the problem.
 class protocol_profile_error : public std::runtime_error {
@@ -98,8 +79,8 @@ struct protocol_profile {
 /// there are two or more, pipelined otherwise (docs/protocols.md says why). Local.
 transfer_protocol builtin_protocol_choice(std::size_t region_bytes, std::size_t regions) noexcept;
 
-/// The profile file: TRANSIT_PROFILE when set and not empty, else $XDG_CACHE_HOME/transit/profile.json,
-/// else $HOME/.cache/transit/profile.json. Local.
+/// The profile file: default_profile_path() (transit/tuning/profile.hpp), the one rule for every
+/// section of the file. Local.
 std::filesystem::path protocol_profile_path();
 
 /// Local. The "protocols" entry of `path` for this backend and host with the PEs per node
@@ -128,7 +109,7 @@ struct protocol_profile_status {
 /// reported in protocol_profile_status::error. Thread-safe.
 protocol_profile_status protocol_profile_in_use(const context& ctx);
 
-/// The host name profile entries are keyed by. Local.
+/// The host name profile entries are keyed by: this_host() (transit/tuning/profile.hpp). Local.
 std::string protocol_profile_host();
 
 }  // namespace transit

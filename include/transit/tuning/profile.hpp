@@ -94,10 +94,11 @@ struct transport_profile {
 /// The entry as the profile file holds it: one JSON object (for `transit calibrate --json`). Local.
 std::string to_json_text(const streamer_profile& entry);
 
-/// The file of profiles: TRANSIT_PROFILE when set (and not empty), else
-/// $XDG_CACHE_HOME/transit/profile.json, else $HOME/.cache/transit/profile.json. Local.
+/// The file of profiles, for every section (protocols' too): TRANSIT_PROFILE when set (and not
+/// empty), else $XDG_CACHE_HOME/transit/profile.json when XDG_CACHE_HOME is an absolute path (the
+/// XDG Base Directory spec ignores a relative one), else $HOME/.cache/transit/profile.json. Local.
 std::filesystem::path default_profile_path();
-/// This host's name (profile entries are keyed by it). Local.
+/// This host's name (entries of every section are keyed by it). Local.
 std::string this_host();
 
 /// A profile file read into memory: looked up, changed, and written back whole (sections and

@@ -1,4 +1,5 @@
 #pragma once
+// Private to the library: profiles key their points, and transfers their choices, by floor(log2).
 #include <bit>
 #include <cstddef>
 

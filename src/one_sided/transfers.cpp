@@ -1,7 +1,6 @@
 // Multi-region transfers: splitting regions per owner and the three protocols
-// (include/transit/detail/protocols/transfers.hpp sets them out).
-#include "floor_log2.hpp"
-#include "transit/detail/protocols/transfers.hpp"
+// (include/transit/detail/one_sided/transfers.hpp sets them out, and the layer direction).
+#include "transit/detail/one_sided/transfers.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -10,9 +9,31 @@
 #include <limits>
 #include <string>
 
-#include "profile_cache.hpp"
+#include "automatic_protocol.hpp"
+#include "core/floor_log2.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
+
+namespace transit {
+
+std::string_view to_string(transfer_protocol p) noexcept {
+  switch (p) {
+    case transfer_protocol::automatic: return "automatic";
+    case transfer_protocol::blocking: return "blocking";
+    case transfer_protocol::pipelined: return "pipelined";
+    case transfer_protocol::packed: return "packed";
+  }
+  return "unknown";
+}
+
+transfer_protocol parse_transfer_protocol(std::string_view name) {
+  for (const auto p : {transfer_protocol::automatic, transfer_protocol::blocking, transfer_protocol::pipelined,
+                       transfer_protocol::packed})
+    if (name == to_string(p)) return p;
+  detail::throw_invalid("transfer protocol", name, "'automatic', 'blocking', 'pipelined' or 'packed'");
+}
+
+}  // namespace transit
 
 namespace transit::detail {
 
@@ -52,11 +73,11 @@ transfer_protocol protocol_selector::choose(std::size_t region_bytes, std::size_
   if (mode_ == mode::forced) return forced_;
   if (mode_ == mode::random) return draw();
   if (!profile_) {
-    profile_ = profile_for(*ctx_);
+    profile_ = automatic_protocol_for(*ctx_);
     memo_.assign(2 * 64 * 64, 0);
   }
   const bool same_node = ctx_->machine().node_of(target) == self_node_;
-  // The profile answers by (floor(log2 S), floor(log2 N)) alone, so that is the memo's key.
+  // automatic_protocol answers by (floor(log2 S), floor(log2 N)) alone, so that is the memo's key.
   const auto log2 = [](std::size_t x) { return static_cast<std::size_t>(floor_log2(std::max<std::size_t>(x, 1))); };
   std::uint8_t& known = memo_[(same_node ? 64 * 64 : 0) + log2(region_bytes) * 64 + log2(regions)];
   if (known == 0) known = static_cast<std::uint8_t>(profile_->choose(region_bytes, regions, same_node)) + 1;

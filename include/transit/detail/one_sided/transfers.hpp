@@ -1,5 +1,11 @@
 #pragma once
-// The untyped half of global_array's multi-region transfers, compiled once in src/protocols.
+// The untyped half of global_array's multi-region transfers, compiled once in src/one_sided.
+//
+// Layer direction: one_sided is below protocols. This header and src/one_sided/ include nothing
+// of protocols/; what `automatic` needs from above (the measured profile, or the built-in rule) is
+// reached through the interface one_sided defines in src/one_sided/automatic_protocol.hpp, which
+// src/protocols/profile.cpp implements. protocols/ includes one_sided (its calibration runs these
+// transfers), never the other way round.
 // The typed members (one_sided/global_array.hpp) pass element bytes; everything here runs per
 // region or per message, never per element.
 //
@@ -24,9 +30,15 @@
 
 #include "transit/detail/one_sided/block_layout.hpp"
 #include "transit/detail/one_sided/engine.hpp"
-#include "transit/protocols/protocols.hpp"
+#include "transit/one_sided/regions.hpp"
+
+namespace transit {
+class context;
+}  // namespace transit
 
 namespace transit::detail {
+
+class automatic_protocol;  // src/one_sided/automatic_protocol.hpp
 
 /// Which protocol a call uses: TRANSIT_PROTOCOL (read when the array is made) forces one or
 /// draws one at random per call; otherwise the job's profile decides (read once per process).
@@ -49,7 +61,7 @@ class protocol_selector {
   const context* ctx_;
   int self_node_ = 0;
   mutable std::minstd_rand random_;
-  mutable std::shared_ptr<const protocol_profile> profile_;  // at the first automatic choice
+  mutable std::shared_ptr<const automatic_protocol> profile_;  // at the first automatic choice
   // The profile's choices so far by (same node, floor(log2 S), floor(log2 N)), protocol + 1 (0:
   // not asked yet): a profile choice scans the table's points and smooths (about a microsecond),
   // which a small transfer should not pay per call. Sized with profile_ (arrays that never choose
