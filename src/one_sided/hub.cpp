@@ -534,8 +534,9 @@ std::string hub::request_problem(const request_record& r, const std::byte* paylo
       for (std::uint32_t i = 0; i < r.count; ++i) {
         packed_region region;
         std::memcpy(&region, payload + i * sizeof(packed_region), sizeof region);
-        if (region.count > r.payload_bytes && r.op == op_code::put_packed)  // keeps the sum far below 2^64
-          return concat("packed region ", i, " of ", region.count, " elements, more than its payload bytes");
+        // A put's elements are in its payload: this keeps the sum, and its bytes, far below 2^64.
+        if (r.op == op_code::put_packed && region.count > r.payload_bytes / element)
+          return concat("packed region ", i, " of ", region.count, " elements, more than its payload holds");
         elements += region.count;
       }
       expected = count * sizeof(packed_region) + (r.op == op_code::put_packed ? elements * element : 0);

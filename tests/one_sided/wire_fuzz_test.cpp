@@ -3,7 +3,9 @@
 // its own). Each is refused before any of it is used, with the one report of core/wire_error.hpp
 // naming the hub, the message, the sender and what was wrong; no byte outside the message or the
 // block is touched (this runs under AddressSanitizer too).
+#include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../support/test_support.hpp"
@@ -96,6 +98,8 @@ std::vector<forged> forge_all(int pes) {
   }
   add(wire_bytes().add(requests()).add(request(op_code::get_packed, 1, 0, 16)).add(detail::packed_region{10, 10}),
       "request message", "request 0: packed region 0: elements 10+10 outside PE 0's 16");
+  add(wire_bytes().add(requests()).add(request(op_code::put_packed, 1, 0, 24)).add(detail::packed_region{0, 1000}).zeros(8),
+      "request message", "request 0: packed region 0 of 1000 elements, more than its payload holds");
   add(wire_bytes().add(requests(3)).add(request(op_code::get, 1, 0)), "request message",
       "1 requests, but its header says 3");
   const auto add_control = [&](const control_record& c, std::size_t payload, std::string problem) {
@@ -141,13 +145,24 @@ void attack_hub(context& ctx, bool helper) {
     hub = std::make_unique<detail::hub>(hub_config(ctx.size(), helper), detail::context_access::net(ctx),
                                         helper ? nullptr : &mail, channel, host);
   const std::string receiver = helper ? "one-sided hub of node 0" : "one-sided hub of PE 0";
+  // PE 0 says when it polls for message k: a barrier's wait would pump the transport into the
+  // mailbox, where a helper's hub never looks (the PEs are threads of one process here).
+  static std::atomic<int> turn{-1};
+  ctx.barrier();
+  int k = 0;
   for (const forged& f : forge_all(ctx.size())) {
-    if (ctx.rank() == attacker) transit::testing::send_raw(ctx, 0, channel, f.bytes);
+    if (ctx.rank() == attacker) {
+      while (turn.load() != k) std::this_thread::yield();
+      transit::testing::send_raw(ctx, 0, channel, f.bytes);
+    }
     if (ctx.rank() == 0) {
+      turn.store(k);
       transit::testing::expect_refused([&] { hub->poll(false); }, receiver, f.message, attacker, f.problem);
     }
     ctx.barrier();
+    ++k;
   }
+  if (ctx.rank() == 0) turn.store(-1);
   if (ctx.rank() == 0) {
     EXPECT_EQ(host.delivered, 0);
   }

@@ -3,9 +3,11 @@
 // the check that a receiver refused a message with the one report of src/core/wire_error.hpp.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/wire_error.hpp"
@@ -42,13 +44,15 @@ inline void send_raw(context& ctx, int dest, std::uint32_t channel, const std::v
 }
 
 /// Runs `receive` (a receiver taking what arrived) until it throws a wire_error, and checks the
-/// report: "<receiver>: corrupt <message> from PE <source>: ...<problem>...". Returns false (a
-/// test failure added) if it returned `attempts` times without throwing.
+/// report: "<receiver>: corrupt <message> from PE <source>: ...<problem>...". Adds a test failure
+/// and returns false if nothing was refused within `patience` (the sender's thread may be slow to
+/// run on a loaded machine).
 template <class Receive>
 bool expect_refused(Receive&& receive, const std::string& receiver, const std::string& message, int source,
-                    const std::string& problem, int attempts = 1'000'000) {
+                    const std::string& problem, std::chrono::seconds patience = std::chrono::seconds(60)) {
   const std::string head = receiver + ": corrupt " + message + " from PE " + std::to_string(source) + ": ";
-  for (int i = 0; i < attempts; ++i) {
+  const auto give_up = std::chrono::steady_clock::now() + patience;
+  while (std::chrono::steady_clock::now() < give_up) {
     try {
       receive();
     } catch (const detail::wire_error& e) {
@@ -57,6 +61,7 @@ bool expect_refused(Receive&& receive, const std::string& receiver, const std::s
       EXPECT_NE(text.find(problem), std::string::npos) << "expected '" << problem << "' in: " << text;
       return true;
     }
+    std::this_thread::yield();
   }
   ADD_FAILURE() << "not refused: " << head << problem;
   return false;
