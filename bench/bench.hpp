@@ -306,13 +306,6 @@ struct raw_fetch_adds {
 };
 raw_fetch_adds hotspot_mpi_raw(context& ctx, int ops, int iterations, int target);
 
-/// Open MPI's value of one of its parameters (MCA variable) as this process runs with it, read
-/// through MPI_T after MPI_Init (bench/mpi_settings.cpp): an enumerated value by its name
-/// ("cma") when by_name, otherwise (bit flags) and for plain integers its digits, a string as it
-/// is; "" when this MPI has no such variable or has not loaded the component that registers it.
-/// Local; never throws.
-std::string open_mpi_setting(const char* name, bool by_name = true);
-
 template <class Stream>
 void add_step_fields(context& ctx, const setup& s, const Stream& stream, const std::vector<double>& step_seconds,
                      measurement& m) {

@@ -61,7 +61,6 @@ std::string text_of(const json& value) {
   return value.dump();
 }
 
-
 }  // namespace
 
 std::string human(double value) {
