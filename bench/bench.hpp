@@ -1,11 +1,14 @@
 #pragma once
-// transit bench: shared pieces of the benchmark kernels (bench/*.cpp), the driver that times,
-// reduces and prints their runs, and the demo.
+// transit bench: the harness of the benchmark kernels (bench/*.cpp): their registry, the driver
+// that resolves a run's options, times it and reduces its record over the PEs, the record's JSON
+// and text forms, and helpers for kernels. The command line that chooses and prints runs is the
+// transit command's (tools/transit/bench.cpp); the harness needs none of it but the CLI::App a
+// kernel adds its own options to.
 //
 // A kernel is a collective function that builds its streamers, runs its measured region between
 // two barriers (measure()), verifies its result and returns this PE's share of the record; the
-// driver reduces that over PEs and prints it on PE 0 only. Each kernel file registers itself
-// (register_kernel, bench/README.md): no central table to edit.
+// driver reduces that over PEs. Each kernel file registers itself (register_kernel,
+// bench/README.md): no central table to edit.
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -34,8 +37,10 @@ using json = nlohmann::ordered_json;
 
 enum class scheme { none, grid, node_aware, node_aware_advanced, mpi_raw };
 std::string_view to_string(scheme s) noexcept;
+/// Every scheme with its --scheme name, in the order the help lists them.
+const std::vector<std::pair<std::string, scheme>>& schemes();
 
-/// The options every kernel takes (bench/options.cpp adds them to each `bench KERNEL` command).
+/// The options every kernel takes (tools/transit/bench.cpp adds them to each `bench KERNEL` command).
 /// Kernel-specific options belong to their kernel's file. 0 in a count = the kernel's default.
 struct options {
   std::string kernel;
@@ -87,9 +92,6 @@ struct kernel_entry {
 /// Adds a kernel; call from a namespace-scope initialiser. Returns true (so the call can
 /// initialise a constant). A second kernel of the same name is an internal error.
 bool register_kernel(kernel_entry kernel);
-/// Adds every kernel as a subcommand of `command` (bench, model) with the common options and its
-/// own, parsed into `opt`; `extra` adds options of the command's own to each kernel.
-void add_kernel_commands(CLI::App& command, options& opt, const std::function<void(CLI::App&)>& extra = {});
 /// Every registered kernel, sorted by name.
 const std::vector<kernel_entry>& kernels();
 /// The kernel called `name`, or nullptr.
@@ -159,14 +161,14 @@ void add_step_fields(context& ctx, const setup& s, const Stream& stream, const s
 /// The non-template part of add_step_fields.
 void add_step_fields(context& ctx, const setup& s, const streamer_stats& stats, const streamer_options& current,
                      const std::vector<double>& step_seconds, measurement& m);
-/// Collective: `transit bench` after option parsing. Returns the exit status.
-int bench_command(context& ctx, const options& opt);
 
 /// The record as one line of JSON (API.md's fields, then the kernel's). Non-finite numbers,
 /// which JSON cannot hold, are written as null.
 std::string to_json(const record& r);
 /// The record as one line for people.
 std::string to_text(const record& r);
+/// A number for people, two decimals and k, M or G: "1.23 M".
+std::string human(double value);
 
 // ---- helpers for kernels ----
 
@@ -303,13 +305,6 @@ struct raw_fetch_adds {
   std::uint64_t messages = 0;  // requests and replies this PE sent
 };
 raw_fetch_adds hotspot_mpi_raw(context& ctx, int ops, int iterations, int target);
-
-/// Open MPI's value of one of its parameters (MCA variable) as this process runs with it, read
-/// through MPI_T after MPI_Init (bench/mpi_settings.cpp): an enumerated value by its name
-/// ("cma") when by_name, otherwise (bit flags) and for plain integers its digits, a string as it
-/// is; "" when this MPI has no such variable or has not loaded the component that registers it.
-/// Local; never throws.
-std::string open_mpi_setting(const char* name, bool by_name = true);
 
 template <class Stream>
 void add_step_fields(context& ctx, const setup& s, const Stream& stream, const std::vector<double>& step_seconds,

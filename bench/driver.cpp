@@ -1,4 +1,5 @@
-// transit bench: resolving options for a job, running a kernel, reducing and printing the record.
+// transit bench: resolving options for a job, running a kernel, reducing its record over the PEs
+// and writing it as JSON or as a line for people.
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
@@ -60,6 +61,8 @@ std::string text_of(const json& value) {
   return value.dump();
 }
 
+}  // namespace
+
 std::string human(double value) {
   char text[32];
   if (value >= 1e9) std::snprintf(text, sizeof text, "%.2f G", value / 1e9);
@@ -68,8 +71,6 @@ std::string human(double value) {
   else std::snprintf(text, sizeof text, "%.2f", value);
   return text;
 }
-
-}  // namespace
 
 #ifndef TRANSIT_WITH_MPI
 // Without MPI, resolve() refuses --scheme mpi-raw before a kernel runs.
@@ -114,41 +115,6 @@ record run_once(context& ctx, const options& opt, int run_index) {
   r.variants = m.variants;
   r.table = m.table;
   return r;
-}
-
-int bench_command(context& ctx, const options& opt) {
-  try {
-    resolve(ctx, opt);
-  } catch (const std::invalid_argument& e) {
-    // Every PE finds the same problem; one message, and a usage error's exit status.
-    if (ctx.rank() == 0) std::fprintf(stderr, "transit: error: %s\n", e.what());
-    return 2;
-  }
-  std::vector<double> seconds, rates;
-  bool all_verified = true;
-  for (int run = 0; run < opt.repeat; ++run) {
-    const record r = run_once(ctx, opt, run);
-    seconds.push_back(r.seconds);
-    rates.push_back(r.rate);
-    all_verified &= r.verified;
-    if (ctx.rank() != 0) continue;
-    if (!opt.json && !r.table.empty()) {
-      std::printf("%s", r.table.c_str());
-    } else if (r.variants.empty()) {
-      std::printf("%s\n", (opt.json ? to_json(r) : to_text(r)).c_str());
-    } else {
-      for (const json& variant : r.variants) {
-        record one = r;
-        for (const auto& [key, value] : variant.items()) one.extra[key] = value;
-        std::printf("%s\n", (opt.json ? to_json(one) : to_text(one)).c_str());
-      }
-    }
-    std::fflush(stdout);
-    if (!r.verified) std::fprintf(stderr, "transit bench: %s run %d FAILED verification\n", opt.kernel.c_str(), run);
-  }
-  if (ctx.rank() == 0 && !opt.json && opt.repeat > 1)
-    std::printf("median of %d: %.6f s  %s items/s/PE\n", opt.repeat, median(seconds), human(median(rates)).c_str());
-  return all_verified ? 0 : 1;
 }
 
 std::string to_json(const record& r) {

@@ -34,6 +34,14 @@ if [ "${1:-}" = "--self-test" ]; then
     echo "$line" > "$tmp/src/x/bad.cpp"
     if check "$tmp" > /dev/null; then echo "not caught: $line"; exit 1; fi
   done
+  rm "$tmp/src/x/bad.cpp"
+  # The transit command's sources and the kernels are scanned too.
+  for dir in tools/transit bench bench/sim; do
+    mkdir -p "$tmp/$dir"
+    echo 'std::this_thread::sleep_for(d);' > "$tmp/$dir/bad.cpp"
+    if check "$tmp" > /dev/null; then echo "not caught in $dir/"; exit 1; fi
+    rm "$tmp/$dir/bad.cpp"
+  done
   echo "self-test passed"
   exit 0
 fi

@@ -2,7 +2,7 @@
 // half of per_item at its source, half at every PE that forwards it (one copy into its next
 // buffer) and half where it is delivered: (hops + 1) halves. Before 2026-11-26 every link charged
 // both halves, so a forwarding PE paid a whole per_item, and the simulated BG/Q all-to-all
-// (bench/sim_model.sh) ran 1.23-1.85x faster than predicted; charged as here, 0.97-1.42x. And,
+// (bench/sim/model.sh) ran 1.23-1.85x faster than predicted; charged as here, 0.97-1.42x. And,
 // with the job's physical links, the busiest link of each phase (tuning_model_links).
 #include <gtest/gtest.h>
 

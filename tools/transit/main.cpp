@@ -1,5 +1,6 @@
 // The transit command: `transit [--transit-* options] COMMAND ...`. Its commands (info, bench, demo,
-// ...) register themselves from their files in bench/ (bench/README.md).
+// ...) register themselves from their files here, one file per command (cli.hpp); the kernels of
+// `transit bench` register themselves from theirs in bench/ (bench/README.md).
 //
 // The whole command line is checked before any PE starts: the launch options by
 // parse_run_options on a copy of argv (transit::run parses and strips them again), the rest by

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/sim_manytomany.sh [SERIES]: strong scaling of many-to-many traffic on a simulated Blue
+# bench/sim/manytomany.sh [SERIES]: strong scaling of many-to-many traffic on a simulated Blue
 # Gene/Q (TRAM thesis, Wesolowski 2014, section 7.2.1: EpiSimdemics, figure 7.5 and table 7.1;
 # issue "transit at scale, part 2", item 4). `transit bench bipartite`: a fixed bipartite graph of
 # persons and locations (MTM_PERSONS persons, default 65536, each visiting MTM_DEGREE locations,
@@ -32,17 +32,15 @@
 # 2 min at 256 ranks; none 2-6 min at 32-128 ranks. None at 8 ranks and at 1024, and direct at 512,
 # did not finish within the hour (docs/simulation.md gives the arithmetic in their place).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+source "$(dirname "$0")/lib.sh"
 series=${1:-none direct node 3d}
 nodes_list=${MTM_NODES:-2 4 8 16 32 64 128 256}
 ppn=${MTM_PPN:-4}
 persons=${MTM_PERSONS:-65536}
 degree=${MTM_DEGREE:-4}
-log=${MTM_LOG:-/dev/null}
+sim_log=${MTM_LOG:-/dev/null}
 limit=${MTM_TIMEOUT:-3600}
 sim=${TRANSIT_SIM:-$root/build-sim/bin/transit}
-workdir=$(mktemp -d)
-trap 'rm -rf "$workdir"' EXIT
 
 # scripts/simulate runs the kernels it lists; until it lists bipartite, run the simulation build
 # as a --program (same platform, settings and --transit-physical; the record is completed here).
@@ -56,7 +54,7 @@ torus_of() {
   case $1 in
     2) echo 2 ;; 4) echo 2x2 ;; 8) echo 2x2x2 ;; 16) echo 2x2x2x2 ;; 32) echo 2x2x2x2x2 ;;
     64) echo 4x2x2x2x2 ;; 128) echo 4x4x2x2x2 ;; 256) echo 4x4x4x2x2 ;;
-    *) echo "sim_manytomany: no torus for $1 nodes" >&2; exit 2 ;;
+    *) echo "$sim_script: no torus for $1 nodes" >&2; exit 2 ;;
   esac
 }
 # The 3-D grid: nodes as A x B (the torus dimensions merged into two halves) x PEs per node.
@@ -69,7 +67,7 @@ grid3d_of() {
 
 # run SERIES NODES
 run() {
-  local name=$1 nodes=$2 ranks spec out opts lock=()
+  local name=$1 nodes=$2 ranks spec opts
   ranks=$((nodes * ppn))
   spec=torus:$(torus_of "$nodes"):$ppn
   case $name in
@@ -77,37 +75,13 @@ run() {
     direct) opts=(--scheme grid --grid direct) ;;
     node) opts=(--scheme grid --grid node) ;;
     3d) opts=(--scheme grid --grid "$(grid3d_of "$nodes")") ;;
-    *) echo "sim_manytomany: unknown series '$name' (none, direct, node, 3d)" >&2; exit 2 ;;
+    *) echo "$sim_script: unknown series '$name' (none, direct, node, 3d)" >&2; exit 2 ;;
   esac
-  [ "$ranks" -ge 2048 ] && lock=(flock /tmp/transit-sim-big.lock)
-  out=$workdir/out
-  "${lock[@]}" timeout "$limit" /usr/bin/time -f "peak_kb %M" "$root/scripts/simulate" --platform "$spec" \
-    --ranks "$ranks" --calibration bgq "${as_program[@]}" -- bench bipartite --persons "$persons" \
-    --degree "$degree" --buffer-items 64 "${opts[@]}" --json >"$out" 2>"$out.err" || true
-  grep -v "sleep_for" "$out.err" >>"$log" || true
-  python3 - "$name" "$nodes" "$ppn" "$spec" "$ranks" "$out" "$out.err" <<'PY' || true  # a run without a record: said on stderr, the sweep goes on
-import json, re, sys
-name, nodes, ppn, spec, ranks, path, err = sys.argv[1:]
-record, peak, simulated, wall = None, None, None, None
-for line in open(path):
-    if line.startswith("{"):
-        record = json.loads(line)
-for line in open(err, errors="replace"):
-    if line.startswith("peak_kb "):
-        peak = int(line.split()[1])
-    found = re.match(r"simulated_seconds (\S+) wall_seconds (\S+)", line)
-    if found:
-        simulated, wall = float(found.group(1)), float(found.group(2))
-if record is None:
-    tail = "".join(l for l in open(err, errors="replace") if "sleep_for" not in l)[-2000:]
-    sys.exit(f"sim_manytomany: {name} at {nodes} nodes: no record\n{tail}")
-record.setdefault("simulated_seconds", simulated)
-record.setdefault("wall_seconds", wall)
-record.update({"platform": spec, "ranks": int(ranks), "calibration": "bgq", "mode": "modelled",
-               "series": name, "nodes": int(nodes), "pes_per_node": int(ppn),
-               "rss_mb": round(peak / 1024) if peak else None})
-print(json.dumps(record, separators=(",", ":")), flush=True)
-PY
+  sim_run --lock-big --timeout "$limit" -- --platform "$spec" --ranks "$ranks" --calibration bgq "${as_program[@]}" -- \
+    bench bipartite --persons "$persons" --degree "$degree" --buffer-items 64 "${opts[@]}" --json
+  # A run without a record is said on stderr; the sweep goes on.
+  sim_record simulated_seconds wall_seconds platform="$spec" ranks:="$ranks" calibration=bgq mode=modelled \
+    series="$name" nodes:="$nodes" pes_per_node:="$ppn" || true
 }
 
 for nodes in $nodes_list; do

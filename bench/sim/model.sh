@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# bench/sim_model.sh [PARTS]: `transit model`'s predicted ordering of grids against the simulated
+# bench/sim/model.sh [PARTS]: `transit model`'s predicted ordering of grids against the simulated
 # ordering (issue "transit at scale, part 2", "Done when": rank correlation at 512 and 4096 ranks).
-# Streaming all-to-all (`transit bench alltoall`) of 32-byte items, as bench/sim_grids.sh runs it:
+# Streaming all-to-all (`transit bench alltoall`) of 32-byte items, as bench/sim/grids.sh runs it:
 # modelled mode, bgq calibration, BG/Q-like 5-D tori with 16 PEs per node, grids that merge torus
 # dimensions as thesis table 4.1 does plus balanced ones.
 #
@@ -21,7 +21,7 @@
 #          PE per core, as each simulated rank owns a core), only the simulated grids (--grids).
 #          Each size twice: with the torus's links (model "links") and without --transit-physical
 #          (model "flush": links not modelled, the fill-and-flush term as before 2026-11-27).
-#   grids  the model (both versions) for the points of bench/sim_grids.sh's parts dims8, dims32 and
+#   grids  the model (both versions) for the points of bench/sim/grids.sh's parts dims8, dims32 and
 #          dims64 that p512 and p4096 do not simulate (8 nodes: direct and 4 grids, 32 B to 2 KiB per
 #          destination; 32 nodes at 2 KiB; 64 nodes at 32 B), and of its part ratio (the same machine
 #          at the XE6's (o_s + o_d) / o_a = 5.5: 30 points): joined with that script's records, a
@@ -30,7 +30,7 @@
 # Prints one JSON line per run on stdout: simulated runs are bench records (seconds = the
 # all-to-all's simulated time) with part, label, ranks, grid, bytes_per_destination, rss_mb added;
 # model lines are `transit model --json` records (kind "model", predicted_seconds) with part
-# "model", model, bytes_per_destination and grid added. Part `join` (alone: `bench/sim_model.sh
+# "model", model, bytes_per_destination and grid added. Part `join` (alone: `bench/sim/model.sh
 # join < all.jsonl > plot.jsonl`) reads those lines on stdin, prints Spearman's rank correlation
 # and the range of predicted / simulated per (ranks, size) and overall on stderr, and one plot
 # record per (ranks, grid, size, model) on stdout: simulated_ms, predicted_ms and model "links"
@@ -39,7 +39,6 @@
 # (default /dev/null). Every simulation has a timeout (MODEL_TIMEOUT, default 1500 s).
 # Needs `make build sim`.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
 parts=" ${1:-p512 p4096 model} "
 if [ "$parts" = " join " ]; then
   exec python3 -c '
@@ -82,30 +81,21 @@ for k in both:
                           "simulated_ms": sim[k] * 1e3, "predicted_ms": model[k][name] * 1e3, "model": name}))
 '
 fi
-log=${MODEL_LOG:-/dev/null}
-part() { [[ $parts == *" $1 "* ]]; }
-tool=${TRANSIT_TOOL:-$root/build/bin/transit}
+source "$(dirname "$0")/lib.sh"  # after join, which execs: lib.sh's temporary directory would stay
+sim_log=${MODEL_LOG:-/dev/null}
 limit=${MODEL_TIMEOUT:-1500}
-workdir=$(mktemp -d)
-trap 'rm -rf "$workdir"' EXIT
 
 grids512="32x16 16x32 8x8x8 8x4x16 4x2x4x16 4x2x4x4x4 2x2x2x2x2x16"
 bytes512="32 128 512"
 grids4096=${MODEL_GRIDS4096:-"256x16 64x4x16 16x16x16 16x4x4x16 4x4x4x2x2x16"}
 bytes4096=${MODEL_BYTES4096:-"32 128"}
 
-# sim PART SPEC RANKS BUFFER GRID BYTES [lock]: one simulated all-to-all
+# sim PART SPEC RANKS BUFFER GRID BYTES: one simulated all-to-all (4096 ranks: under the big lock)
 sim() {
-  local part=$1 spec=$2 ranks=$3 buffer=$4 grid=$5 bpd=$6 lock=${7:-}
-  local out=$workdir/out items=$(($3 * $6 / 32)) pre=()
-  [ -n "$lock" ] && pre=(flock "$lock")
-  "${pre[@]}" timeout "$limit" /usr/bin/time -f "peak_kb %M" "$root/scripts/simulate" --platform "$spec" \
-    --ranks "$ranks" --calibration bgq --mode modelled -- bench alltoall --item-bytes 32 \
-    --buffer-items "$buffer" --grid "$grid" --items-per-pe "$items" >"$out" 2>"$out.err" || true
-  cat "$out.err" >>"$log"
-  cat "$out.err" >>"$out"
-  python3 "$root/bench/sim_record.py" "$out" part="$part" label="$ranks.$grid.$bpd" grid="$grid" \
-    bytes_per_destination="$bpd" || true
+  local part=$1 spec=$2 ranks=$3 buffer=$4 grid=$5 bpd=$6 items=$(($3 * $6 / 32))
+  sim_run --lock-big --timeout "$limit" -- --platform "$spec" --ranks "$ranks" --calibration bgq --mode modelled -- \
+    bench alltoall --item-bytes 32 --buffer-items "$buffer" --grid "$grid" --items-per-pe "$items"
+  sim_record part="$part" label="$ranks.$grid.$bpd" grid="$grid" bytes_per_destination="$bpd" || true
 }
 
 # predict RANKS SPEC BUFFER GRIDS BYTES [CALIBRATION RATIO]: transit model for the simulated grids
@@ -121,7 +111,7 @@ predict() {
     "$tool" model alltoall --transit-backend=local --transit-pes="$ranks" --transit-pes-force \
       --transit-pes-per-node=16 "${physical[@]}" --item-bytes 32 --buffer-items "$buffer" \
       --items-per-pe $((ranks * bpd / 32)) --calibration "$calibration" \
-      --grids "${grids// /,}" --json 2>>"$log" |
+      --grids "${grids// /,}" --json 2>>"$sim_log" |
       python3 -c '
 import json, sys
 bpd, model, ratio = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
@@ -141,10 +131,10 @@ if part p512; then
 fi
 if part p4096; then
   for bpd in $bytes4096; do
-    for g in $grids4096; do sim p4096 torus:4x4x4x2x2:16 4096 128 "$g" "$bpd" /tmp/transit-sim-big.lock; done
+    for g in $grids4096; do sim p4096 torus:4x4x4x2x2:16 4096 128 "$g" "$bpd"; done
   done
 fi
-if part grids; then  # as bench/sim_grids.sh runs them: 16 KiB buffers
+if part grids; then  # as bench/sim/grids.sh runs them: 16 KiB buffers
   grids8="direct 8x16 4x2x16 2x2x2x16 2x2x2x4x4"
   for bpd in 32 128 512 2048; do predict 128 torus:2x2x2:16 512 "$grids8" "$bpd"; done
   predict 512 torus:2x2x2x2x2:16 512 "32x16 8x4x16" 2048

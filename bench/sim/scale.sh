@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/simulate_scale.sh [PARTS]: what a simulated job costs this machine (issue 24, item 5): real
+# bench/sim/scale.sh [PARTS]: what a simulated job costs this machine (issue 24, item 5): real
 # seconds and peak memory of scripts/simulate running a verified histogram (64 Ki items per PE, a
 # 3-D grid, modelled, bgq calibration) on a BG/Q-like torus, as ranks grow, as items grow, and with
 # each SMPI setting of scripts/simulate changed back. One JSON line per run on stdout: the bench
@@ -10,25 +10,21 @@
 # 1024 ranks; settings = 1024 ranks with one setting reverted each (docs/simulation.md). Needs
 # `make build sim`. One run of 4096 ranks takes about five minutes here; all of it, about an hour.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+source "$(dirname "$0")/lib.sh"
 parts=" ${1:-ranks items settings} "
 max=${SCALE_MAX:-4096}
-part() { [[ $parts == *" $1 "* ]]; }
 
 # run LABEL SPEC RANKS GRID ITEMS [VAR=VALUE ...] [-- SMPI_KEY:VALUE ...]
 run() {
   local label=$1 spec=$2 ranks=$3 grid=$4 items=$5
   shift 5
   local envs=() cfgs=()
-  while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=(--env "$1"); shift; done
   [ "${1:-}" = "--" ] && shift
   for c in "$@"; do cfgs+=(--cfg "$c"); done
-  local out
-  out=$(mktemp)
-  env "${envs[@]}" /usr/bin/time -f "peak_kb %M" "$root/scripts/simulate" "${cfgs[@]}" --platform "$spec" \
-    --ranks "$ranks" --calibration bgq -- bench histogram --items-per-pe "$items" --grid "$grid" >"$out" 2>&1 || true
-  python3 "$root/bench/sim_record.py" "$out" label="$label"
-  rm -f "$out"
+  sim_run "${envs[@]}" -- "${cfgs[@]}" --platform "$spec" --ranks "$ranks" --calibration bgq -- \
+    bench histogram --items-per-pe "$items" --grid "$grid"
+  sim_record label="$label"
 }
 
 torus=torus:4x8x8:16

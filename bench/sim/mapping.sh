@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/sim_mapping.sh [PARTS]: does topology-aware mapping pay on a torus and not on a fat tree?
+# bench/sim/mapping.sh [PARTS]: does topology-aware mapping pay on a torus and not on a fat tree?
 # (issue "transit at scale, part 2", item 7; Bhatele, Bohm and Kale 2011, tables II-IV and fig 4b,
 # ../shared/papers/topology-aware-mapping-bhatele-2011.md). The OpenAtom-like pattern of `transit map`
 # (128 states x 32 planes, 16 KiB planes: 8768 objects, 329,728 edges, 1.2 GB per step) is placed
@@ -27,10 +27,9 @@
 # 0.5 to 0.8 GB); sim: a 2048-PE step (block, torus) had not finished after 600 s, so sim is
 # unmeasured here (docs/simulation.md).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+source "$(dirname "$0")/lib.sh"
 parts=" ${1:-map small} "
 mappers=${SIM_MAPPERS:-block shuffled bisection greedy}
-part() { [[ $parts == *" $1 "* ]]; }
 machines="torus:8x8x8:4 torus:8x8x16:4 fattree:16x32:4 fattree:16x64:4"  # map part
 
 if part map; then
@@ -172,33 +171,15 @@ CPP
       -I "$root/include" "$dir/map_step.cpp" "$root/build-sim/libtransit.a" -o "$dir/map_step"
   fi
   sim_runs() {  # sim_runs "MACHINE PES ..." STATES PLANES
-    local list=$1 states=$2 planes=$3 m pes mapper out
+    local list=$1 states=$2 planes=$3 m pes mapper
     set -- $list
     while [ $# -gt 0 ]; do
       m=$1 pes=$2
       shift 2
       for mapper in $mappers; do
-        out=$(mktemp)
-        /usr/bin/time -f "peak_kb %M" "$root/scripts/simulate" --platform "$m" --ranks "$pes" \
-          --calibration bgq --mode modelled --program "$dir/map_step" -- "$states" "$planes" 16384 "$mapper" 1 >"$out" 2>&1 || true
-        python3 - "$m" "$out" <<'PY'
-import json, sys
-platform, path = sys.argv[1], sys.argv[2]
-record, extra = None, {}
-for line in open(path, errors="replace"):
-    if line.startswith("{"):
-        record = json.loads(line)
-    elif line.startswith("simulated_seconds "):
-        f = line.split()
-        extra.update({"simulated_seconds": float(f[1]), "wall_seconds": float(f[3])})
-    elif line.startswith("peak_kb "):
-        extra["rss_mb"] = round(int(line.split()[1]) / 1024)
-if record is None:
-    sys.exit(f"sim_mapping: {platform}: no record\n" + open(path, errors="replace").read()[-2000:])
-record.update({"part": "sim", "platform": platform, "calibration": "bgq", "mode": "modelled", **extra})
-print(json.dumps(record, separators=(",", ":")), flush=True)
-PY
-        rm -f "$out"
+        sim_run -- --platform "$m" --ranks "$pes" --calibration bgq --mode modelled --program "$dir/map_step" -- \
+          "$states" "$planes" 16384 "$mapper" 1
+        sim_record part=sim platform="$m" calibration=bgq mode=modelled simulated_seconds wall_seconds
       done
     done
   }

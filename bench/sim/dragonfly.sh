@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/sim_dragonfly.sh [PARTS]: 2-D against 3-D grids on a dragonfly and on a torus with scattered
+# bench/sim/dragonfly.sh [PARTS]: 2-D against 3-D grids on a dragonfly and on a torus with scattered
 # nodes (TRAM thesis, Wesolowski 2014, figure 4.6 and the end of 4.8; issue "transit at scale,
 # part 2", item 9). Streaming all-to-all (`transit bench alltoall`) of 32-byte items with 16 KiB
 # buffers (--buffer-items 512), modelled mode, on 256 nodes x DF_PPN PEs (default 4: 1024 ranks;
@@ -15,7 +15,7 @@
 #   torus      an XE6-like 3-D torus torus:8x8x8 (512 nodes), calibration xe6, the job's 256 nodes
 #              scattered over it at random (seed DF_SEED, default 1), as a Cray XE6 allocation is:
 #              a wrapper around the platform tool (scripts/simulate --platform-tool; the approach of
-#              bench/sim_grids.sh's "random" part) maps the hostfile's 256 nodes onto a random
+#              bench/sim/grids.sh's "random" part) maps the hostfile's 256 nodes onto a random
 #              256 of the 512, keeping each node's PEs together. The 2-D grid's one hop between
 #              nodes goes straight to the destination; the 3-D grid's two go through a node placed
 #              at random, so its items cross about twice as many torus links.
@@ -35,17 +35,11 @@
 # 32-512 B; the 2048 B dragonfly run was stopped after 16 minutes, and the torus part ran only
 # 32 and 128 B (DF_SIZES="32 128"). compact was not run.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+source "$(dirname "$0")/lib.sh"
 parts=" ${1:-dragonfly torus} "
-log=${DF_LOG:-/dev/null}
-part() { [[ $parts == *" $1 "* ]]; }
-tool=${TRANSIT_TOOL:-$root/build/bin/transit}
+sim_log=${DF_LOG:-/dev/null}
 ppn=${DF_PPN:-4}
 ranks=$((256 * ppn))
-lock=()
-[ "$ranks" -ge 2048 ] && lock=(flock /tmp/transit-sim-big.lock)
-workdir=$(mktemp -d)
-trap 'rm -rf "$workdir"' EXIT
 
 # The wrapper that scatters the job's nodes over the torus (part torus): virtual node i of the
 # hostfile goes to physical node to[i], a random sample of all the platform's nodes.
@@ -75,20 +69,14 @@ chmod +x "$workdir/scattering-platform-tool"
 
 # run PART MACHINE SPEC CALIBRATION GRID BYTES_PER_DESTINATION
 run() {
-  local part=$1 machine=$2 spec=$3 cal=$4 grid=$5 bpd=$6 envs=()
-  local out=$workdir/out dims
+  local part=$1 machine=$2 spec=$3 cal=$4 grid=$5 bpd=$6 envs=() dims
   dims=$(awk -F x '{print NF}' <<<"$grid")
-  [ "$machine" = torus ] && envs=(TRANSIT_TOOL="$workdir/scattering-platform-tool" DF_REAL_TOOL="$tool")
-  env "${envs[@]}" "${lock[@]}" timeout 3000 /usr/bin/time -f "peak_kb %M" "$root/scripts/simulate" \
-    --platform "$spec" --ranks "$ranks" --calibration "$cal" -- bench alltoall --item-bytes 32 \
-    --buffer-items 512 --grid "$grid" --items-per-pe $((ranks * bpd / 32)) >"$out" 2>"$out.err" || true
-  grep -v '^peak_kb ' "$out.err" >>"$log" || true
-  cat "$out.err" >>"$out"
-  python3 "$root/bench/sim_record.py" "$out" part="$part" label="$machine.$grid.$bpd" machine="$machine" \
-    series="$machine $dims-D" |
-    python3 -c "import json,sys
-r=json.loads(sys.stdin.read()); r['grid_dims']=$dims; r['bytes_per_destination']=$bpd
-print(json.dumps(r,separators=(',',':')),flush=True)" || echo "sim_dragonfly: $machine.$grid.$bpd: no record" >&2
+  [ "$machine" = torus ] && envs=(--env TRANSIT_TOOL="$workdir/scattering-platform-tool" --env DF_REAL_TOOL="$tool")
+  sim_run "${envs[@]}" --lock-big --timeout 3000 -- --platform "$spec" --ranks "$ranks" --calibration "$cal" -- \
+    bench alltoall --item-bytes 32 --buffer-items 512 --grid "$grid" --items-per-pe $((ranks * bpd / 32))
+  # A run without a record is said on stderr; the sweep goes on.
+  sim_record part="$part" label="$machine.$grid.$bpd" machine="$machine" series="$machine $dims-D" rss_mb \
+    grid_dims:="$dims" bytes_per_destination:="$bpd" || true
 }
 
 sweep() {  # sweep PART MACHINE SPEC CALIBRATION

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/sim_phold.sh [PARTS]: PHOLD wants small buffers (TRAM thesis, Wesolowski 2014, figure 7.3
+# bench/sim/phold.sh [PARTS]: PHOLD wants small buffers (TRAM thesis, Wesolowski 2014, figure 7.3
 # and section 7.1.3; issue "transit at scale, part 2", item 10). `transit bench phold`, weak
 # scaling, modelled mode, bgq calibration, BG/Q-like tori with 16 PEs per node; 40 LPs per PE
 # (--lps-per-pe 40), 16 and 256 initial events per LP (--events-per-lp), 90% of the events local
@@ -37,32 +37,23 @@
 # minutes). r1024's no aggregation at 256 events per LP (about 3 million messages) had not ended
 # after 54 minutes when it was stopped.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+source "$(dirname "$0")/lib.sh"
 parts=" ${1:-r64 r256} "
-log=${PHOLD_LOG:-/dev/null}
-part() { [[ $parts == *" $1 "* ]]; }
+sim_log=${PHOLD_LOG:-/dev/null}
 chain=${PHOLD_CHAIN:-4}
-workdir=$(mktemp -d)
-trap 'rm -rf "$workdir"' EXIT
 
 # run PART SPEC RANKS EVENTS_PER_LP BUFFER|none
 run() {
-  local part=$1 spec=$2 ranks=$3 events=$4 buffer=$5 lock=() opts
-  local out=$workdir/out
-  [ "$ranks" -ge 2048 ] && lock=(flock /tmp/transit-sim-big.lock)
+  local part=$1 spec=$2 ranks=$3 events=$4 buffer=$5 opts
   if [ "$buffer" = none ]; then opts=(--scheme none); else opts=(--buffer-items "$buffer"); fi
-  "${lock[@]}" timeout 3600 /usr/bin/time -f "peak_kb %M" "$root/scripts/simulate" --platform "$spec" \
-    --ranks "$ranks" --calibration bgq -- bench phold --lps-per-pe 40 --events-per-lp "$events" \
-    --remote-fraction 0.1 --items-per-pe $((40 * events * chain)) "${opts[@]}" >"$out" 2>"$out.err" || true
-  grep -v '^peak_kb ' "$out.err" >>"$log" || true
-  cat "$out.err" >>"$out"
-  python3 "$root/bench/sim_record.py" "$out" part="$part" label="$ranks.E$events.$buffer" \
-    series="E=$events $ranks ranks" |
+  sim_run --lock-big --timeout 3600 -- --platform "$spec" --ranks "$ranks" --calibration bgq -- bench phold \
+    --lps-per-pe 40 --events-per-lp "$events" --remote-fraction 0.1 --items-per-pe $((40 * events * chain)) "${opts[@]}"
+  sim_record part="$part" label="$ranks.E$events.$buffer" series="E=$events $ranks ranks" |
     python3 -c "import json,sys
 r=json.loads(sys.stdin.read()); r['buffer']=1 if '$buffer'=='none' else int('$buffer')
 none=float('$none_seconds' or 0)
 r['gain_over_none']=1.0 if '$buffer'=='none' else round(none/r['seconds'],4) if none else None
-print(json.dumps(r,separators=(',',':')),flush=True)" | tee "$workdir/last" || echo "sim_phold: $ranks.E$events.$buffer: no record" >&2
+print(json.dumps(r,separators=(',',':')),flush=True)" | tee "$workdir/last" || echo "$sim_script: $ranks.E$events.$buffer: no record" >&2
 }
 
 sweep() {  # sweep PART SPEC RANKS BUFFERS

@@ -2,7 +2,7 @@
 // (tuning/model.hpp, from the calibrated profile or built-in costs) for every candidate grid, and
 // with --measure the kernel run on each beside it, with the rank correlation of the two orders.
 // --calibration FILE takes the costs of a simulated machine (scripts/calibrations/NAME.json) and
-// --grids LIST predicts only the grids listed, so the model can be set beside bench/sim_model.sh.
+// --grids LIST predicts only the grids listed, so the model can be set beside bench/sim/model.sh.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bench.hpp"
+#include "bench_options.hpp"
 #include "cli.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/detail/streamer/tuning_hook.hpp"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/sim_hotspot.sh [PARTS]: HiCOO's hot spot through forwarding (Yu et al. 2012, section 4.2,
+# bench/sim/hotspot.sh [PARTS]: HiCOO's hot spot through forwarding (Yu et al. 2012, section 4.2,
 # fig. 12; issue "transit at scale, part 2", item 5), simulated: every rank runs `bench hotspot
 # --op fetch-add --ops 10` (10 blocking fetch-and-adds between two sync()s, per iteration) at 100%
 # contention (every rank aims at PE 0) and at 0% contention (each rank at a partner PE), over the
@@ -25,24 +25,19 @@
 # per run (r256: 7 minutes), 1024 ranks 880 s and 6.1 GB (fcg), 954 s and 6.5 GB (mfcg); mpi-rma
 # at 1024 ranks had not finished after 15 minutes (4.2 GB) and was stopped.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+source "$(dirname "$0")/lib.sh"
 parts=" ${1:-r256} "
 iterations=${ITERATIONS:-3}
 platform=${HOTSPOT_PLATFORM:-torus:4x4x4:16}
 calibration=${HOTSPOT_CALIBRATION:-xe6}
-part() { [[ $parts == *" $1 "* ]]; }
 
 # run RANKS CONTENTION TOPOLOGY [extra bench options...]
 run() {
   local ranks=$1 contention=$2 topology=$3
   shift 3
-  local out
-  out=$(mktemp)
-  /usr/bin/time -f "peak_kb %M" "$root/scripts/simulate" --platform "$platform" --ranks "$ranks" \
-    --calibration "$calibration" --mode modelled -- bench hotspot --op fetch-add --ops 10 \
-    --iterations "$iterations" --contention "$contention" --topology "$topology" "$@" >"$out" 2>&1 || true
-  python3 "$root/bench/sim_record.py" "$out" label="$topology$([[ " $* " == *" --no-combine "* ]] && echo -nocombine)"
-  rm -f "$out"
+  sim_run -- --platform "$platform" --ranks "$ranks" --calibration "$calibration" --mode modelled -- bench hotspot \
+    --op fetch-add --ops 10 --iterations "$iterations" --contention "$contention" --topology "$topology" "$@"
+  sim_record label="$topology$([[ " $* " == *" --no-combine "* ]] && echo -nocombine)"
 }
 
 for ranks in 64 256; do

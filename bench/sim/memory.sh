@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/sim_memory.sh [PARTS]: memory at scale (the TRAM thesis, section 3: a grid of D dimensions
+# bench/sim/memory.sh [PARTS]: memory at scale (the TRAM thesis, section 3: a grid of D dimensions
 # needs one buffer per peer in each dimension, sum(d_i - 1) buffers, against P - 1 for direct
 # sends; HiCOO, Yu et al. 2012, section 3: request buffers per node grow as N for FCG, sqrt N for
 # MFCG, cbrt N for CFCG, log2 N for Hypercube; issue "transit at scale, part 2", item 8), simulated.
@@ -27,20 +27,16 @@
 # minutes (2.7 GB; skip it with GRID_SKIP="1024:direct"); 2048 and 4096 ranks were not run here.
 # The requests part: about 2 minutes. What was run: GRID_RANKS="256 1024" GRID_SKIP="1024:direct".
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+source "$(dirname "$0")/lib.sh"
 parts=" ${1:-grids requests} "
 items=${ITEMS:-64}
-part() { [[ $parts == *" $1 "* ]]; }
 
 # run PART LABEL PLATFORM CALIBRATION RANKS -- bench KERNEL ...
 run() {
   local partname=$1 label=$2 spec=$3 calibration=$4 ranks=$5
   shift 6
-  local out
-  out=$(mktemp)
-  /usr/bin/time -f "peak_kb %M" "$root/scripts/simulate" --platform "$spec" --ranks "$ranks" \
-    --calibration "$calibration" --mode modelled -- "$@" >"$out" 2>&1 || true
-  python3 "$root/bench/sim_record.py" "$out" part="$partname" label="$label" | python3 -c '
+  sim_run -- --platform "$spec" --ranks "$ranks" --calibration "$calibration" --mode modelled -- "$@"
+  sim_record part="$partname" label="$label" | python3 -c '
 import json, sys
 record = json.loads(sys.stdin.read())
 part, label = record["part"], record["label"]
@@ -55,7 +51,6 @@ else:
     record["kib_per_pe_peak"] = record["request_buffer_bytes_peak"] / 1024
 print(json.dumps(record, separators=(",", ":")), flush=True)
 '
-  rm -f "$out"
 }
 
 if part grids; then
@@ -66,7 +61,7 @@ if part grids; then
       1024) grids="direct 64x16 16x8x8 4x4x4x4x2x2" ;;
       2048) grids="direct 128x16 16x16x8 4x4x4x4x4x2" ;;
       4096) grids="direct 256x16 16x16x16 4x4x4x4x4x4" ;;
-      *) echo "sim_memory: no grids for $ranks ranks" >&2; exit 2 ;;
+      *) echo "$sim_script: no grids for $ranks ranks" >&2; exit 2 ;;
     esac
     for grid in $grids; do
       [[ " ${GRID_SKIP:-} " == *" $ranks:$grid "* ]] && continue

@@ -1,22 +1,21 @@
-// transit bench: the kernel registry and the `bench KERNEL` command line. The options every kernel
-// takes are added here, in one place; each kernel file adds its own. Every check that does not
-// need the PE count happens while parsing, before any PE starts, so a typo costs no job start-up.
+// transit bench KERNEL: the command line of every kernel (the options every kernel takes, added
+// here in one place; each kernel file adds its own) and the command that runs the chosen kernel and
+// prints its records. `transit model KERNEL` shares the command line (bench_options.hpp). Every
+// check that does not need the PE count happens while parsing, before any PE starts, so a typo
+// costs no job start-up.
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 #include <string_view>
 
 #include "bench.hpp"
+#include "bench_options.hpp"
 #include "cli.hpp"
-#include "transit/detail/core/error.hpp"
 
 namespace transit::bench {
 
 namespace {
-
-std::vector<kernel_entry>& registry() {
-  static std::vector<kernel_entry> kernels;  // built during static initialisation
-  return kernels;
-}
 
 /// A peer buffer holds --buffer-items items of --item-bytes, and a full one is sent as one message.
 /// The cap, 1 GiB per buffer: a PE holds one buffer per out-link of its router (up to P-1 on a
@@ -25,12 +24,6 @@ std::vector<kernel_entry>& registry() {
 /// Beyond it a request is a mistake (a byte count typed as items) that would exhaust memory.
 constexpr std::uint64_t max_buffer_bytes = std::uint64_t{1} << 30;
 constexpr std::size_t max_buffer_items = std::size_t{1} << 24;
-
-const std::vector<std::pair<std::string, scheme>> schemes{{"none", scheme::none},
-                                                          {"grid", scheme::grid},
-                                                          {"node-aware", scheme::node_aware},
-                                                          {"node-aware-advanced", scheme::node_aware_advanced},
-                                                          {"mpi-raw", scheme::mpi_raw}};
 
 std::string item_sizes_list(const kernel_entry& k) {
   std::vector<std::string> sizes;
@@ -63,11 +56,11 @@ void add_kernel_command(CLI::App& bench, const kernel_entry& k, options& opt,
                         const std::function<void(CLI::App&)>& extra) {
   CLI::App* sub = bench.add_subcommand(k.name, k.summary)->group("Kernels");
   std::vector<std::string> scheme_names;
-  for (const auto& [name, value] : schemes) scheme_names.push_back(name);
+  for (const auto& [name, value] : schemes()) scheme_names.push_back(name);
   sub->add_option_function<std::string>(
          "--scheme",
          [&opt](const std::string& name) {
-           opt.route = std::find_if(schemes.begin(), schemes.end(), [&](const auto& s) { return s.first == name; })
+           opt.route = std::find_if(schemes().begin(), schemes().end(), [&](const auto& s) { return s.first == name; })
                            ->second;
          },
          "none (one message per item, no aggregation), grid (default), node-aware, node-aware-advanced, "
@@ -158,6 +151,43 @@ void add_kernel_command(CLI::App& bench, const kernel_entry& k, options& opt,
   });
 }
 
+/// Collective: `transit bench KERNEL` after option parsing: --repeat runs of the kernel, their
+/// records on PE 0. Returns the exit status.
+int bench_command(context& ctx, const options& opt) {
+  try {
+    resolve(ctx, opt);
+  } catch (const std::invalid_argument& e) {
+    // Every PE finds the same problem; one message, and a usage error's exit status.
+    if (ctx.rank() == 0) std::fprintf(stderr, "transit: error: %s\n", e.what());
+    return 2;
+  }
+  std::vector<double> seconds, rates;
+  bool all_verified = true;
+  for (int run = 0; run < opt.repeat; ++run) {
+    const record r = run_once(ctx, opt, run);
+    seconds.push_back(r.seconds);
+    rates.push_back(r.rate);
+    all_verified &= r.verified;
+    if (ctx.rank() != 0) continue;
+    if (!opt.json && !r.table.empty()) {
+      std::printf("%s", r.table.c_str());
+    } else if (r.variants.empty()) {
+      std::printf("%s\n", (opt.json ? to_json(r) : to_text(r)).c_str());
+    } else {
+      for (const json& variant : r.variants) {
+        record one = r;
+        for (const auto& [key, value] : variant.items()) one.extra[key] = value;
+        std::printf("%s\n", (opt.json ? to_json(one) : to_text(one)).c_str());
+      }
+    }
+    std::fflush(stdout);
+    if (!r.verified) std::fprintf(stderr, "transit bench: %s run %d FAILED verification\n", opt.kernel.c_str(), run);
+  }
+  if (ctx.rank() == 0 && !opt.json && opt.repeat > 1)
+    std::printf("median of %d: %.6f s  %s items/s/PE\n", opt.repeat, median(seconds), human(median(rates)).c_str());
+  return all_verified ? 0 : 1;
+}
+
 options command_line;  // set by parsing `transit bench`, read-only while the job runs
 
 void add_bench_options(CLI::App& bench) {
@@ -183,31 +213,6 @@ void add_kernel_commands(CLI::App& command, options& opt, const std::function<vo
   command.formatter(formatter);
   for (const auto& k : kernels()) add_kernel_command(command, k, opt, extra);
   command.require_subcommand(1);
-}
-
-bool register_kernel(kernel_entry kernel) {
-  auto& kernels = registry();
-  TRANSIT_ASSERT(std::none_of(kernels.begin(), kernels.end(), [&](const auto& k) { return k.name == kernel.name; }),
-                 "two bench kernels of the same name");
-  TRANSIT_ASSERT(!kernel.item_sizes.empty() && kernel.run, "a bench kernel needs item sizes and a run function");
-  const auto at = std::lower_bound(kernels.begin(), kernels.end(), kernel.name,
-                                   [](const kernel_entry& k, const std::string& name) { return k.name < name; });
-  kernels.insert(at, std::move(kernel));
-  return true;
-}
-
-const std::vector<kernel_entry>& kernels() { return registry(); }
-
-const kernel_entry* find_kernel(std::string_view name) {
-  for (const auto& k : registry())
-    if (k.name == name) return &k;
-  return nullptr;
-}
-
-std::string_view to_string(scheme s) noexcept {
-  for (const auto& [name, value] : schemes)
-    if (value == s) return name;
-  return "?";
 }
 
 }  // namespace transit::bench

@@ -1,7 +1,7 @@
 // transit calibrate [streamer|protocols|all]: measures this job's links (tuning/calibrate.hpp) and
 // writes the profile file that buffer_items = 0, tune = true and `transit model` read. The
-// profile has a section per kind of calibration; `protocols` (issue 12, protocol selection for
-// multi-region transfers) is not built yet and says so.
+// profile has a section per kind of calibration: `streamer` (message costs, bandwidth curve) and
+// `protocols` (issue 12: the protocol profiles of multi-region transfers and their winner maps).
 //
 // On the mpi backend calibration also chooses Open MPI's shared-memory single-copy mechanism: a
 // run measures the mechanism in effect and records its bandwidth for 8 to 64 KiB messages; the
@@ -12,18 +12,23 @@
 #include <cstdlib>
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
-#include "bench.hpp"
+#include <nlohmann/json.hpp>
+
 #include "cli.hpp"
-#include "protocols_calibration.hpp"
 #include "transit/detail/core/clock.hpp"
 #include "transit/detail/core/error.hpp"
+#include "transit/protocols/calibrate.hpp"
 
 namespace transit::bench {
 
 namespace {
+
+using json = nlohmann::ordered_json;  // fields in insertion order, as the bench records
 
 const std::vector<std::string> mechanisms{"default", "none"};
 
@@ -196,6 +201,117 @@ int record(context& ctx, const streamer_profile& p, double seconds) {
   std::fflush(stdout);
   return 0;
 }
+
+// ---- transit calibrate protocols: the protocol profiles (issue 12) and their winner maps ----
+
+struct calibrate_params {
+  std::size_t max_region_bytes = 64 * 1024;
+  std::size_t max_regions = 1024;
+  std::size_t max_transfer_bytes = std::size_t{1} << 20;
+  int iterations = 5;
+  bool one_pair = false;
+  bool dry_run = false;
+} cparams;
+
+char letter(transfer_protocol p) {
+  return p == transfer_protocol::blocking ? 'B' : p == transfer_protocol::pipelined ? 'P' : 'K';
+}
+
+/// The map of automatic's choices: rows N, columns S, B/P/K (blocking, pipelined, packed) for the
+/// protocol it takes, with a * where that is not the point's own fastest (smoothing overruled it).
+void print_map(const char* title, const protocol_table& t) {
+  std::printf("%s:", title);
+  if (!t.measured) {
+    std::printf(" not measured (no such pair in this job)\n");
+    return;
+  }
+  std::vector<std::size_t> sizes, counts;
+  for (const auto& p : t.points) {
+    if (std::find(sizes.begin(), sizes.end(), p.region_bytes) == sizes.end()) sizes.push_back(p.region_bytes);
+    if (std::find(counts.begin(), counts.end(), p.regions) == counts.end()) counts.push_back(p.regions);
+  }
+  std::sort(sizes.begin(), sizes.end());
+  std::sort(counts.begin(), counts.end());
+  std::printf(" fastest protocol as automatic takes it (smoothed; B blocking, P pipelined, K packed; * the point's own "
+              "fastest differs; . not measured)\n%8s",
+              "N \\ S");
+  for (const auto s : sizes) std::printf(" %6zu", s);
+  std::printf("\n");
+  for (const auto n : counts) {
+    std::printf("%8zu", n);
+    for (const auto s : sizes) {
+      const auto it = std::find_if(t.points.begin(), t.points.end(),
+                                   [&](const protocol_point& p) { return p.region_bytes == s && p.regions == n; });
+      if (it == t.points.end()) {
+        std::printf(" %6c", '.');
+      } else {
+        const transfer_protocol chosen = t.smoothed_fastest(*it);
+        std::printf(" %5c%c", letter(chosen), chosen == it->fastest() ? ' ' : '*');
+      }
+    }
+    std::printf("\n");
+  }
+}
+
+/// Collective: calibrates the protocol profiles (calibrate_protocols), writes the entry into the
+/// "protocols" section of `path` (unless --dry-run) and prints the winner maps, or the entry as
+/// JSON. Returns the exit status (2: bad options, 1: the file could not be written).
+int run_protocol_calibration(context& ctx, const std::filesystem::path& path, bool json_output) {
+  protocol_calibration_options o;
+  o.max_region_bytes = cparams.max_region_bytes;
+  o.max_regions = cparams.max_regions;
+  o.max_transfer_bytes = cparams.max_transfer_bytes;
+  o.iterations = cparams.iterations;
+  o.loaded = !cparams.one_pair;
+  protocol_profile p;
+  try {
+    p = calibrate_protocols(ctx, o);
+  } catch (const std::invalid_argument& e) {
+    if (ctx.rank() == 0) std::fprintf(stderr, "transit: error: %s\n", e.what());
+    return 2;
+  }
+  if (ctx.rank() != 0) return 0;
+  if (!cparams.dry_run) {
+    try {
+      save_protocol_profile(path, p);
+    } catch (const protocol_profile_error& e) {
+      std::fprintf(stderr, "transit: error: %s\n", e.what());
+      return 1;
+    }
+  }
+  if (json_output) {
+    std::printf("%s\n", to_json_text(p).c_str());
+  } else {
+    std::printf("protocol profile: %s, %d PEs, %d per node, host %s, %s%s\n", p.backend.c_str(), p.pes, p.pes_per_node,
+                p.host.c_str(), cparams.one_pair ? "one pair" : "every PE active",
+                cparams.dry_run ? " (not saved)" : (", saved to " + path.string()).c_str());
+    print_map("intra-node", p.intra);
+    print_map("inter-node", p.inter);
+  }
+  std::fflush(stdout);
+  return 0;
+}
+
+/// Adds --max-region-bytes, --max-regions, --max-transfer-bytes, --iterations, --one-pair and
+/// --dry-run (bound to cparams).
+void add_protocol_calibration_options(CLI::App& app) {
+  app.add_option("--max-region-bytes", cparams.max_region_bytes, "protocols: largest region size S, a power of two (default 65536)")
+      ->transform(integer_in<std::size_t>(8, std::size_t{1} << 24, "an integer in [8, 16777216]"))
+      ->type_name("S");
+  app.add_option("--max-regions", cparams.max_regions, "protocols: largest region count N, a power of two (default 1024)")
+      ->transform(integer_in<std::size_t>(1, std::size_t{1} << 16, "an integer in [1, 65536]"))
+      ->type_name("N");
+  app.add_option("--max-transfer-bytes", cparams.max_transfer_bytes, "protocols: leave out points with S x N above (default 1048576)")
+      ->transform(integer_in<std::size_t>(8, std::size_t{1} << 30, "an integer in [8, 1073741824]"))
+      ->type_name("B");
+  app.add_option("--iterations", cparams.iterations, "protocols: timed transfers per point, median taken (default 5)")
+      ->transform(integer_in<int>(1, 10'000, "an integer in [1, 10000]"))
+      ->type_name("N");
+  app.add_flag("--one-pair", cparams.one_pair, "protocols: only PE 0 and its partner transfer (default: every PE)");
+  app.add_flag("--dry-run", cparams.dry_run, "protocols: measure and print, do not write the profile");
+}
+
+// ---- the command ----
 
 int calibrate(context& ctx) {
   const bool protocols = settings.what == "protocols" || settings.what == "all";

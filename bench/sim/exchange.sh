@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/sim_exchange.sh [PARTS]: the crystal router against MPI_Alltoallv on a simulated Cray
+# bench/sim/exchange.sh [PARTS]: the crystal router against MPI_Alltoallv on a simulated Cray
 # XE6-like torus (issue "transit at scale, part 2", item 6; crystal router paper, Schliephake and
 # Laure, figs 1-5, ../shared/papers/crystal-router-nek5000-cresta.txt section 4). Every PE sends one
 # parcel of B bytes to each of 26 partners (r +- S*i) mod P, i = 1..13 (`bench exchange --pattern
@@ -34,44 +34,31 @@
 # EXCHANGE_CFG=KEY:VALUE passes one more SimGrid configuration item to every run (for v1024:
 # maxmin/precision:1e-4, SimGrid's own advice when it aborts).
 # EXCHANGE_TIMEOUT=SECONDS puts a timeout on every run (default none, as before); a run stopped by
-# it prints no record, and the script stops there (sim_exchange says which).
+# it prints no record, and the script stops there (it says which).
 # Needs `make build sim`. Real time here (2 shared cores, loaded by other simulations): a 256-rank
 # crystal router run 7 to 50 s, MPI_Alltoallv 20 to 95 s (transit counts P - 1 count messages
 # and 26 data messages per PE: 72k messages per exchange at 256 ranks); 512 ranks 47 to 82 s and 216 to 271 s (275k);
 # p256 + s24 about 13 minutes, p512 about 12. p1024's MPI_Alltoallv (1M messages per exchange)
 # would take an estimated 20 minutes. automatic at 256 ranks did not finish in 400 s (its choice
 # times up to ~1300 exchanges of the candidates), hence 64 ranks in PART auto.
-# Usage: bench/sim_exchange.sh [PARTS] > sim-exchange.jsonl
+# Usage: bench/sim/exchange.sh [PARTS] > sim-exchange.jsonl
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+source "$(dirname "$0")/lib.sh"
 parts=" ${1:-p256 s24 p512} "
-part() { [[ $parts == *" $1 "* ]]; }
 
 # run LABEL SPEC RANKS METHOD BYTES STRIDE
 run() {
   local label=$1 spec=$2 ranks=$3 method=$4 bytes=$5 stride=$6
-  local out
-  out=$(mktemp)
-  ${EXCHANGE_TIMEOUT:+timeout "$EXCHANGE_TIMEOUT"} /usr/bin/time -f "peak_kb %M" "$root/scripts/simulate" --platform "$spec" --ranks "$ranks" \
-    --calibration xe6 --mode modelled ${EXCHANGE_CFG:+--cfg "$EXCHANGE_CFG"} -- bench exchange --pattern nek26 --neighbors 26 \
-    --stride "$stride" --bytes "$bytes" --method "$method" --samples 1 >"$out" 2>&1 || true
-  python3 - "$label" "$out" <<'PY'
+  sim_run --timeout "${EXCHANGE_TIMEOUT:-}" -- --platform "$spec" --ranks "$ranks" --calibration xe6 --mode modelled \
+    ${EXCHANGE_CFG:+--cfg "$EXCHANGE_CFG"} -- bench exchange --pattern nek26 --neighbors 26 --stride "$stride" \
+    --bytes "$bytes" --method "$method" --samples 1
+  sim_record --all label="$label" | python3 -c '
 import json, sys
-label, path = sys.argv[1], sys.argv[2]
-records, peak = [], None
-for line in open(path, errors="replace"):
-    if line.startswith("{"):
-        records.append(json.loads(line))
-    elif line.startswith("peak_kb "):
-        peak = int(line.split()[1])
-if not records:
-    sys.exit(f"sim_exchange: {label}: no record\n" + open(path, errors="replace").read()[-2000:])
-for record in records:
-    record.update({"label": label, "rss_mb": round(peak / 1024) if peak else None,
-                   "us_per_exchange": record["seconds_per_exchange"] * 1e6})
+for line in sys.stdin:
+    record = json.loads(line)
+    record["us_per_exchange"] = record["seconds_per_exchange"] * 1e6
     print(json.dumps(record, separators=(",", ":")), flush=True)
-PY
-  rm -f "$out"
+'
 }
 
 # point LABEL SPEC RANKS BYTES STRIDE: the crystal router and MPI_Alltoallv at one point

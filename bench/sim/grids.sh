@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/sim_grids.sh [PARTS]: grid dimensionality on a simulated Blue Gene/Q (TRAM thesis,
+# bench/sim/grids.sh [PARTS]: grid dimensionality on a simulated Blue Gene/Q (TRAM thesis,
 # Wesolowski 2014, figures 4.2-4.3 with table 4.1, table 4.2 and its discussion in 4.7, figure 4.7;
 # issue "transit at scale, part 2", topic "grids"). Streaming all-to-all (`transit bench alltoall`)
 # of 32-byte items with 16 KiB buffers (--buffer-items 512), modelled mode, bgq calibration, on
@@ -40,13 +40,9 @@
 # simulations, 2026-11-26): dims8 1 minute, dims32 6, none 1, dims64 6, ratio 3, random 7,
 # slowlinks 8; about 32 minutes in all.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+source "$(dirname "$0")/lib.sh"
 parts=" ${1:-dims8 dims32 none dims64 ratio random slowlinks} "
-log=${GRIDS_LOG:-/dev/null}
-part() { [[ $parts == *" $1 "* ]]; }
-tool=${TRANSIT_TOOL:-$root/build/bin/transit}
-workdir=$(mktemp -d)
-trap 'rm -rf "$workdir"' EXIT
+sim_log=${GRIDS_LOG:-/dev/null}
 
 # The wrapper that gives the hostfile a random node order (part random).
 cat >"$workdir/permuting-platform-tool" <<'SH'
@@ -76,37 +72,20 @@ chmod +x "$workdir/permuting-platform-tool"
 run() {
   local part=$1 label=$2 spec=$3 ranks=$4 scheme=$5 grid=$6 items=$7 ratio=$8 mapping=$9
   shift 9
-  local out envs=()
-  out=$workdir/out
+  local envs=() torus nodes=1 d dims series bpd
   if [ "$mapping" = random ]; then
-    envs=(TRANSIT_TOOL="$workdir/permuting-platform-tool" GRIDS_REAL_TOOL="$tool")
+    envs=(--env TRANSIT_TOOL="$workdir/permuting-platform-tool" --env GRIDS_REAL_TOOL="$tool")
   fi
-  env "${envs[@]}" /usr/bin/time -f "peak_kb %M" "$root/scripts/simulate" --platform "$spec" --ranks "$ranks" \
-    --calibration bgq "$@" -- bench alltoall --item-bytes 32 --buffer-items 512 --scheme "$scheme" \
-    --grid "$grid" --items-per-pe "$items" >"$out" 2>"$out.err" || true
-  cat "$out.err" >>"$log"
-  python3 - "$part" "$label" "$spec" "$ranks" "$grid" "$scheme" "$ratio" "$mapping" "$out" "$out.err" <<'PY'
-import json, sys
-part, label, spec, ranks, grid, scheme, ratio, mapping, path, err = sys.argv[1:]
-record, peak = None, None
-for line in open(path):
-    if line.startswith("{"):
-        record = json.loads(line)
-for line in open(err):
-    if line.startswith("peak_kb "):
-        peak = int(line.split()[1])
-if record is None:
-    sys.exit(f"sim_grids: {label}: no record\n" + open(err).read()[-2000:])
-nodes = 1
-for d in spec.split(":")[1].split("x"):
-    nodes *= int(d)
-dims = 0 if scheme == "none" else 1 if grid == "direct" else len(grid.split("x"))
-record.update({"part": part, "label": label, "torus_nodes": nodes, "grid_dims": dims,
-               "bytes_per_destination": record["items_per_pe"] * 32 / int(ranks), "ratio": float(ratio),
-               "mapping": mapping, "rss_mb": round(peak / 1024) if peak else None,
-               "series": "none" if dims == 0 else f"{dims}-D {grid}"})
-print(json.dumps(record, separators=(",", ":")), flush=True)
-PY
+  sim_run "${envs[@]}" -- --platform "$spec" --ranks "$ranks" --calibration bgq "$@" -- bench alltoall \
+    --item-bytes 32 --buffer-items 512 --scheme "$scheme" --grid "$grid" --items-per-pe "$items"
+  torus=${spec#*:}
+  torus=${torus%%:*}
+  for d in ${torus//x/ }; do nodes=$((nodes * d)); done
+  if [ "$scheme" = none ]; then dims=0; elif [ "$grid" = direct ]; then dims=1; else dims=$(awk -F x '{print NF}' <<<"$grid"); fi
+  if [ "$dims" = 0 ]; then series=none; else series="$dims-D $grid"; fi
+  bpd=$(python3 -c "print($items * 32 / $ranks)")  # as a float, as before
+  sim_record part="$part" label="$label" torus_nodes:="$nodes" grid_dims:="$dims" bytes_per_destination:="$bpd" \
+    ratio:="$ratio" mapping="$mapping" rss_mb series="$series"
 }
 
 # Table 4.1's grids. 8 nodes: torus 2x2x2 read as A=2, C=2, E=2 (B = D = 1; SimGrid refuses size-1
