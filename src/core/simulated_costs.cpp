@@ -58,7 +58,14 @@ simulated_costs parse_simulated_costs(const char* mode, const char* seconds_per_
   return costs;
 }
 
-#ifdef TRANSIT_SIMGRID
+#ifndef TRANSIT_SIMGRID
+const simulated_costs& simulation_costs() {
+  static const simulated_costs none;
+  return none;
+}
+
+void charge_simulated(double) {}
+#else
 const simulated_costs& simulation_costs() {
   // Read once per rank (smpi/privatization gives each rank its own copy of this static; without
   // it, once for all): SMPI runs its ranks one at a time, never in parallel.

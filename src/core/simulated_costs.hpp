@@ -17,6 +17,8 @@
 // message sent and once per poll (streamer_core::charge_items).
 #include <cstdint>
 
+#include "transit/detail/core/simulation.hpp"
+
 namespace transit::detail {
 
 struct simulated_costs {
@@ -32,36 +34,43 @@ struct simulated_costs {
 simulated_costs parse_simulated_costs(const char* mode, const char* seconds_per_item,
                                       const char* seconds_per_message);
 
-#ifdef TRANSIT_SIMGRID
 /// The costs of this job, read from the environment at the first call (under SMPI all ranks share
-/// one process and one environment). Throws as parse_simulated_costs.
+/// one process and one environment). Throws as parse_simulated_costs. Outside a simulation build
+/// there are none (measured mode, nothing charged) and the environment is not read.
 const simulated_costs& simulation_costs();
 
-/// Passes `seconds` of simulated time computing on this rank's core (SMPI's
-/// smpi_execute_benched); nothing for seconds <= 0.
+/// Passes `seconds` of simulated time on this rank's core; nothing for seconds <= 0, and nothing
+/// outside a simulation build.
 void charge_simulated(double seconds);
+
+// The one way transit charges its own work in simulated time: these two calls, made
+// unconditionally by every layer (each is an empty inline function outside a simulation build).
 
 /// Modelled mode: charges `messages` messages' own costs now; nothing in measured mode.
 inline void charge_messages(std::uint64_t messages) {
-  const simulated_costs& c = simulation_costs();
-  if (c.modelled && messages > 0) charge_simulated(static_cast<double>(messages) * c.seconds_per_message);
+  if constexpr (simulated_build) {
+    const simulated_costs& c = simulation_costs();
+    if (c.modelled && messages > 0) charge_simulated(static_cast<double>(messages) * c.seconds_per_message);
+  }
 }
 
 /// Modelled mode: charges `hops` item hops now (an item or record copied into a message at its
 /// source or at a hop that forwards it, or handed over at its destination); nothing in measured mode.
 inline void charge_item_hops(std::uint64_t hops) {
-  const simulated_costs& c = simulation_costs();
-  if (c.modelled && hops > 0) charge_simulated(static_cast<double>(hops) * c.seconds_per_item);
+  if constexpr (simulated_build) {
+    const simulated_costs& c = simulation_costs();
+    if (c.modelled && hops > 0) charge_simulated(static_cast<double>(hops) * c.seconds_per_item);
+  }
 }
-#endif
 
 /// Item hops counted on the per-item path and charged in one go, once per message or poll: the
 /// per-item path adds an increment (nothing at all outside a simulation build), never a call into
 /// the simulator.
 class item_hop_counter {
  public:
-#ifdef TRANSIT_SIMGRID
-  void add(std::uint64_t hops = 1) noexcept { pending_ += hops; }
+  void add(std::uint64_t hops = 1) noexcept {
+    if constexpr (simulated_build) pending_ += hops;
+  }
   void charge() {
     if (pending_ == 0) return;
     charge_item_hops(pending_);
@@ -70,10 +79,6 @@ class item_hop_counter {
 
  private:
   std::uint64_t pending_ = 0;
-#else
-  void add(std::uint64_t = 1) noexcept {}
-  void charge() noexcept {}
-#endif
 };
 
 }  // namespace transit::detail

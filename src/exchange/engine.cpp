@@ -153,12 +153,12 @@ message_buffer exchange_port::make_message(exchange_message_kind kind, std::uint
 void exchange_port::send(int dest, message_buffer&& m) {
   ++stats_.messages_sent;
   stats_.bytes_sent += m.size();
-#ifdef TRANSIT_SIMGRID
-  // Modelled simulation: each record was copied into this message (at its source or at a hop).
-  exchange_wire_header h;
-  std::memcpy(&h, m.payload(), sizeof h);
-  charge_item_hops(h.records);
-#endif
+  if constexpr (simulated_build) {
+    // Modelled simulation: each record was copied into this message (at its source or at a hop).
+    exchange_wire_header h;
+    std::memcpy(&h, m.payload(), sizeof h);
+    charge_item_hops(h.records);
+  }
   context_access::net(ctx_).send(dest, channel_, std::move(m));
 }
 
@@ -309,9 +309,7 @@ void exchange_engine::run(const outgoing_plan& out, std::vector<incoming_record>
   exchange_run r{out, in, volume};
   const auto start = detail::steady_clock::now();
   const std::uint64_t largest_volume = method.run(r);
-#ifdef TRANSIT_SIMGRID
   charge_item_hops(in.size());  // modelled simulation: each record handed over here
-#endif
   const double seconds = detail::seconds_since(start);
   check_arrived(m, in);
   std::sort(in.begin(), in.end(), [](const incoming_record& a, const incoming_record& b) { return a.source < b.source; });

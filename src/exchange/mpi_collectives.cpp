@@ -186,9 +186,7 @@ class mpi_alltoallv_method final : public mpi_method {
     }
     if (largest_count == 0) return largest_volume;
     const std::uint64_t chunk = std::max<std::uint64_t>(1, std::min<std::uint64_t>(limit_, INT_MAX / size));
-#ifdef TRANSIT_SIMGRID
     charge_item_hops(r.out.records.size());  // modelled simulation: each record copied into the send buffer
-#endif
     in_rounds(r.out, x_, chunk, rounds_for(largest_count, chunk), port_.stats(),
               [&](const std::byte* sb, const int* sc, const int* sd, std::byte* rb, const int* rc, const int* rd) {
                 mpi_check(MPI_Alltoallv(sb, sc, sd, MPI_BYTE, rb, rc, rd, MPI_BYTE, comm_), "MPI_Alltoallv");

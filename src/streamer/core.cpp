@@ -543,16 +543,11 @@ bool streamer_core::poll_once(bool pump) {
   return progressed;
 }
 
-#ifdef TRANSIT_SIMGRID
-void streamer_core::charge_items() {
-  const simulated_costs& costs = simulation_costs();
-  if (!costs.modelled) return;
+void streamer_core::charge_items_now() {
   const std::uint64_t hops = stats_.items_inserted + stats_.items_forwarded + stats_.items_delivered;
-  if (hops == items_charged_) return;
-  charge_simulated(static_cast<double>(hops - items_charged_) * costs.seconds_per_item);
+  charge_item_hops(hops - items_charged_);
   items_charged_ = hops;
 }
-#endif
 
 bool streamer_core::progress_impl() {
   if (in_callback_) return false;  // nested call from a deliver callback: the outer loop polls

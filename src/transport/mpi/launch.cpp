@@ -332,9 +332,7 @@ int run_mpi(const run_options& options, const std::function<void(context&)>& bod
   try {
     static_cast<void>(mpi_transport::receive_mode_from_environment());
     static_cast<void>(max_message_bytes_from_environment());
-#ifdef TRANSIT_SIMGRID
     static_cast<void>(simulation_costs());
-#endif
   } catch (const std::invalid_argument& e) {
     return usage_error(rank == 0, e.what());
   }

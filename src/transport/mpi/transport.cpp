@@ -176,9 +176,7 @@ void mpi_transport::send(int dest, std::uint32_t channel, message_buffer&& data)
 
 void mpi_transport::send_from(int source_lane, int dest, std::uint32_t channel, message_buffer&& data) {
   TRANSIT_ASSERT(dest >= 0 && dest < size_, "send to a rank outside the communicator");
-#ifdef TRANSIT_SIMGRID
   charge_messages(1);  // modelled simulation: transit's own cost of sending a message (o_s)
-#endif
   const std::uint32_t lanes = static_cast<std::uint32_t>(source_lane) << lane_shift |
                               static_cast<std::uint32_t>(dest % lane_count_) << destination_lane_shift;
   const wire_prefix prefix{channel, lanes, data.size()};
@@ -302,9 +300,7 @@ std::size_t mpi_transport::poll(std::vector<message>& sink, std::size_t max) {
   if (!arriving_sources_.empty()) received += hand_over_arrivals(sink);
   if (received < max)
     received += mode_ == receive_mode::posted ? receive_posted(sink, max - received) : receive_probed(sink, max - received);
-#ifdef TRANSIT_SIMGRID
   charge_messages(received);  // modelled simulation: transit's own cost of receiving them (o_d)
-#endif
   return received;
 }
 

@@ -80,6 +80,7 @@
 
 #include "transit/detail/core/clock.hpp"
 #include "transit/detail/core/error.hpp"
+#include "transit/detail/core/simulation.hpp"
 #include "transit/grid/router.hpp"
 #include "transit/detail/runtime/context_access.hpp"
 #include "transit/detail/streamer/tuning_hook.hpp"
@@ -354,15 +355,14 @@ class streamer_core {
     return local_.empty() && local_messages_.empty() && links_[self_link].next == nullptr;
   }
   void maybe_timer_flush();
-#ifdef TRANSIT_SIMGRID
-  /// Modelled simulation (core/simulated_costs.hpp): charges the item hops counted since the last
-  /// charge (inserted, forwarded, delivered), once per message sent and per poll, so the per-item
-  /// path itself charges nothing.
-  void charge_items();
+  /// Modelled simulation (src/core/simulated_costs.hpp): charges the item hops counted since the
+  /// last charge (inserted, forwarded, delivered), once per message sent and per poll, so the
+  /// per-item path itself charges nothing. Nothing at all outside a simulation build.
+  void charge_items() {
+    if constexpr (simulated_build) charge_items_now();
+  }
+  void charge_items_now();
   std::uint64_t items_charged_ = 0;
-#else
-  void charge_items() noexcept {}
-#endif
   void end_step();
   void check_no_peer_left() const;
   /// Throws std::logic_error when a peer ends this step the other way (`waiting`: this PE waits).
