@@ -1,10 +1,10 @@
-// The tuning layer's side of the runtime's hook (src/tuning/transport_settings.hpp).
+// The tuning layer's side of the transport's hook (src/transport/settings_hook.hpp).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "profile_json.hpp"
-#include "transport_settings.hpp"
+#include "transport/settings_hook.hpp"
 
 namespace transit::detail {
 

@@ -33,7 +33,7 @@
 #include "core/simulated_costs.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/detail/runtime/context_access.hpp"
-#include "tuning/transport_settings.hpp"
+#include "transport/settings_hook.hpp"
 
 namespace transit::detail {
 

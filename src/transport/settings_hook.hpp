@@ -1,8 +1,8 @@
 #pragma once
-// The runtime's hook into the tuning layer (which sits above it): transport settings that
+// The transport's hook into the tuning layer (which sits above it): transport settings that
 // calibration decided and recorded in the profile, applied by a backend before it starts.
-// Declared here, defined in src/tuning/transport_settings.cpp, so the runtime includes no tuning
-// header.
+// Declared here, defined in src/tuning/transport_settings.cpp, so the transport includes no tuning
+// header (the layers include one way only).
 #include <string>
 
 namespace transit::detail {
