@@ -18,6 +18,7 @@
 #include "ring.hpp"
 #include "routed_engine.hpp"
 #include "transit/detail/core/backoff.hpp"
+#include "core/wire_error.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
 
@@ -239,6 +240,13 @@ class helper_engine final : public routed_engine {
     return replies_.drain([&](const std::byte* record, std::size_t) {
       control_record c;
       std::memcpy(&c, record, sizeof c);
+      // The helper relays replies and acknowledgements that came over the wire; it cannot see this
+      // PE's tickets, so this PE checks them before use, as the hub does in polling mode.
+      if (const std::string problem = control_problem(c); !problem.empty()) {
+        const int helper_pe = ctx_.machine().pe_on_node(ctx_.machine().node_of(rank_), 0);
+        corrupt_message(concat("one-sided requests of PE ", rank_), "record relayed by the node's helper", helper_pe,
+                        problem);
+      }
       if (c.type == control_type::acks) {
         on_acks(c.value);
       } else {

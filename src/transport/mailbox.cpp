@@ -8,6 +8,10 @@ std::uint32_t mailbox::open_channel() {
   TRANSIT_ASSERT(next_channel_ < control_bit, "too many channels opened");
   const std::uint32_t channel = next_channel_++;
   if (queues_.size() <= channel) queues_.resize(channel + 1);
+  if (const auto early = early_.find(channel); early != early_.end()) {
+    queues_[channel] = std::move(early->second);
+    early_.erase(early);
+  }
   return channel;
 }
 
@@ -24,8 +28,13 @@ void mailbox::pump() {
       transport_.recycle(std::move(m.data));
       continue;
     }
-    if (queues_.size() <= channel) queues_.resize(channel + 1);
-    queues_[channel].push_back(std::move(m));
+    // A channel this PE has not opened yet waits apart, so that the number a peer's message carries
+    // (bytes from the wire) never sizes a table here: memory grows with messages, not channels.
+    if (channel >= next_channel_) {
+      early_[channel].push_back(std::move(m));
+    } else {
+      queues_[channel].push_back(std::move(m));
+    }
   }
 }
 

@@ -180,3 +180,24 @@ TEST(transport, collective_groups_are_independent) {
 }
 
 }  // namespace
+
+// A channel number is bytes from the wire: a message for a channel no endpoint here has opened
+// waits apart (it must not size a table by its number: channel 2^31 - 1 once asked for 48 GiB),
+// and one for a channel opened later is handed over when it opens. Sent to this PE itself, so
+// both have arrived once the mailbox is pumped, on every backend.
+TEST(transport, messages_for_channels_not_opened_wait_without_a_table_of_their_size) {
+  EXPECT_EQ(transit::testing::run_spmd([](transit::context& ctx) {
+              constexpr std::uint32_t far_channel = transit::detail::mailbox::control_bit - 1;
+              auto& mail = context_access::mail(ctx);
+              const std::uint32_t first = mail.open_channel();
+              send_record(ctx, ctx.rank(), far_channel, 0, sizeof(record));
+              send_record(ctx, ctx.rank(), first + 1, 0, sizeof(record));  // its channel opens below
+              std::vector<message> out;
+              EXPECT_FALSE(mail.take(first, out));  // pumps: both are in the mailbox now
+              const std::uint32_t second = mail.open_channel();
+              ASSERT_EQ(second, first + 1);
+              receive_all(ctx, second, 1, sizeof(record));
+              ctx.barrier();
+            }),
+            0);
+}

@@ -11,6 +11,7 @@
 // late-arrival handler (the context ends the job: items were lost).
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <vector>
 
 #include "transit/detail/transport/transport.hpp"
@@ -49,7 +50,8 @@ class mailbox {
  private:
   transport& transport_;
   std::uint32_t next_channel_ = 0;
-  std::vector<std::vector<message>> queues_;  // by channel
+  std::vector<std::vector<message>> queues_;  // by channel, for the channels opened here
+  std::map<std::uint32_t, std::vector<message>> early_;  // for channels peers opened first
   std::vector<bool> closed_;                   // by channel
   std::size_t dropped_after_close_ = 0;
   std::vector<message> arrivals_;
