@@ -48,7 +48,7 @@ struct part_layout {
 };
 
 /// The helper of one node: a hub on a transport of its own, serving the node's PEs, in rounds
-/// that its driver (node_resources::start_helper) calls: a thread of its own, or the rank's
+/// that its driver (node_memory::start_helper) calls: a thread of its own, or the rank's
 /// communication thread, which then also builds and destroys the hub's transport.
 class node_helper final : private hub::host {
  public:
@@ -61,7 +61,7 @@ class node_helper final : private hub::host {
     std::deque<std::vector<std::byte>> overflow;  // replies waiting for ring room
   };
 
-  node_helper(context& ctx, node_resources& resources, hub::config c, std::vector<pe_side> pes)
+  node_helper(context& ctx, node_memory& resources, hub::config c, std::vector<pe_side> pes)
       : ctx_(ctx), resources_(resources), node_(c.self), pes_(std::move(pes)) {
     resources_.on_helper_side([&] {
       net_ = resources_.make_helper_transport();
@@ -211,7 +211,7 @@ class node_helper final : private hub::host {
   }
 
   context& ctx_;
-  node_resources& resources_;
+  node_memory& resources_;
   int node_;
   std::vector<pe_side> pes_;
   std::unique_ptr<transport> net_;  // made and destroyed on the helper side (on_helper_side)
@@ -258,7 +258,7 @@ class helper_engine final : public routed_engine {
   hub::config plan_routes(const node_plan& plan) const;
   void abandon() noexcept;
 
-  std::unique_ptr<node_resources> resources_;
+  std::unique_ptr<node_memory> resources_;
   byte_ring requests_;  // producer side
   byte_ring replies_;   // consumer side
   std::vector<std::byte*> node_blocks_;  // by local rank

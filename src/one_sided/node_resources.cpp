@@ -5,7 +5,7 @@
 
 namespace transit::detail {
 
-std::unique_ptr<node_resources> make_node_resources(context& ctx, std::size_t part_bytes) {
+std::unique_ptr<node_memory> make_node_resources(context& ctx, std::size_t part_bytes) {
   node_memory_setup setup;
   setup.m = &ctx.machine();
   setup.part_bytes = part_bytes;

@@ -12,11 +12,10 @@ class context;
 
 namespace transit::detail {
 
-using node_resources = node_memory;
-
-/// Collective over all PEs. Throws std::invalid_argument on mpi when MPI was initialised below
+/// Collective over all PEs: this PE's node memory, asked of its transport with this context's
+/// wait loop. Throws std::invalid_argument on mpi when MPI was initialised below
 /// MPI_THREAD_MULTIPLE and no communication thread calls MPI for the PEs (the helper would call
 /// MPI from a thread of its own).
-std::unique_ptr<node_resources> make_node_resources(context& ctx, std::size_t part_bytes);
+std::unique_ptr<node_memory> make_node_resources(context& ctx, std::size_t part_bytes);
 
 }  // namespace transit::detail
