@@ -3,6 +3,7 @@
 #include "transit/runtime/context.hpp"
 #include "transit/runtime/options.hpp"
 #include "transit/runtime/run.hpp"
+#include "transit/runtime/session.hpp"
 #include "transit/topology/machine.hpp"
 #include "transit/mapping/mapping.hpp"
 #include "transit/mapping/patterns.hpp"

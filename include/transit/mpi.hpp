@@ -1,0 +1,25 @@
+#pragma once
+// transit on a communicator the program owns: include this header (it includes <mpi.h>) in a
+// program that initialises MPI itself. transit.hpp does not include it.
+#include <mpi.h>
+
+#include "transit/runtime/session.hpp"
+
+namespace transit {
+
+/// Collective over `comm`: attaches transit to a communicator the program owns, one PE per rank
+/// (or options.threads_per_rank PE threads per rank, run through session::run). transit works on a
+/// duplicate of `comm`, so its traffic never meets the program's, and several sessions may live at
+/// once on disjoint or overlapping communicators. The program initialises and finalises MPI; the
+/// session must be closed (or destroyed) before MPI_Finalize. PE r of the session is rank r of
+/// `comm` (times threads_per_rank, plus the thread).
+///
+/// Throws std::invalid_argument, naming what it got and what it expected, when `comm` is
+/// MPI_COMM_NULL (or was freed) or an intercommunicator, when MPI is not initialised or already
+/// finalised, when the thread level MPI was initialised with is below what the options need (PE
+/// threads without a communication thread: MPI_THREAD_MULTIPLE; with one: MPI_THREAD_FUNNELED on
+/// MPI's main thread), or for options.pes other than 0 or the session's PE count. options.backend
+/// is ignored. Every rank of `comm` finds the same errors.
+session attach(MPI_Comm comm, const run_options& options = run_options_from_environment());
+
+}  // namespace transit
