@@ -196,6 +196,14 @@ run_options parse_run_options(int& argc, char**& argv) {
   return o;
 }
 
+run_options run_options_from_environment() {
+  char name[] = "transit";
+  char* arguments[] = {name, nullptr};
+  int argc = 1;
+  char** argv = arguments;
+  return parse_run_options(argc, argv);
+}
+
 bool runs_comm_thread(const run_options& o) noexcept {
   return o.threads_per_rank > 1 && o.comm_thread.value_or(true);
 }

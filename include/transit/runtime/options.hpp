@@ -54,6 +54,11 @@ bool runs_comm_thread(const run_options& options) noexcept;
 /// may call it before run.
 run_options parse_run_options(int& argc, char**& argv);
 
+/// The TRANSIT_* environment variables as run_options (no command line): what a session uses when
+/// the program passes no options. Local. Throws std::invalid_argument naming the variable, the
+/// value and what was expected.
+run_options run_options_from_environment();
+
 /// The most PEs the local backend accepts: one thread each, so what the kernel lets a process
 /// have (kernel.pid_max and kernel.threads-max). Local; reads /proc; never throws. A count below
 /// it can still fail to start (memory, RLIMIT_NPROC): transit::run then refuses it with status 2.

@@ -16,11 +16,6 @@ class session_launch;  // a backend's PEs of one session (src/transport/launch.h
 struct session_access;
 }  // namespace detail
 
-/// The TRANSIT_* environment variables as run_options (no command line): what a session uses when
-/// the program passes no options. Local. Throws std::invalid_argument naming the variable, the
-/// value and what was expected.
-run_options run_options_from_environment();
-
 /// transit's PEs of this process for one job, started and ended by the program (no body callback).
 ///
 /// One PE here (the local backend with `pes` 1, or the mpi backend with one PE per rank): pe() is
@@ -59,13 +54,16 @@ class session {
   void run(const std::function<void(context&)>& body);
   /// Collective: waits until no PE of the job sends to this one any more (a barrier), then ends
   /// transit's work here and frees what the session made (its duplicated communicators). A PE that
-  /// never closes leaves the others waiting: with --transit-watchdog set they report it and end
-  /// the job. Idempotent. The program's communicator and MPI itself are left as they were.
+  /// never closes leaves the others waiting: with --transit-watchdog (TRANSIT_WATCHDOG) set, their
+  /// close() throws std::runtime_error with the watchdog's report of what they wait in. Idempotent.
+  /// The program's communicator and MPI itself are left as they were.
   void close();
 
  private:
   friend struct detail::session_access;
   explicit session(std::unique_ptr<detail::session_launch> launch);
+  detail::session_launch& launch() const;
+  void close_quietly() noexcept;
   std::unique_ptr<detail::session_launch> launch_;
 };
 

@@ -5,7 +5,12 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
+#include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
 #include <stdexcept>
 #include <system_error>
 #include <thread>
@@ -33,28 +38,33 @@ void warn_if_oversubscribed(int pes) {
   std::fflush(stderr);
 }
 
-}  // namespace
+// A job's PEs as threads of this process, each with its own context on one local_world; returns
+// when all have returned. The first failure is the world's (later ones are its consequences).
+struct pe_threads_result {
+  std::optional<std::pair<int, std::string>> failure;  // (PE, what): reported by transit::run
+  std::exception_ptr error;                             // what that PE threw: rethrown by a session
+};
 
-int run_local(const run_options& options, const std::function<void(context&)>& body) {
-  const int pes = options.pes > 0 ? options.pes : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  auto m = emulated_machine(pes, options);
-  const auto topology = job_topology(*m, options);
+pe_threads_result run_pe_threads(int pes, const run_options& options, const std::shared_ptr<const machine>& m,
+                                 const std::shared_ptr<const topology_manager>& topology,
+                                 const std::function<void(context&)>& body) {
   local_world world(pes);
-
   std::mutex mutex;
   std::condition_variable finished_cv;
   int finished = 0;
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(pes));
 
   auto pe_main = [&](int rank) {
     try {
-      auto ctx = context_access::make(std::make_unique<local_transport>(world, rank), m, topology,
-                                              options);
+      auto ctx = context_access::make(std::make_unique<local_transport>(world, rank), m, topology, options);
       body(*ctx);
     } catch (const job_aborted&) {
       // Unwound because another PE failed; that PE reports.
     } catch (const std::exception& e) {
+      errors[static_cast<std::size_t>(rank)] = std::current_exception();
       world.fail(rank, e.what());
     } catch (...) {
+      errors[static_cast<std::size_t>(rank)] = std::current_exception();
       world.fail(rank, "unknown exception");
     }
     std::lock_guard lock(mutex);
@@ -63,7 +73,7 @@ int run_local(const run_options& options, const std::function<void(context&)>& b
   };
 
   std::vector<std::thread> threads;
-  threads.reserve(pes);
+  threads.reserve(static_cast<std::size_t>(pes));
   try {
     for (int rank = 0; rank < pes; ++rank) threads.emplace_back(pe_main, rank);
   } catch (const std::system_error& e) {
@@ -97,8 +107,70 @@ int run_local(const run_options& options, const std::function<void(context&)>& b
     }
   }
   for (auto& t : threads) t.join();
-  if (const auto failure = world.first_failure()) {
-    report_failure(failure->first, failure->second.c_str());
+  pe_threads_result result{world.first_failure(), nullptr};
+  if (result.failure) result.error = errors[static_cast<std::size_t>(result.failure->first)];
+  return result;
+}
+
+// A session of the local backend. One PE: its context lives on the calling thread from the start.
+// Several: each run() starts their threads on a fresh world.
+class local_session final : public session_launch {
+ public:
+  local_session(const run_options& options, int pes)
+      : options_(options), pes_(pes), machine_(emulated_machine(pes, options)), topology_(job_topology(*machine_, options)) {
+    if (pes_ == 1) {
+      world_ = std::make_unique<local_world>(1);
+      context_ = context_access::make(std::make_unique<local_transport>(*world_, 0), machine_, topology_, options_);
+    }
+  }
+  ~local_session() override { close(); }
+  int local_pes() const noexcept override { return pes_; }
+  int size() const noexcept override { return pes_; }
+  context* single_pe() noexcept override { return context_.get(); }
+  void run(const std::function<void(context&)>& body) override {
+    if (closed_) throw std::logic_error("transit::session::run: the session is closed");
+    if (context_) {
+      body(*context_);
+      return;
+    }
+    const pe_threads_result result = run_pe_threads(pes_, options_, machine_, topology_, body);
+    if (result.error) std::rethrow_exception(result.error);
+  }
+  void close() override {
+    closed_ = true;
+    context_.reset();  // one PE: its barrier is its own
+    world_.reset();
+  }
+
+ private:
+  run_options options_;
+  int pes_;
+  std::shared_ptr<const machine> machine_;
+  std::shared_ptr<const topology_manager> topology_;
+  std::unique_ptr<local_world> world_;
+  std::unique_ptr<context> context_;
+  bool closed_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<session_launch> launch_local(const run_options& options) {
+  if (options.backend == "mpi")
+    throw_invalid("transit::session: options.backend", options.backend,
+                  "'local' or empty (a session on MPI attaches to a communicator: transit::attach, transit/mpi.hpp)");
+  if (options.threads_per_rank > 1)
+    throw_invalid("transit::session: options.threads_per_rank", options.threads_per_rank,
+                  "1 with the local backend (its PEs are threads already: options.pes)");
+  return std::make_unique<local_session>(options, options.pes > 0 ? options.pes : 1);
+}
+
+int run_local(const run_options& options, const std::function<void(context&)>& body) {
+  const int pes = options.pes > 0 ? options.pes : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  auto m = emulated_machine(pes, options);
+  const auto topology = job_topology(*m, options);
+  const pe_threads_result result = run_pe_threads(pes, options, m, topology, body);
+  if (result.failure) {
+    report_failure(result.failure->first, result.failure->second.c_str());
     return 1;
   }
   return 0;

@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "transit/mpi.hpp"
 #include "transport/launch.hpp"
 #include "transport/mpi/comm_thread.hpp"
 #include "transport/mpi/transport.hpp"
@@ -171,7 +172,7 @@ void tune_open_mpi_before_init() {
 // then a rank's PE threads take turns on it: 1 rank x 2 threads ran at 0.53x of 2 ranks x 1 here,
 // and at 1.07x once the rank could use both cores (docs/hybrid.md). transit respects the launcher's
 // binding and says so once per process, on rank 0, naming the rank with the fewest CPUs.
-void warn_if_threads_share_cpus(int lanes) {
+void warn_if_threads_share_cpus(MPI_Comm comm, int lanes) {
   static std::atomic<bool> warned{false};
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -183,8 +184,8 @@ void warn_if_threads_share_cpus(int lanes) {
     int cpus;
     int rank;
   } mine{bound_too_narrow ? cpus : std::numeric_limits<int>::max(), 0}, fewest{};
-  MPI_Comm_rank(MPI_COMM_WORLD, &mine.rank);
-  MPI_Allreduce(&mine, &fewest, 1, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD);
+  MPI_Comm_rank(comm, &mine.rank);
+  MPI_Allreduce(&mine, &fewest, 1, MPI_2INT, MPI_MINLOC, comm);
   if (fewest.cpus == std::numeric_limits<int>::max() || mine.rank != 0 || warned.exchange(true)) return;
   std::fprintf(stderr,
                "transit: warning: --transit-threads-per-rank=%d, but rank %d may run on %d CPU%s only (the launcher "
@@ -198,13 +199,13 @@ void warn_if_threads_share_cpus(int lanes) {
 // calls MPI: lane 0 runs on the calling thread. With a communication thread: the calling thread
 // (the one that initialised MPI: MPI_THREAD_FUNNELED allows it alone) is the communication thread,
 // and the T PE threads are new. A failing PE reports and ends the whole job, as a rank does.
-int run_lanes(const run_options& options, const std::function<void(context&)>& body,
-              std::shared_ptr<const machine> m, std::shared_ptr<const topology_manager> topology) {
+void run_lanes(MPI_Comm comm, const run_options& options, const std::function<void(context&)>& body,
+               const std::shared_ptr<const machine>& m, const std::shared_ptr<const topology_manager>& topology) {
   const int lanes = options.threads_per_rank;
-  warn_if_threads_share_cpus(lanes);
+  warn_if_threads_share_cpus(comm, lanes);
   std::unique_ptr<comm_thread_hub> hub;
-  if (runs_comm_thread(options)) hub = std::make_unique<comm_thread_hub>(MPI_COMM_WORLD, lanes);
-  auto shared = std::make_shared<rank_lanes>(MPI_COMM_WORLD, lanes, hub.get());
+  if (runs_comm_thread(options)) hub = std::make_unique<comm_thread_hub>(comm, lanes);
+  auto shared = std::make_shared<rank_lanes>(comm, lanes, hub.get());
   auto lane_main = [&](int lane) {
     const int pe = shared->mpi_rank() * lanes + lane;
     try {
@@ -248,17 +249,127 @@ int run_lanes(const run_options& options, const std::function<void(context&)>& b
   for (auto& t : threads) t.join();
   shared.reset();  // its groups' collectives live on the hub's endpoint: gone before it
   if (hub) hub->close();
-  return 0;
 }
 
-// A usage error every rank finds: said by the ranks with `print` (one, or all when each may differ),
-// then status 2 everywhere; the barrier keeps a rank from exiting (and getting the launcher to kill
-// the job) before the message is written.
-int usage_error(bool print, const std::string& what) {
-  if (print) std::fprintf(stderr, "transit: error: %s\n", what.c_str());
-  MPI_Barrier(MPI_COMM_WORLD);
-  return 2;
+// A usage error every rank finds alike (said once, by rank 0), or one each rank finds alone in its
+// own process (the thread level it initialised MPI with: said by every rank).
+struct rank_usage_error : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+// What attach() checks before any of transit's work: MPI's state, the communicator, the thread
+// level the options need, the options that need the communicator's size, the transport's variables.
+void check_attachable(MPI_Comm comm, const run_options& options) {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (finalized != 0)
+    throw rank_usage_error("transit::attach: MPI is already finalised, expected it initialised and not yet finalised");
+  if (initialized == 0)
+    throw rank_usage_error(
+        "transit::attach: MPI is not initialised, expected the program to call MPI_Init or MPI_Init_thread first");
+  if (comm == MPI_COMM_NULL)
+    throw rank_usage_error("transit::attach: got MPI_COMM_NULL (or a communicator already freed), expected an "
+                           "intracommunicator the program owns");
+  int inter = 0;
+  mpi_check(MPI_Comm_test_inter(comm, &inter), "transit::attach: MPI_Comm_test_inter");
+  if (inter != 0)
+    throw rank_usage_error("transit::attach: got an intercommunicator, expected an intracommunicator (merge it "
+                           "with MPI_Intercomm_merge)");
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const int lanes = options.threads_per_rank;
+#ifdef TRANSIT_SIMGRID
+  if (lanes > 1)
+    throw rank_usage_error(concat("--transit-threads-per-rank: got '", lanes, "', expected 1 in a SimGrid build (SMPI runs each rank on one thread)"));
+#endif
+  if (lanes > 1 && runs_comm_thread(options)) {
+    int provided = MPI_THREAD_SINGLE, main_thread = 0;
+    MPI_Query_thread(&provided);
+    MPI_Is_thread_main(&main_thread);
+    if (provided < MPI_THREAD_FUNNELED || (provided < MPI_THREAD_MULTIPLE && main_thread == 0)) {
+      // The communication thread is the calling one: below MULTIPLE it must be MPI's main thread.
+      throw rank_usage_error(concat("--transit-threads-per-rank: got '", lanes,
+                                    "', expected 1 when MPI runs below MPI_THREAD_FUNNELED, or at FUNNELED on a "
+                                    "thread other than MPI's main one (this program initialised it at level ",
+                                    provided, "): the communication thread calls MPI"));
+    }
+  } else if (lanes > 1) {
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&provided);
+    if (provided < MPI_THREAD_MULTIPLE) {
+      throw rank_usage_error(concat("--transit-threads-per-rank: got '", lanes,
+                                    "', expected 1 when MPI runs below MPI_THREAD_MULTIPLE without a communication "
+                                    "thread (this program initialised it at level ",
+                                    provided, ", --transit-comm-thread=0): every PE thread calls MPI; initialise MPI "
+                                    "with MPI_THREAD_MULTIPLE, or let a communication thread call it"));
+    }
+  }
+  if (options.pes > 0 && options.pes != size * lanes) {
+    throw std::invalid_argument(concat("--transit-pes: got '", options.pes, "', expected the number of MPI ranks",
+                                       lanes > 1 ? " x threads per rank" : "", " (", size * lanes,
+                                       ") or nothing with the mpi backend"));
+  }
+  // The transport's variables (and a simulated job's cost mode, core/simulated_costs.hpp).
+  static_cast<void>(mpi_transport::receive_mode_from_environment());
+  static_cast<void>(max_message_bytes_from_environment());
+  static_cast<void>(simulation_costs());
 }
+
+// A session on a communicator: one PE per rank (its context made at once, used on the calling
+// thread), or PE threads per rank started by each run().
+class mpi_session final : public session_launch {
+ public:
+  mpi_session(MPI_Comm comm, const run_options& options) : comm_(comm), options_(options) {
+    check_attachable(comm, options);
+    MPI_Comm_rank(comm, &rank_);
+    MPI_Comm_size(comm, &ranks_);
+    machine_ = mpi_machine(comm, options);
+#ifdef TRANSIT_SIMGRID
+    topology_ = shared_by_ranks<topology_manager>(std::pair{reinterpret_cast<std::uintptr_t>(machine_.get()), options.physical},
+                                                  [&] { return job_topology(*machine_, options); });
+#else
+    topology_ = job_topology(*machine_, options);
+#endif
+    if (options.threads_per_rank == 1)
+      context_ = context_access::make(std::make_unique<mpi_transport>(comm), machine_, topology_, options_);
+  }
+  ~mpi_session() override {
+    try {
+      close();
+    } catch (const std::exception& e) {
+      report_failure(rank_ * options_.threads_per_rank, e.what());
+    }
+  }
+  int local_pes() const noexcept override { return options_.threads_per_rank; }
+  int size() const noexcept override { return ranks_ * options_.threads_per_rank; }
+  context* single_pe() noexcept override { return context_.get(); }
+  void run(const std::function<void(context&)>& body) override {
+    if (closed_) throw std::logic_error("transit::session::run: the session is closed");
+    if (context_) {
+      body(*context_);
+    } else {
+      run_lanes(comm_, options_, body, machine_, topology_);
+    }
+  }
+  void close() override {
+    if (closed_) return;
+    closed_ = true;
+    if (!context_) return;
+    context_->barrier();  // no PE tears down its transport while a peer may still be sending to it
+    context_.reset();
+  }
+
+ private:
+  MPI_Comm comm_;
+  run_options options_;
+  int rank_ = 0, ranks_ = 1;
+  std::shared_ptr<const machine> machine_;
+  std::shared_ptr<const topology_manager> topology_;
+  std::unique_ptr<context> context_;
+  bool closed_ = false;
+};
 
 }  // namespace
 
@@ -294,69 +405,41 @@ int run_mpi(const run_options& options, const std::function<void(context&)>& bod
     }
   } finalize{initialized == 0};
 #endif
-  int rank = 0, size = 0;
+  int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const int lanes = options.threads_per_rank;
-  if (lanes > 1 && runs_comm_thread(options)) {
-    int provided = MPI_THREAD_SINGLE, main_thread = 0;
-    MPI_Query_thread(&provided);
-    MPI_Is_thread_main(&main_thread);
-    if (provided < MPI_THREAD_FUNNELED || (provided < MPI_THREAD_MULTIPLE && main_thread == 0)) {
-      // The communication thread is the calling one: below MULTIPLE it must be MPI's main thread.
-      return usage_error(true, concat("--transit-threads-per-rank: got '", lanes,
-                                      "', expected 1 when MPI runs below MPI_THREAD_FUNNELED, or at FUNNELED on a "
-                                      "thread other than MPI's main one (this program initialised it at level ",
-                                      provided, "): the communication thread calls MPI"));
-    }
-  } else if (lanes > 1) {
-    int provided = MPI_THREAD_SINGLE;
-    MPI_Query_thread(&provided);
-    if (provided < MPI_THREAD_MULTIPLE) {
-      // The program initialised MPI itself, below what PE threads need: every rank says so.
-      return usage_error(true, concat("--transit-threads-per-rank: got '", lanes,
-                                      "', expected 1 when MPI runs below MPI_THREAD_MULTIPLE without a communication "
-                                      "thread (this program initialised it at level ",
-                                      provided, ", --transit-comm-thread=0): every PE thread calls MPI; initialise MPI "
-                                      "with MPI_THREAD_MULTIPLE, or let a communication thread call it"));
-    }
-  }
-  if (options.pes > 0 && options.pes != size * lanes) {
-    // A usage error that every rank finds alike: one message, status 2 everywhere, no abort.
-    return usage_error(rank == 0, concat("--transit-pes: got '", options.pes, "', expected the number of MPI ranks",
-                                         lanes > 1 ? " x threads per rank" : "", " (", size * lanes,
-                                         ") or nothing with the mpi backend"));
-  }
-  // The transport's variables (and a simulated job's cost mode, core/simulated_costs.hpp): a bad
-  // value is a usage error that every rank finds alike, before any of transit's work.
+  std::unique_ptr<mpi_session> attached;
   try {
-    static_cast<void>(mpi_transport::receive_mode_from_environment());
-    static_cast<void>(max_message_bytes_from_environment());
-    static_cast<void>(simulation_costs());
+    attached = std::make_unique<mpi_session>(MPI_COMM_WORLD, options);
   } catch (const std::invalid_argument& e) {
-    return usage_error(rank == 0, e.what());
-  }
-  try {
-    auto m = mpi_machine(MPI_COMM_WORLD, options);
-#ifdef TRANSIT_SIMGRID
-    const auto topology = shared_by_ranks<topology_manager>(
-        std::pair{reinterpret_cast<std::uintptr_t>(m.get()), options.physical}, [&] { return job_topology(*m, options); });
-#else
-    auto topology = job_topology(*m, options);
-#endif
-    if (lanes > 1) return run_lanes(options, body, std::move(m), std::move(topology));
-    auto ctx = context_access::make(std::make_unique<mpi_transport>(MPI_COMM_WORLD), std::move(m),
-                                            std::move(topology), options);
-    body(*ctx);
-    ctx->barrier();  // no PE tears down its transport while a peer may still be sending to it
+    // A usage error: status 2 everywhere, no abort; the barrier keeps a rank from exiting (and
+    // getting the launcher to kill the job) before the message is written.
+    if (rank == 0 || dynamic_cast<const rank_usage_error*>(&e) != nullptr)
+      std::fprintf(stderr, "transit: error: %s\n", e.what());
+    MPI_Barrier(MPI_COMM_WORLD);
+    return 2;
   } catch (const std::exception& e) {
     report_failure(rank, e.what());
     abort_job();
+  }
+  try {
+    attached->run(body);
+    attached->close();
+  } catch (const std::exception& e) {
+    report_failure(rank * options.threads_per_rank, e.what());
+    abort_job();
   } catch (...) {
-    report_failure(rank, "unknown exception");
+    report_failure(rank * options.threads_per_rank, "unknown exception");
     abort_job();
   }
   return 0;
 }
 
 }  // namespace transit::detail
+
+namespace transit {
+
+session attach(MPI_Comm comm, const run_options& options) {
+  return detail::session_access::make(std::make_unique<detail::mpi_session>(comm, options));
+}
+
+}  // namespace transit
