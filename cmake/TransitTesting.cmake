@@ -136,3 +136,13 @@ function(transit_add_failure_cases)
     endif()
   endforeach()
 endfunction()
+
+# transit_readme_has_example(NAME test EXAMPLE file): fails when the README's copy of an example
+# (from its `#include <transit/transit.hpp>` on) differs from the file the tests build.
+function(transit_readme_has_example)
+  cmake_parse_arguments(T "" "NAME;EXAMPLE" "" ${ARGN})
+  add_test(NAME ${T_NAME}
+           COMMAND ${CMAKE_COMMAND} -DREADME=${PROJECT_SOURCE_DIR}/README.md -DEXAMPLE=${T_EXAMPLE}
+                   -P ${PROJECT_SOURCE_DIR}/tests/support/readme_has_example.cmake)
+  set_tests_properties(${T_NAME} PROPERTIES TIMEOUT 30 LABELS "serial")
+endfunction()
