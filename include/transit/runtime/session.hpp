@@ -33,8 +33,11 @@ class session {
   explicit session(const run_options& options = run_options_from_environment());
   /// Collective: as close(), but a failure is reported on stderr instead of thrown.
   ~session();
-  session(session&&) noexcept;
-  session& operator=(session&&) noexcept;
+  /// Takes over `other`'s PEs; `other` is left closed. Local.
+  session(session&& other) noexcept;
+  /// Closes this session (collective, as close(), failures reported on stderr), then takes over
+  /// `other`'s PEs; `other` is left closed.
+  session& operator=(session&& other) noexcept;
   session(const session&) = delete;
   session& operator=(const session&) = delete;
 
