@@ -279,18 +279,7 @@ class streamer final : private detail::streamer_core {
   }
   template <class Write>
   bool append_with(link& l, Write& write, int dest) {
-    if (l.next == nullptr) [[unlikely]]
-      open_buffer(l);
-    write(l.next);
-    l.next += sizeof(T);
-    if (l.next_dest != nullptr) *l.next_dest++ = dest;
-    if (l.next == l.end) [[unlikely]] {
-      buffer_full(l);
-      return true;
-    }
-    if (max_buffered_ != 0) [[unlikely]]
-      return count_bounded_item();
-    return false;
+    return append_item(l, write, sizeof(T), dest);
   }
 
   bool forward_broadcast(const T& item, int root, int arrived_phase) {

@@ -228,6 +228,25 @@ class streamer_core {
     if (buffered_ > stats_.items_buffered_peak) stats_.items_buffered_peak = buffered_;
     return sent;
   }
+  /// The per-item path: `write(slot)` stores the item's `item_bytes` bytes (sizeof(T) for
+  /// streamer<T>, a constant there; the run-time size for the C API's) in `l`'s buffer, plus the
+  /// destination when the link carries it. True when the buffer was sent (the caller polls once
+  /// its own appends are done).
+  template <class Write>
+  bool append_item(link& l, Write& write, std::size_t item_bytes, int dest) {
+    if (l.next == nullptr) [[unlikely]]
+      open_buffer(l);
+    write(l.next);
+    l.next += item_bytes;
+    if (l.next_dest != nullptr) *l.next_dest++ = dest;
+    if (l.next == l.end) [[unlikely]] {
+      buffer_full(l);
+      return true;
+    }
+    if (max_buffered_ != 0) [[unlikely]]
+      return count_bounded_item();
+    return false;
+  }
   /// After a top-level insert or broadcast sent a buffer: receive and deliver, and bound the sends
   /// in flight. A no-op inside a deliver callback.
   void after_send();

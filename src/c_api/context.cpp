@@ -1,0 +1,142 @@
+// The C API's contexts: one local PE (transit::session), PE threads (session::run), and the
+// collectives of transit::context. The mpi context is in mpi_context.cpp.
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <thread>
+
+#include "c_api/handles.hpp"
+#include "transit/detail/runtime/context_access.hpp"
+
+namespace transit::c_api {
+
+namespace {
+
+run_options local_options(int pes) {
+  run_options o = run_options_from_environment();
+  o.backend = "local";
+  o.pes = pes;
+  return o;
+}
+
+}  // namespace
+
+reduce_op to_op(transit_op op, const char* call) {
+  switch (op) {
+    case TRANSIT_SUM: return reduce_op::sum;
+    case TRANSIT_MIN: return reduce_op::min;
+    case TRANSIT_MAX: return reduce_op::max;
+  }
+  detail::throw_invalid(detail::concat(call, ": op"), static_cast<int>(op), "TRANSIT_SUM, TRANSIT_MIN or TRANSIT_MAX");
+}
+
+namespace {
+
+template <class T>
+void allreduce_each(context& ctx, T* values, std::size_t count, reduce_op op) {
+  for (std::size_t i = 0; i < count; ++i) values[i] = ctx.allreduce(values[i], op);
+}
+
+// Runs one PE's body of transit_run_local on a context handle that lends the PE's context.
+void run_body(context& ctx, int (*body)(transit_context*, void*), void* user) {
+  transit_context handle = lend(ctx);
+  const int code = body(&handle, user);
+  // A body that failed because another PE did is unwound like a C++ PE: the run reports the
+  // first failure, not this one.
+  if (code != 0 && last_failure_was_abort()) throw detail::job_aborted{};
+  if (code != 0)
+    throw callback_error(detail::concat("transit_run_local: the body returned ", code, " on PE ", ctx.rank()));
+  if (handle.objects != 0)
+    throw std::logic_error(detail::concat("transit_run_local: the body of PE ", ctx.rank(), " returned with ",
+                                          handle.objects, " streamers, arrays or exchanges not destroyed"));
+}
+
+}  // namespace
+
+}  // namespace transit::c_api
+
+using namespace transit::c_api;
+
+extern "C" {
+
+transit_status transit_context_create_local(transit_context** out) {
+  return guarded([&] {
+    require(out, "transit_context_create_local", "out");
+    *out = nullptr;
+    auto c = std::make_unique<transit_context>();
+    c->session.emplace(local_options(1));
+    c->ctx = &c->session->pe();
+    *out = c.release();
+  });
+}
+
+transit_status transit_run_local(int pes, int (*body)(transit_context* ctx, void* user), void* user) {
+  return guarded([&] {
+    if (pes < 0)
+      transit::detail::throw_invalid("transit_run_local: pes", pes, "0 (the hardware threads) or a positive PE count");
+    require(reinterpret_cast<const void*>(body), "transit_run_local", "body");
+    const int count = pes > 0 ? pes : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+    transit::session s(local_options(count));
+    s.run([&](transit::context& ctx) { run_body(ctx, body, user); });
+    s.close();
+  });
+}
+
+transit_status transit_context_destroy(transit_context* c) {
+  if (c == nullptr) return TRANSIT_OK;
+  return guarded([&] {
+    if (!c->session)
+      throw std::logic_error("transit_context_destroy: this context belongs to transit_run_local, which destroys it");
+    if (c->objects != 0)
+      throw std::logic_error(transit::detail::concat("transit_context_destroy: ", c->objects,
+                                                     " streamers, arrays or exchanges of this context are not "
+                                                     "destroyed: destroy them first (nothing was freed)"));
+    c->ctx = nullptr;
+    c->session->close();
+    delete c;
+  });
+}
+
+int transit_rank(const transit_context* c) {
+  if (c == nullptr || c->ctx == nullptr) {
+    fail(TRANSIT_INVALID_ARGUMENT, "transit_rank: context: got NULL or a closed context, expected a live one");
+    return -1;
+  }
+  return c->ctx->rank();
+}
+
+int transit_size(const transit_context* c) {
+  if (c == nullptr || c->ctx == nullptr) {
+    fail(TRANSIT_INVALID_ARGUMENT, "transit_size: context: got NULL or a closed context, expected a live one");
+    return -1;
+  }
+  return c->ctx->size();
+}
+
+transit_status transit_barrier(transit_context* c) {
+  return guarded([&] { pe_of(c, "transit_barrier").barrier(); });
+}
+
+transit_status transit_allreduce(transit_context* c, void* values, std::size_t count, transit_type type,
+                                 transit_op op) {
+  return guarded([&] {
+    constexpr const char* call = "transit_allreduce";
+    transit::context& ctx = pe_of(c, call);
+    if (count != 0) require(values, call, "values");
+    const transit::reduce_op r = to_op(op, call);
+    switch (type) {
+      case TRANSIT_INT64: allreduce_each(ctx, static_cast<std::int64_t*>(values), count, r); return;
+      case TRANSIT_DOUBLE: allreduce_each(ctx, static_cast<double*>(values), count, r); return;
+    }
+    transit::detail::throw_invalid("transit_allreduce: type", static_cast<int>(type), "TRANSIT_INT64 or TRANSIT_DOUBLE");
+  });
+}
+
+#ifndef TRANSIT_WITH_MPI
+transit_status transit_context_create_mpi(const void*, transit_context** out) {
+  if (out != nullptr) *out = nullptr;
+  return fail(TRANSIT_NOT_BUILT, "transit_context_create_mpi: this transit was built without MPI (TRANSIT_WITH_MPI=OFF)");
+}
+#endif
+
+}
