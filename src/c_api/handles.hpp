@@ -46,6 +46,16 @@ transit_status guarded(F&& f) noexcept {
   }
 }
 
+/// Frees a streamer, array or exchange (NULL: nothing), collectively as its C++ destructor is.
+template <class Handle>
+transit_status destroy(Handle* h) noexcept {
+  if (h == nullptr) return TRANSIT_OK;
+  return guarded([&] {
+    --h->owner->objects;
+    delete h;
+  });
+}
+
 /// Stores `message` for transit_last_error() and returns `status` (failures found without a throw).
 transit_status fail(transit_status status, std::string message) noexcept;
 

@@ -38,13 +38,7 @@ transit_status transit_streamer_create(transit_context* ctx, size_t item_bytes, 
   return create_streamer(ctx, item_bytes, deliver, user, automatic, out);
 }
 
-transit_status transit_streamer_destroy(transit_streamer* s) {
-  if (s == nullptr) return TRANSIT_OK;
-  return guarded([&] {
-    --s->owner->objects;
-    delete s;
-  });
-}
+transit_status transit_streamer_destroy(transit_streamer* s) { return destroy(s); }
 
 transit_status transit_streamer_insert(transit_streamer* s, const int* dests, const void* items, size_t count) {
   return guarded([&] {
