@@ -1,9 +1,10 @@
-/* transit's C API (C11): aggregated fine-grained communication from C, and from anything that calls
+/** @file
+ * transit's C API (C11): aggregated fine-grained communication from C, and from anything that calls
  * C. Opaque handles; every call returns a transit_status, and on failure transit_last_error() says
  * why, on the calling thread. No C++ exception crosses this boundary.
  *
  * Collective calls must be made by every PE of the context, in the same order (as in C++).
- * Link with -ltransit (pkg-config --cflags --libs transit). */
+ * Link with -ltransit (pkg-config --cflags --libs transit; README "From C"). */
 #ifndef TRANSIT_TRANSIT_H
 #define TRANSIT_TRANSIT_H
 
@@ -41,7 +42,9 @@ transit_status transit_context_create_local(transit_context** out);
 /** Runs `body` once on each of `pes` PEs of the local backend (threads of this process; 0 = the
  *  hardware threads), each with its own context, and returns when all have returned. A body that
  *  returns nonzero fails the run (TRANSIT_CALLBACK_ERROR naming the PE and the code); the other PEs
- *  are unwound at their next transit call. The contexts are destroyed by the run. */
+ *  are unwound at their next transit call. A body that returns with streamers, arrays or exchanges
+ *  of its context not destroyed fails it too (TRANSIT_LOGIC_ERROR). The contexts are destroyed by
+ *  the run. */
 transit_status transit_run_local(int pes, int (*body)(transit_context* ctx, void* user), void* user);
 /** Collective over `comm` (an MPI_Comm passed by address, so this header needs no mpi.h: `&comm`):
  *  a context attached to a communicator the program owns, one PE per rank (transit::attach in C++).
@@ -50,11 +53,12 @@ transit_status transit_run_local(int pes, int (*body)(transit_context* ctx, void
  *  already finalised, and with TRANSIT_NOT_BUILT when transit was built without MPI. */
 transit_status transit_context_create_mpi(const void* comm, transit_context** out);
 /** Collective: a barrier, then frees the context. NULL is a no-op. Every object made on the context
- *  (streamers, arrays, exchanges) must be destroyed first (else TRANSIT_LOGIC_ERROR, nothing freed). */
+ *  (streamers, arrays, exchanges) must be destroyed first (else TRANSIT_LOGIC_ERROR, nothing freed).
+ *  The contexts transit_run_local hands its bodies are its own (TRANSIT_LOGIC_ERROR here). */
 transit_status transit_context_destroy(transit_context* ctx);
-/** Local: this PE, in [0, size). */
+/** Local: this PE, in [0, size); -1 for NULL (transit_last_error() says so). */
 int transit_rank(const transit_context* ctx);
-/** Local: the PEs of the job. */
+/** Local: the PEs of the job; -1 for NULL. */
 int transit_size(const transit_context* ctx);
 /** Collective: returns once every PE has called it. */
 transit_status transit_barrier(transit_context* ctx);
@@ -87,7 +91,9 @@ transit_status transit_streamer_create(transit_context* ctx, size_t item_bytes, 
 transit_status transit_streamer_destroy(transit_streamer* s);
 /** Local: buffers `count` items (count x item_bytes bytes at `items`) for the PEs in `dests`
  *  (one per item). Checks every destination first: one outside [0, size) fails with
- *  TRANSIT_OUT_OF_RANGE naming its position and value, and nothing is inserted. */
+ *  TRANSIT_OUT_OF_RANGE naming its position and value, and nothing is inserted. A deliver callback
+ *  that fails while this call polls makes it return TRANSIT_CALLBACK_ERROR after every item is
+ *  buffered (none is lost). */
 transit_status transit_streamer_insert(transit_streamer* s, const int* dests, const void* items, size_t count);
 /** Collective: ends the step; returns once every item inserted by any PE in it has been delivered. */
 transit_status transit_streamer_finish(transit_streamer* s);
@@ -102,19 +108,25 @@ typedef struct transit_array transit_array;
 transit_status transit_array_create(transit_context* ctx, size_t size, transit_type type, transit_array** out);
 /** Collective. NULL is a no-op. */
 transit_status transit_array_destroy(transit_array* a);
-/** Local: the array's number of elements. */
+/** Local: the array's number of elements; 0 for NULL. */
 size_t transit_array_size(const transit_array* a);
 /** Local: this PE's block: `*data` (int64_t* or double*), `*first` its first global index, `*count` its length. */
 transit_status transit_array_local(transit_array* a, void** data, size_t* first, size_t* count);
-/** Batched operations over `count` (index, value) pairs: each element index checked first (one
- *  outside [0, size) fails with TRANSIT_OUT_OF_RANGE naming its position, value and the bound, and
- *  nothing is done). Values are int64_t or double as the array's type. put/accumulate/fetch_add
- *  are visible to all PEs after the next transit_array_sync; get and fetch_add return with their
- *  results in `out` / `old_values`. Local (they progress the array meanwhile). */
+/* Batched operations over `count` (index, value) pairs: each element index is checked first (one
+ * outside [0, size) fails with TRANSIT_OUT_OF_RANGE naming its position, value and the bound, and
+ * nothing is done). Values are int64_t or double as the array's type. put, accumulate and fetch_add
+ * are visible to all PEs after the next transit_array_sync; get and fetch_add return with their
+ * results in `out` / `old_values`. Local (they progress the array meanwhile). */
+
+/** Local: element indices[i] = values[i], for each i (see the batched operations above). */
 transit_status transit_array_put(transit_array* a, const uint64_t* indices, const void* values, size_t count);
+/** Local: out[i] = element indices[i], for each i; returns with every value in `out`. */
 transit_status transit_array_get(transit_array* a, const uint64_t* indices, void* out, size_t count);
+/** Local: element indices[i] = element op values[i], atomically per element, for each i. */
 transit_status transit_array_accumulate(transit_array* a, const uint64_t* indices, const void* values, size_t count,
                                         transit_op op);
+/** Local: adds deltas[i] to element indices[i] atomically and returns the value before in
+ *  old_values[i], for each i (the adds of one PE to one element apply in order). */
 transit_status transit_array_fetch_add(transit_array* a, const uint64_t* indices, const void* deltas,
                                        void* old_values, size_t count);
 /** Collective: every operation issued before it by any PE is complete and visible. */
@@ -129,9 +141,9 @@ typedef struct transit_exchange transit_exchange;
  *  items[offsets[p] .. offsets[p + 1]) (offsets has size + 1 entries). Owned by the exchange,
  *  valid until its next run or destroy. */
 typedef struct transit_received {
-  const void* items;
-  size_t total;
-  const size_t* offsets;
+  const void* items;     /**< the received items, by source PE */
+  size_t total;          /**< how many items */
+  const size_t* offsets; /**< size + 1 entries: source p's items are [offsets[p], offsets[p + 1]) */
 } transit_received;
 /** Collective: an exchange of items of `item_bytes` (1 to 65536). */
 transit_status transit_exchange_create(transit_context* ctx, size_t item_bytes, transit_exchange** out);
