@@ -22,12 +22,25 @@ void byte_streamer::insert(const int* dests, const std::byte* items, std::size_t
     throw_closed_step("insert");
   stats_.items_inserted += count;
   dynamic_step_ |= in_callback_;
+  switch (item_bytes_) {  // the common sizes copy with a constant size (inlined, no memcpy call)
+    case 4: return append_all<4>(dests, items, count);
+    case 8: return append_all<8>(dests, items, count);
+    case 16: return append_all<16>(dests, items, count);
+    default: return append_all<0>(dests, items, count);
+  }
+}
+
+template <std::size_t Bytes>
+void byte_streamer::append_all(const int* dests, const std::byte* items, std::size_t count) {
+  const std::size_t bytes = Bytes != 0 ? Bytes : item_bytes_;
   // A callback's failure in a poll stops the polling, not the inserting: every item is buffered,
   // then the failure is reported (the items not yet delivered are delivered by later calls).
   std::exception_ptr failed;
   for (std::size_t i = 0; i < count; ++i) {
     const int dest = dests[i];
-    if (append(links_[link_to(dest)], items + i * item_bytes_, dest) && !failed) [[unlikely]] {
+    const std::byte* item = items + i * bytes;
+    auto copy = [&](std::byte* slot) { std::memcpy(slot, item, bytes); };
+    if (append_item(links_[link_to(dest)], copy, bytes, dest) && !failed) [[unlikely]] {
       try {
         after_send();
       } catch (...) {

@@ -25,10 +25,14 @@ class byte_streamer final : private detail::streamer_core {
   void finish() { wait_impl(); }
   void quiesce() { quiesce_impl(); }
   bool progress() { return progress_impl(); }
+  using detail::streamer_core::current_options;
   using detail::streamer_core::stats;
 
  private:
   void process_items(const std::byte* payload, const detail::wire_header& h, std::uint32_t& cursor) override;
+  /// insert's appends, for items of Bytes bytes (0: item_bytes_, known at run time only).
+  template <std::size_t Bytes>
+  void append_all(const int* dests, const std::byte* items, std::size_t count);
   /// Copies one item into `l` for `dest`; true when that sent the buffer.
   bool append(link& l, const std::byte* item, int dest);
   /// Hands items [first, last) of a message, all for this PE, to the callback in one call.
