@@ -5,10 +5,16 @@
 // --api active: the same with active_messages, a call per increment: async(home PE, handler,
 // slot) with the 4-byte slot (the call's record is then 8 bytes, the handler id and the slot, as
 // many as the streamer's item), barrier() at the end of each step.
+//
+// --api c: the same items through the C API (include/transit/transit.h), as a C program writes it:
+// updates gathered in batches of c_batch (destinations and slots), one transit_streamer_insert per
+// batch, a batch callback that counts a whole run of arrived slots; same streamer options.
 #include <string>
 #include <vector>
 
 #include "bench.hpp"
+#include "c_api/byte_streamer.hpp"
+#include "c_api/handles.hpp"
 #include "cli.hpp"
 
 namespace transit::bench {
@@ -20,6 +26,21 @@ std::string api = "streamer";      // --api
 
 // The table of this PE, for the active handler (captureless: it finds the table here).
 pe_pointer<std::vector<std::uint64_t>> active_table;
+
+constexpr std::size_t c_batch = 1024;  // --api c: updates per transit_streamer_insert
+
+// --api c: the deliver callback, a run of slots at a time.
+int count_slots(const void* items, std::size_t count, void* table) {
+  const auto* slots = static_cast<const std::uint64_t*>(items);
+  auto& t = *static_cast<std::vector<std::uint64_t>*>(table);
+  for (std::size_t i = 0; i < count; ++i) ++t[slots[i]];
+  return 0;
+}
+
+// A C-API call of the kernel that must succeed: its error as an exception.
+void c_call(transit_status status) {
+  if (status != TRANSIT_OK) throw std::runtime_error(detail::concat("histogram --api c: ", transit_last_error()));
+}
 
 measurement run_histogram(context& ctx, const setup& s) {
   const std::uint64_t slots = table_slots;
@@ -57,6 +78,33 @@ measurement run_histogram(context& ctx, const setup& s) {
         [&] { am.progress(); }, [&] { am.barrier(); });
     m.stats = am.stats();
     m.buffer_bytes_bound = buffer_bound(ctx, s.stream, 2 * sizeof(std::uint32_t));
+  } else if (api == "c") {
+    transit_context handle = c_api::lend(ctx);
+    transit_streamer* stream = nullptr;
+    c_call(c_api::create_streamer(&handle, sizeof(std::uint64_t), count_slots, &table, s.stream, &stream));
+    std::vector<int> dests(c_batch);
+    std::vector<std::uint64_t> items(c_batch);
+    std::size_t batched = 0;
+    auto flush = [&] {
+      c_call(transit_streamer_insert(stream, dests.data(), items.data(), batched));
+      batched = 0;
+    };
+    m.seconds = run_steps(
+        [&](const table_entry& e) {
+          dests[batched] = static_cast<int>(e.pe);
+          items[batched] = e.slot;
+          if (++batched == c_batch) flush();
+        },
+        [] {},  // the C API has no progress call: each insert of a batch polls as it sends
+        [&] {
+          flush();
+          c_call(transit_streamer_finish(stream));
+        });
+    const auto& core = c_api::streamer_of(stream);
+    m.stats = core.stats();
+    m.buffer_bytes_bound = buffer_bound(ctx, core.current_options(), m.stats, sizeof(std::uint64_t));
+    add_step_fields(ctx, s, m.stats, core.current_options(), step_seconds, m);
+    c_call(transit_streamer_destroy(stream));
   } else {
     streamer<std::uint64_t> stream(ctx, s.stream, [&](const std::uint64_t& slot) { ++table[slot]; });
     m.seconds = run_steps([&](const table_entry& e) { stream.insert(e.slot, static_cast<int>(e.pe)); },
@@ -83,7 +131,7 @@ const bool registered = register_kernel({
     .add_options =
         [](CLI::App& sub) {
           add_table_slots_option(sub, table_slots);
-          add_api_option(sub, api);
+          add_api_option(sub, api, true);
         },
     .default_items = [] { return std::uint64_t{1} << 22; },
     .mpi_raw = true,

@@ -23,6 +23,8 @@ struct transit_context {
 
 namespace transit::c_api {
 
+class byte_streamer;  // c_api/byte_streamer.hpp
+
 /// A deliver callback or a transit_run_local body returned nonzero.
 class callback_error : public std::runtime_error {
  public:
@@ -95,6 +97,9 @@ reduce_op to_op(transit_op op, const char* call);
 /// API with streamer<T> under the same options).
 transit_status create_streamer(transit_context* ctx, std::size_t item_bytes, transit_deliver_fn deliver, void* user,
                                const streamer_options& options, transit_streamer** out);
+
+/// The C++ streamer behind a handle (its statistics and options, for transit bench's records).
+const byte_streamer& streamer_of(const transit_streamer* s);
 
 /// Checks `item_bytes` of a streamer or exchange: 1 to 65536, else std::invalid_argument.
 void check_item_bytes(std::size_t item_bytes, const char* call);

@@ -25,6 +25,8 @@ transit_status create_streamer(transit_context* ctx, std::size_t item_bytes, tra
   });
 }
 
+const byte_streamer& streamer_of(const transit_streamer* s) { return s->s; }
+
 }  // namespace transit::c_api
 
 using namespace transit::c_api;

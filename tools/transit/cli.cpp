@@ -99,10 +99,14 @@ void add_table_slots_option(CLI::App& sub, std::uint64_t& slots) {
       ->type_name("S");
 }
 
-void add_api_option(CLI::App& sub, std::string& api) {
-  sub.add_option("--api", api, "streamer (default), or active: the same kernel written with active_messages")
-      ->check(one_of({"streamer", "active"}))
-      ->type_name("API");
+void add_api_option(CLI::App& sub, std::string& api, bool c) {
+  std::string help = "streamer (default), or active: the same kernel written with active_messages";
+  std::vector<std::string> names{"streamer", "active"};
+  if (c) {
+    help += ", or c: through the C API (transit.h)";
+    names.push_back("c");
+  }
+  sub.add_option("--api", api, help)->check(one_of(std::move(names)))->type_name("API");
 }
 
 void usage_error(std::string_view what, std::string_view value, std::string_view expected) {

@@ -76,8 +76,9 @@ CLI::Option* add_flag_once(CLI::App& app, const std::string& name, bool& flag, c
 void add_table_slots_option(CLI::App& sub, std::uint64_t& slots);
 
 /// --api streamer|active: the kernel written with streamers (default) or with active_messages
-/// (histogram, phold). The record's "api" says which ran.
-void add_api_option(CLI::App& sub, std::string& api);
+/// (histogram, phold); with `c`, also --api c: through the C API (transit.h; histogram). The
+/// record's "api" says which ran.
+void add_api_option(CLI::App& sub, std::string& api, bool c = false);
 
 /// Throws the usage error CLI11 reports like its own (exit status 2 through main).
 [[noreturn]] void usage_error(std::string_view what, std::string_view value, std::string_view expected);
