@@ -77,7 +77,9 @@ inline void require(const void* p, const char* call, const char* what) {
 
 /// The context behind a live context handle.
 inline context& pe_of(transit_context* c, const char* call) {
-  checked(c, call, "context");
+  if (c == nullptr)
+    throw std::invalid_argument(detail::concat(call, ": context: got NULL, expected a handle from "
+                                               "transit_context_create_local or _mpi, or transit_run_local"));
   if (c->ctx == nullptr) throw std::logic_error(detail::concat(call, ": the context is closed"));
   return *c->ctx;
 }
