@@ -138,7 +138,8 @@ function(transit_add_failure_cases)
 endfunction()
 
 # transit_readme_has_example(NAME test EXAMPLE file): fails when the README's copy of an example
-# (from its `#include <transit/transit.hpp>` on) differs from the file the tests build.
+# (from its `#include <transit/transit.hpp>`, in C `<transit/transit.h>`, on) differs from the
+# file the tests build.
 function(transit_readme_has_example)
   cmake_parse_arguments(T "" "NAME;EXAMPLE" "" ${ARGN})
   add_test(NAME ${T_NAME}
