@@ -61,4 +61,43 @@ TEST(c_api_lent, delivers_whole_runs) {
             0);
 }
 
+// A callback that inserts: each arrived hop count above 0 goes on, one less, to the next PE.
+struct relay {
+  transit_streamer* s = nullptr;
+  int next = 0;
+  std::uint64_t arrived = 0;
+  int failed = 0;
+};
+
+int pass_on(const void* items, std::size_t count, void* user) {
+  auto& r = *static_cast<relay*>(user);
+  const auto* hops = static_cast<const std::uint64_t*>(items);
+  for (std::size_t i = 0; i < count; ++i) {
+    ++r.arrived;
+    if (hops[i] == 0) continue;
+    const std::uint64_t rest = hops[i] - 1;
+    if (transit_streamer_insert(r.s, &r.next, &rest, 1) != TRANSIT_OK) ++r.failed;
+  }
+  return 0;
+}
+
+TEST(c_api_lent, quiesce_delivers_what_callbacks_insert) {
+  EXPECT_EQ(run_spmd([](transit::context& ctx) {
+              transit_context handle = transit::c_api::lend(ctx);
+              relay r;
+              r.next = (ctx.rank() + 1) % ctx.size();
+              ASSERT_EQ(transit_streamer_create(&handle, 8, pass_on, &r, &r.s), TRANSIT_OK) << transit_last_error();
+              // 100 chains of 20 hops from every PE: 21 deliveries each.
+              const std::vector<int> dests(100, r.next);
+              const std::vector<std::uint64_t> hops(100, 20);
+              ASSERT_EQ(transit_streamer_insert(r.s, dests.data(), hops.data(), hops.size()), TRANSIT_OK);
+              ASSERT_EQ(transit_streamer_quiesce(r.s), TRANSIT_OK) << transit_last_error();
+              ASSERT_EQ(transit_streamer_destroy(r.s), TRANSIT_OK);
+              EXPECT_EQ(r.failed, 0);
+              const auto total = ctx.allreduce(r.arrived, transit::reduce_op::sum);
+              EXPECT_EQ(total, 100u * 21u * static_cast<std::uint64_t>(ctx.size()));
+            }),
+            0);
+}
+
 }  // namespace
