@@ -1,6 +1,10 @@
 #include "transit/runtime/context.hpp"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
 #include <cstdio>
 #include <stdexcept>
 
@@ -82,9 +86,49 @@ void context::barrier() {
   detail::context_access::finish_collective(*this, *state_->group, "barrier");
 }
 
-void context::allreduce_raw(void* value, detail::scalar_type type, reduce_op op) {
-  state_->group->start_allreduce(value, 1, type, op);
+void context::check_same_count(std::size_t count) {
+  // Checked before reducing, so that a mismatch is an error on every PE instead of a reduction of
+  // unrelated memory.
+  std::int64_t counts[2] = {static_cast<std::int64_t>(count), -static_cast<std::int64_t>(count)};
+  state_->group->start_allreduce(counts, 2, detail::scalar_type::i64, reduce_op::max);
   detail::context_access::finish_collective(*this, *state_->group, "allreduce");
+  if (counts[0] != -counts[1])
+    throw std::invalid_argument(detail::concat("context::allreduce: PEs passed from ", -counts[1], " to ", counts[0],
+                                               " values, expected the same count on every PE"));
+}
+
+void context::allreduce_raw(void* values, std::size_t count, detail::scalar_type type, reduce_op op) {
+  // The transports count values in int: long arrays go in pieces.
+  constexpr std::size_t piece = std::size_t{1} << 24;
+  auto* bytes = static_cast<std::byte*>(values);
+  std::size_t done = 0;
+  do {
+    const std::size_t n = std::min(piece, count - done);
+    state_->group->start_allreduce(bytes + done * 8, static_cast<int>(n), type, op);
+    detail::context_access::finish_collective(*this, *state_->group, "allreduce");
+    done += n;
+  } while (done < count);
+}
+
+// Gathers and broadcasts are sums of 64-bit words in which only one PE's words are not zero: exact
+// for any bytes, on every transport's allreduce, with no collective of their own to add to the seam.
+void context::allgather_raw(const void* value, std::size_t bytes, void* all) {
+  const std::size_t words = (bytes + 7) / 8;
+  std::vector<std::uint64_t> slots(words * static_cast<std::size_t>(size_), 0);
+  std::memcpy(slots.data() + words * static_cast<std::size_t>(rank_), value, bytes);
+  allreduce_raw(slots.data(), slots.size(), detail::scalar_type::u64, reduce_op::sum);
+  auto* out = static_cast<std::byte*>(all);
+  for (std::size_t pe = 0; pe < static_cast<std::size_t>(size_); ++pe)
+    std::memcpy(out + pe * bytes, slots.data() + pe * words, bytes);
+}
+
+void context::broadcast_raw(void* value, std::size_t bytes, int root) {
+  if (root < 0 || root >= size_)
+    throw std::out_of_range(detail::concat("context::broadcast: root: got ", root, ", expected a PE in [0, ", size_, ")"));
+  std::vector<std::uint64_t> words((bytes + 7) / 8, 0);
+  if (rank_ == root) std::memcpy(words.data(), value, bytes);
+  allreduce_raw(words.data(), words.size(), detail::scalar_type::u64, reduce_op::sum);
+  std::memcpy(value, words.data(), bytes);
 }
 
 namespace detail {
