@@ -13,6 +13,7 @@
 # `bale-oshrun -n 2 PREFIX/bin/histo ...`) and PREFIX/bin/reference_draws (reference_draws.c: the
 # draws and histo checksums that tests/apps holds), and runs histo and ig at 2 PEs as a check.
 set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)  # before any cd: BASH_SOURCE may be relative
 
 if [ $# -ne 2 ]; then
   echo "usage: $0 BALE_SRC PREFIX   (BALE_SRC: a bale checkout, its bare git directory or its src/bale_classic)" >&2
@@ -62,7 +63,6 @@ exec oshrun $root_flag --mca osc ^rdma "\$@"
 WRAPPER
 chmod +x "$prefix/bin/bale-oshrun"
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 oshcc -std=c11 -O2 -DUSE_SHMEM -I"$prefix/include" "$here/reference_draws.c" -L"$prefix/lib" -llibgetput -lm \
   -o "$prefix/bin/reference_draws"
 
