@@ -5,6 +5,7 @@
 // 8 conveyor (streamer).
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "cli.hpp"
@@ -80,7 +81,9 @@ const bool registered = register_command({
     .add_options =
         [](CLI::App& app) {
           app.require_subcommand(1);
-          app.get_formatter()->label("SUBCOMMAND", "APP");
+          auto formatter = std::make_shared<CLI::Formatter>();  // its own: the top level's says COMMAND
+          formatter->label("SUBCOMMAND", "APP");
+          app.formatter(formatter);
           add_histo(app);
         },
     .run = app_command,
