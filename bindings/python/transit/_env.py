@@ -29,12 +29,9 @@ def communicator(comm):
             return None
         from mpi4py import MPI
         return MPI.COMM_WORLD
-    try:
-        from mpi4py import MPI
-    except ImportError as e:
-        raise TypeError(f"comm: got a {type(comm).__name__}, expected an mpi4py communicator "
-                        f"(mpi4py is not installed: {e})") from None
-    if not isinstance(comm, MPI.Comm):
+    # A communicator comes from mpi4py.MPI, imported already: importing it here would start MPI.
+    MPI = sys.modules.get("mpi4py.MPI")
+    if MPI is None or not isinstance(comm, MPI.Comm):
         raise TypeError(f"comm: got a {type(comm).__name__}, expected an mpi4py communicator or None")
     if comm == MPI.COMM_NULL:
         raise ValueError("comm: got MPI.COMM_NULL, expected an intracommunicator")
