@@ -207,6 +207,8 @@ class checked_indices {
     if (dt.kind() != 'i' && dt.kind() != 'u')
       raise_python(PyExc_ValueError,
                    std::string(what) + ": got dtype " + dtype_name(dt) + ", expected an integer dtype");
+    signed_ = dt.kind() == 'i';
+    itemsize_ = array_.itemsize();
   }
   std::size_t size() const { return static_cast<std::size_t>(array_.shape(0)); }
 
@@ -214,8 +216,8 @@ class checked_indices {
   std::ptrdiff_t convert(std::uint64_t bound) {
     values_.resize(size());
     const void* data = array_.data();
-    const bool is_signed = array_.dtype().kind() == 'i';
-    switch (array_.itemsize()) {
+    const bool is_signed = signed_;
+    switch (itemsize_) {
       case 1:
         return is_signed ? copy_checked<std::int8_t>(data, size(), bound, values_.data())
                          : copy_checked<std::uint8_t>(data, size(), bound, values_.data());
@@ -242,6 +244,8 @@ class checked_indices {
  private:
   py::array array_;
   const char* what_;
+  bool signed_ = true;  // read with the GIL: convert() runs without it
+  py::ssize_t itemsize_ = 8;
   std::vector<Out> values_;
 };
 
