@@ -87,6 +87,7 @@ def test_global_array_exact(ctx):
     a.sync()
     assert a.get(np.arange(n)).tolist() == [i * 10 for i in range(n)]
     a.accumulate(np.arange(n), 1)  # every PE adds 1 everywhere
+    a.sync()  # before the max below: sums and maxima of different PEs do not commute
     a.accumulate(np.array([0]), np.array([100 + me]), op="max")
     a.sync()
     expected = [i * 10 + pes for i in range(n)]
