@@ -22,6 +22,8 @@ def main():
     p.add_argument("--table-slots", type=int, default=1000, help="table slots per PE (transit bench's default)")
     p.add_argument("--batch", type=int, default=1 << 16, help="items per insert call")
     p.add_argument("--repeat", type=int, default=1, help="measured runs, each printed")
+    p.add_argument("--pregenerate", action="store_true",
+                   help="draw the random updates before the timed region: what transit through Python costs alone")
     a = p.parse_args()
     for name in ("items_per_pe", "table_slots", "batch", "repeat"):
         if getattr(a, name) < 1:
@@ -35,19 +37,26 @@ def main():
 
         hist = transit.Streamer(ctx, np.int64, count)
         rng = np.random.default_rng(ctx.rank)
-        for run in range(a.repeat):
-            table[:] = 0
-            ctx.barrier()
-            start = time.perf_counter()
+
+        def batches():
             for first in range(0, a.items_per_pe, a.batch):
                 n = min(a.batch, a.items_per_pe - first)
-                hist.insert(rng.integers(0, ctx.size, n), rng.integers(0, a.table_slots, n))
+                yield rng.integers(0, ctx.size, n), rng.integers(0, a.table_slots, n)  # PEs, slots
+
+        for run in range(a.repeat):
+            table[:] = 0
+            updates = list(batches()) if a.pregenerate else batches()
+            ctx.barrier()
+            start = time.perf_counter()
+            for dest, slots in updates:
+                hist.insert(dest, slots)
             hist.finish()
             ctx.barrier()
             seconds = ctx.allreduce(time.perf_counter() - start, op="max")
             verified = ctx.allreduce(int(table.sum())) == a.items_per_pe * ctx.size
             if ctx.rank == 0:
-                print(f"histogram python: {ctx.size} PEs, {a.items_per_pe} updates per PE in batches of {a.batch}, "
+                drawn = " (drawn before)" if a.pregenerate else ""
+                print(f"histogram python{drawn}: {ctx.size} PEs, {a.items_per_pe} updates per PE in batches of {a.batch}, "
                       f"{a.table_slots} slots per PE: {a.items_per_pe / seconds / 1e6:.2f} M updates/s per PE "
                       f"({seconds:.3f} s), verified: {'yes' if verified else 'NO'}", flush=True)
             if not verified:
