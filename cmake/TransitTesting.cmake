@@ -137,13 +137,16 @@ function(transit_add_failure_cases)
   endforeach()
 endfunction()
 
-# transit_readme_has_example(NAME test EXAMPLE file): fails when the README's copy of an example
-# (from its `#include <transit/transit.hpp>`, in C `<transit/transit.h>`, on) differs from the
-# file the tests build.
+# transit_readme_has_example(NAME test EXAMPLE file [FROM line]): fails when the README's copy of an
+# example (from its line FROM on; by default its `#include <transit/transit.hpp>`, in C
+# `<transit/transit.h>`) differs from the file the tests build.
 function(transit_readme_has_example)
-  cmake_parse_arguments(T "" "NAME;EXAMPLE" "" ${ARGN})
+  cmake_parse_arguments(T "" "NAME;EXAMPLE;FROM" "" ${ARGN})
+  if(NOT T_FROM)
+    set(T_FROM "#include <transit/transit.h")
+  endif()
   add_test(NAME ${T_NAME}
-           COMMAND ${CMAKE_COMMAND} -DREADME=${PROJECT_SOURCE_DIR}/README.md -DEXAMPLE=${T_EXAMPLE}
+           COMMAND ${CMAKE_COMMAND} -DREADME=${PROJECT_SOURCE_DIR}/README.md -DEXAMPLE=${T_EXAMPLE} "-DFROM=${T_FROM}"
                    -P ${PROJECT_SOURCE_DIR}/tests/support/readme_has_example.cmake)
   set_tests_properties(${T_NAME} PROPERTIES TIMEOUT 30 LABELS "serial")
 endfunction()

@@ -1,0 +1,47 @@
+"""transit from Python: aggregated fine-grained communication in batches of NumPy arrays.
+
+    import numpy as np, transit
+    with transit.Context() as ctx:            # MPI.COMM_WORLD under mpirun, else one local PE
+        s = transit.Streamer(ctx, np.uint64, lambda items: ...)
+        s.insert(dest_pes, items)               # arrays: one destination per item
+        s.finish()
+
+Batches, not items: each call handles whole arrays. The GIL is released while transit waits and
+progresses; deliver callbacks take it back. An exception raised in a callback is raised again by
+the call that delivered; left unhandled on an MPI job, it ends the job (MPI_Abort) with the line
+"transit: PE <rank>: <exception>" instead of leaving the other ranks waiting.
+See README "From Python".
+"""
+import atexit
+import sys
+
+from ._transit import Context, GlobalArray, Streamer, sparse_exchange, version
+from ._transit import _live_contexts
+
+__all__ = ["Context", "GlobalArray", "Streamer", "sparse_exchange", "version"]
+__version__ = version
+
+
+def _abort_job_if_open(exc_type, exc, tb):
+    """sys.excepthook: after the usual report, an exception nobody handled ends an MPI job whose
+    contexts are open, since its other ranks may wait for this one in a collective call forever."""
+    _previous_excepthook(exc_type, exc, tb)
+    contexts = [c for c in _live_contexts() if c.on_mpi and not c.closed]
+    if not contexts:
+        return
+    sys.stderr.write(f"transit: PE {contexts[0].rank}: {exc_type.__name__}: {exc}\n")
+    sys.stderr.flush()
+    from mpi4py import MPI
+    MPI.COMM_WORLD.Abort(1)
+
+
+def _close_at_exit():
+    """Contexts the program did not close are closed (collectively) before MPI is finalised, oldest
+    first, which is the same order on every rank."""
+    for c in _live_contexts():
+        c.close()
+
+
+_previous_excepthook = sys.excepthook
+sys.excepthook = _abort_job_if_open
+atexit.register(_close_at_exit)

@@ -1,0 +1,40 @@
+"""Which backend transit.Context(comm) runs on: the communicator to attach to, or None for one PE
+of the local backend. Imports mpi4py.MPI only when MPI is wanted: importing it initialises MPI."""
+import os
+import sys
+
+# Set by the launchers transit is run under (Open MPI's mpirun, PMI and PMIx launchers: MPICH's
+# Hydra, Slurm's srun).
+_LAUNCHER_VARIABLES = ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK")
+
+
+def under_launcher():
+    """Whether this process was started by an MPI launcher."""
+    return any(v in os.environ for v in _LAUNCHER_VARIABLES)
+
+
+def _mpi_already_initialised():
+    mpi = sys.modules.get("mpi4py.MPI")
+    return mpi is not None and mpi.Is_initialized() and not mpi.Is_finalized()
+
+
+def communicator(comm):
+    """The mpi4py communicator a Context attaches to, or None for the local backend.
+
+    comm None: MPI.COMM_WORLD under an MPI launcher or when the program has initialised MPI
+    already, else None. A communicator is checked here so that errors name it as Python sees it.
+    """
+    if comm is None:
+        if not (under_launcher() or _mpi_already_initialised()):
+            return None
+        from mpi4py import MPI
+        return MPI.COMM_WORLD
+    # A communicator comes from mpi4py.MPI, imported already: importing it here would start MPI.
+    MPI = sys.modules.get("mpi4py.MPI")
+    if MPI is None or not isinstance(comm, MPI.Comm):
+        raise TypeError(f"comm: got a {type(comm).__name__}, expected an mpi4py communicator or None")
+    if comm == MPI.COMM_NULL:
+        raise ValueError("comm: got MPI.COMM_NULL, expected an intracommunicator")
+    if comm.Is_inter():
+        raise ValueError("comm: got an intercommunicator, expected an intracommunicator")
+    return comm
