@@ -715,6 +715,13 @@ after the next sync().)")
   m.def("sparse_exchange", &sparse_exchange, py::arg("ctx"), py::arg("sends"), py::arg("dtype") = py::none(),
         "Collective: sends each array sends[peer] to PE peer; returns {source: array} of what each PE "
         "sent here (copies). dtype: that of the arrays sent, required on a PE that sends nothing.");
+  m.def(
+      "_prepare_mpi",
+      [] {
+        if (const transit_status status = transit_prepare_mpi(); status != TRANSIT_OK && status != TRANSIT_NOT_BUILT)
+          raise_status(status, "transit_prepare_mpi");
+      },
+      "Before MPI starts: Open MPI's settings for transit (transit_prepare_mpi).");
   m.def("_live_contexts", [] {
     py::list out;
     for (const auto& c : live_contexts()) out.append(context_handle{c});

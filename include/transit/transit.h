@@ -52,6 +52,11 @@ transit_status transit_run_local(int pes, int (*body)(transit_context* ctx, void
  *  TRANSIT_INVALID_ARGUMENT for MPI_COMM_NULL, an intercommunicator, or MPI not initialised or
  *  already finalised, and with TRANSIT_NOT_BUILT when transit was built without MPI. */
 transit_status transit_context_create_mpi(const void* comm, transit_context** out);
+/** Local, before MPI_Init: sets the Open MPI variables transit sets when it initialises MPI itself
+ *  (a 32 KiB shared-memory eager limit, so aggregated messages leave without waiting for the
+ *  sender's next MPI call; transit::prepare_mpi_environment in C++). The program's or the user's
+ *  settings win; does nothing once MPI is initialised. TRANSIT_NOT_BUILT without MPI. */
+transit_status transit_prepare_mpi(void);
 /** Collective: a barrier, then frees the context. NULL is a no-op. Every object made on the context
  *  (streamers, arrays, exchanges) must be destroyed first (else TRANSIT_LOGIC_ERROR, nothing freed).
  *  The contexts transit_run_local hands its bodies are its own (TRANSIT_LOGIC_ERROR here). */

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <thread>
 
 #include "c_api/handles.hpp"
@@ -31,11 +32,6 @@ reduce_op to_op(transit_op op, const char* call) {
 }
 
 namespace {
-
-template <class T>
-void allreduce_each(context& ctx, T* values, std::size_t count, reduce_op op) {
-  for (std::size_t i = 0; i < count; ++i) values[i] = ctx.allreduce(values[i], op);
-}
 
 // Runs one PE's body of transit_run_local on a context handle that lends the PE's context.
 void run_body(context& ctx, int (*body)(transit_context*, void*), void* user) {
@@ -125,8 +121,8 @@ transit_status transit_allreduce(transit_context* c, void* values, std::size_t c
     if (count != 0) require(values, call, "values");
     const transit::reduce_op r = to_op(op, call);
     switch (type) {
-      case TRANSIT_INT64: allreduce_each(ctx, static_cast<std::int64_t*>(values), count, r); return;
-      case TRANSIT_DOUBLE: allreduce_each(ctx, static_cast<double*>(values), count, r); return;
+      case TRANSIT_INT64: ctx.allreduce(std::span(static_cast<std::int64_t*>(values), count), r); return;
+      case TRANSIT_DOUBLE: ctx.allreduce(std::span(static_cast<double*>(values), count), r); return;
     }
     transit::detail::throw_invalid("transit_allreduce: type", static_cast<int>(type), "TRANSIT_INT64 or TRANSIT_DOUBLE");
   });
@@ -136,6 +132,10 @@ transit_status transit_allreduce(transit_context* c, void* values, std::size_t c
 transit_status transit_context_create_mpi(const void*, transit_context** out) {
   if (out != nullptr) *out = nullptr;
   return fail(TRANSIT_NOT_BUILT, "transit_context_create_mpi: this transit was built without MPI (TRANSIT_WITH_MPI=OFF)");
+}
+
+transit_status transit_prepare_mpi(void) {
+  return fail(TRANSIT_NOT_BUILT, "transit_prepare_mpi: this transit was built without MPI (TRANSIT_WITH_MPI=OFF)");
 }
 #endif
 

@@ -22,4 +22,8 @@ transit_status transit_context_create_mpi(const void* comm, transit_context** ou
   });
 }
 
+transit_status transit_prepare_mpi(void) {
+  return guarded([] { static_cast<void>(transit::prepare_mpi_environment()); });
+}
+
 }

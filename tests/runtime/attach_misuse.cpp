@@ -1,11 +1,14 @@
 // Misuse of transit::attach that needs a process of its own (issue 37):
 //   mpi_state: attach before MPI_Init and after MPI_Finalize is refused with a clear message;
+//   prepare:   prepare_mpi_environment sets Open MPI's variables before MPI_Init (not the user's),
+//              and nothing after it;
 //   unclosed:  rank 0 never closes its session while the others close theirs: with the watchdog on
 //              (TRANSIT_WATCHDOG), the waiting ranks' close() throws the watchdog's report of what
 //              they wait in, and the program ends the job with it.
 #include <mpi.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -37,6 +40,20 @@ int main(int argc, char** argv) {
     std::puts(ok ? "attach_misuse: both refused" : "attach_misuse: FAILED");
     return ok ? 0 : 1;
   }
+  if (mode == "prepare") {
+    // Open MPI's settings for transit before MPI_Init, the user's own value winning; none after.
+    unsetenv("OMPI_MCA_btl_vader_eager_limit");
+    setenv("OMPI_MCA_btl_vader_flags", "send", 1);
+    bool ok = transit::prepare_mpi_environment();
+    const char* limit = std::getenv("OMPI_MCA_btl_vader_eager_limit");
+    const char* flags = std::getenv("OMPI_MCA_btl_vader_flags");
+    ok = ok && limit != nullptr && std::string_view(limit) == "32768" && flags != nullptr && std::string_view(flags) == "send";
+    MPI_Init(&argc, &argv);
+    ok = !transit::prepare_mpi_environment() && ok;
+    MPI_Finalize();
+    std::puts(ok ? "attach_misuse: prepared before MPI_Init only" : "attach_misuse: FAILED");
+    return ok ? 0 : 1;
+  }
   if (mode == "unclosed") {
     MPI_Init(&argc, &argv);
     int rank = 0;
@@ -57,6 +74,6 @@ int main(int argc, char** argv) {
     std::puts("attach_misuse: every rank closed (unexpected)");
     return 0;
   }
-  std::fprintf(stderr, "usage: attach_misuse mpi_state|unclosed\n");
+  std::fprintf(stderr, "usage: attach_misuse mpi_state|prepare|unclosed\n");
   return 2;
 }

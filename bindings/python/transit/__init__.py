@@ -16,9 +16,16 @@ import atexit
 import sys
 
 from ._transit import Context, GlobalArray, Streamer, sparse_exchange, version
-from ._transit import _live_contexts
+from ._transit import _live_contexts, _prepare_mpi
 
-__all__ = ["Context", "GlobalArray", "Streamer", "sparse_exchange", "version"]
+__all__ = ["Context", "GlobalArray", "Streamer", "sparse_exchange", "version", "prepare_mpi"]
+
+
+def prepare_mpi():
+    """Before MPI starts (before `from mpi4py import MPI` in a program that imports it before its
+    first Context): Open MPI's settings for transit's messages, as transit::run sets them (a 32 KiB
+    shared-memory eager limit; your own settings win). Context() does it when it starts MPI."""
+    _prepare_mpi()
 __version__ = version
 
 

@@ -27,6 +27,11 @@ def communicator(comm):
     if comm is None:
         if not (under_launcher() or _mpi_already_initialised()):
             return None
+        if "mpi4py.MPI" not in sys.modules:
+            # Importing mpi4py.MPI starts MPI: first Open MPI's settings for transit's messages
+            # (a 32 KiB eager limit: 1.5-2x here, README "From Python"), as transit::run sets them.
+            from . import _transit
+            _transit._prepare_mpi()
         from mpi4py import MPI
         return MPI.COMM_WORLD
     # A communicator comes from mpi4py.MPI, imported already: importing it here would start MPI.

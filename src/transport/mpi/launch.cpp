@@ -438,6 +438,14 @@ int run_mpi(const run_options& options, const std::function<void(context&)>& bod
 
 namespace transit {
 
+bool prepare_mpi_environment() {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized != 0) return false;
+  detail::tune_open_mpi_before_init();
+  return true;
+}
+
 session attach(MPI_Comm comm, const run_options& options) {
   return detail::session_access::make(std::make_unique<detail::mpi_session>(comm, options));
 }
