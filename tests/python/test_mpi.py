@@ -86,6 +86,7 @@ def test_global_array_exact(ctx):
     a.put(np.arange(me, n, pes), np.arange(me, n, pes) * 10)  # each element by one PE
     a.sync()
     assert a.get(np.arange(n)).tolist() == [i * 10 for i in range(n)]
+    a.sync()  # every PE has read before any PE adds: a get races with another PE's later update
     a.accumulate(np.arange(n), 1)  # every PE adds 1 everywhere
     a.sync()  # before the max below: sums and maxima of different PEs do not commute
     a.accumulate(np.array([0]), np.array([100 + me]), op="max")
@@ -93,6 +94,7 @@ def test_global_array_exact(ctx):
     expected = [i * 10 + pes for i in range(n)]
     expected[0] = max(pes, 100 + pes - 1)
     assert a.get(np.arange(n)).tolist() == expected
+    a.sync()
     olds = a.fetch_add(np.full(5, n - 1), np.ones(5, dtype=np.int64))
     a.sync()
     # 5 * pes fetch-adds of 1 on one element: each old value seen exactly once over all PEs.
