@@ -1,7 +1,7 @@
 // The C API's global arrays: transit_array_* on global_array<int64_t> and global_array<double>.
-// Batched operations check every index first, then issue the whole batch as one non-blocking
-// request of global_array (its requests aggregate per owner) and wait for it once: put and
-// accumulate return when their values may be reused, get and fetch_add with their results.
+// Batched operations check every index first, then run global_array's batched calls: put and
+// accumulate issue element after element, waiting only for buffer room, and return when their
+// values may be reused; get and fetch_add issue the batch as one request and wait for it once.
 #include <cstdint>
 #include <span>
 #include <type_traits>
@@ -104,7 +104,7 @@ transit_status transit_array_put(transit_array* a, const uint64_t* indices, cons
     using T = typename std::remove_reference_t<decltype(typed)>::value_type;
     require(values, call, "values");
     const T* v = static_cast<const T*>(values);
-    typed.put_nb(std::span(indices, count), std::span<const T>(v, count)).wait();
+    typed.put(std::span(indices, count), std::span<const T>(v, count));
   });
 }
 
@@ -126,8 +126,7 @@ transit_status transit_array_accumulate(transit_array* a, const uint64_t* indice
     const transit::reduce_op r = to_op(op, call);
     require(values, call, "values");
     const T* v = static_cast<const T*>(values);
-    // One request for the batch: no wait per element.
-    typed.accumulate_nb(std::span(indices, count), std::span<const T>(v, count), r).wait();
+    typed.accumulate(std::span(indices, count), std::span<const T>(v, count), r);
   });
 }
 

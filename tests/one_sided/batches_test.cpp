@@ -1,6 +1,7 @@
-// Batches of scattered single elements in one non-blocking request (put_nb, get_nb,
-// accumulate_nb, fetch_add_nb with an index span; the C API's transit_array_* run on them), under
-// both layouts, every routed topology and both progress modes; bad batches issue nothing.
+// Batches of scattered single elements: in one non-blocking request (put_nb, get_nb,
+// accumulate_nb, fetch_add_nb with an index span) and blocking (put, accumulate with an index
+// span); the C API's transit_array_* run on them. Under both layouts, every routed topology and
+// both progress modes; bad batches issue nothing.
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -30,15 +31,16 @@ TEST(global_array_batches, scattered_elements_in_one_request) {
                     for (const auto& o : configurations(ctx)) {
                       const std::size_t n = 3 * static_cast<std::size_t>(ctx.size()) + 2, count = 2 * n + 1;
                       const auto indices = batch_of(ctx, n, count);
-                      // accumulate_nb: a histogram of every PE's batch.
+                      // accumulate_nb, then accumulate: a histogram of every PE's batch, twice.
                       global_array<std::int64_t> histogram(ctx, n, layout, o);
                       const std::vector<std::int64_t> ones(count, 1);
                       histogram.accumulate_nb(indices, ones, reduce_op::sum).wait();
+                      histogram.accumulate(indices, ones, reduce_op::sum);
                       histogram.sync();
                       std::vector<std::int64_t> expected(n, 0);
                       for (int r = 0; r < ctx.size(); ++r) {
                         for (std::size_t k = 0; k < count; ++k)
-                          ++expected[(static_cast<std::uint64_t>(r) * 31 + k * 17) % n];
+                          expected[(static_cast<std::uint64_t>(r) * 31 + k * 17) % n] += 2;
                       }
                       for (std::size_t k = 0; k < histogram.local().size(); ++k)
                         ASSERT_EQ(histogram.local()[k], expected[histogram.global_index(k)]) << describe(ctx, o);
@@ -58,7 +60,8 @@ TEST(global_array_batches, scattered_elements_in_one_request) {
                       ctx.allreduce(std::span<std::int64_t>(old), reduce_op::sum);
                       for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(old[i], p * (p - 1) / 2) << describe(ctx, o);
                       counts.sync();
-                      // put_nb: PE 0 writes 10 * i to every element, in reverse order.
+                      // put_nb and put: PE 0 writes 10 * i to every element, in reverse order (the
+                      // first half non-blocking).
                       if (ctx.rank() == 0) {
                         std::vector<std::uint64_t> backwards(n);
                         std::vector<std::int64_t> values(n);
@@ -66,7 +69,10 @@ TEST(global_array_batches, scattered_elements_in_one_request) {
                           backwards[i] = n - 1 - i;
                           values[i] = static_cast<std::int64_t>(10 * (n - 1 - i));
                         }
-                        counts.put_nb(backwards, values).wait();
+                        const std::size_t half = n / 2;
+                        auto first = counts.put_nb(std::span(backwards).first(half), std::span(values).first(half));
+                        counts.put(std::span(backwards).subspan(half), std::span<const std::int64_t>(values).subspan(half));
+                        first.wait();
                       }
                       counts.sync();
                       for (std::size_t k = 0; k < counts.local().size(); ++k)
@@ -93,6 +99,12 @@ TEST(global_array_batches, bad_batches_issue_nothing) {
                 EXPECT_EQ(std::string(e.what()),
                           "global_array::accumulate_nb: indices[1] = 10 is outside [0, 10): expected an element of the "
                           "array; nothing was issued");
+              }
+              try {
+                a.put(indices, std::span(values, 2));
+                ADD_FAILURE() << "no error for two values for three indices";
+              } catch (const std::invalid_argument& e) {
+                EXPECT_EQ(std::string(e.what()), "global_array::put: got 2 values for 3 indices: expected one per index");
               }
               try {
                 a.get_nb(std::span(indices, 1), std::span(out, 2));

@@ -171,7 +171,25 @@ class global_array {
     return old;
   }
 
-  // ---- batches of single elements (scattered indices), issued at once, one request ----
+  // ---- batches of single elements (scattered indices) ----
+
+  /// Local: element indices[k] = values[k] for every k; returns when `values` may be reused
+  /// (complete at the targets after fence()). Each element waits only when its request buffer is
+  /// out of room, serving meanwhile, as put does; no wait and no allocation per element
+  /// otherwise. Errors as the batched put_nb (nothing issued).
+  void put(std::span<const std::uint64_t> indices, std::span<const T> values) {
+    check_batch(indices, values.size(), "put", "values");
+    issue_flowing(indices, detail::op_code::put, reduce_op::sum, values.data(), "global_array::put");
+  }
+  /// Local: element indices[k] = element op values[k], atomically per element, for every k (bale's
+  /// atomic adds of a whole batch); returns when `values` may be reused (complete at the targets
+  /// after fence()), waiting only for buffer room as the batched put. Errors as the batched put_nb.
+  void accumulate(std::span<const std::uint64_t> indices, std::span<const T> values, reduce_op op)
+    requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
+  {
+    check_batch(indices, values.size(), "accumulate", "values");
+    issue_flowing(indices, detail::op_code::accumulate, op, values.data(), "global_array::accumulate");
+  }
 
   /// Local, non-blocking: element indices[k] = values[k] for every k, issued together (their
   /// requests aggregate per owner); the request completes when `values` may be reused, and they
@@ -305,6 +323,22 @@ class global_array {
                      state.get(), state);
     }
     return request(engine_.get(), std::move(state));
+  }
+  /// Issues put or accumulate of values[k] to each indices[k], checked, in order; an element that
+  /// finds no buffer room is waited for before the next (the flow control of the single-element
+  /// calls, without their wait per element), so the backlog stays at one element.
+  void issue_flowing(std::span<const std::uint64_t> indices, detail::op_code code, reduce_op op, const T* values,
+                     const char* what) {
+    detail::completion done;
+    for (std::size_t k = 0; k < indices.size(); ++k) {
+      const auto index = static_cast<std::size_t>(indices[k]);
+      const std::size_t owner = owner_of(index);
+      engine_->issue(detail::operation{code, op, static_cast<int>(owner), layout_.offset_of(index, owner), 1,
+                                       reinterpret_cast<const std::byte*>(values + k), nullptr},
+                     &done, nullptr);
+      if (done.pending != 0) [[unlikely]]
+        engine_->wait(done, what);
+    }
   }
   /// Calls f(owner, offset in owner's block, count, position in the caller's span) per owner.
   template <class F>
