@@ -45,6 +45,11 @@ bale_graph_options resolve_graph_options(const bale_graph_options& options, int 
 /// "graph_model" / "input_file" in the JSON file. `options` resolved.
 void write_graph_options(bale_report& report, const bale_graph_options& options);
 
+/// Collective: the input matrix get_input_graph reports, without a word: -f's file, the
+/// Kronecker graph, or the FLAT random graph seeded as bale seeds it. `options` resolved.
+/// Throws input_error on every PE as get_input_graph does.
+sparse_matrix make_input_graph(context& ctx, const bale_std_options& std_options, const bale_graph_options& options);
+
 /// Collective: bale's get_input_graph: reads -f's file, or generates the Kronecker graph, or
 /// the FLAT random graph with seed std.seed + pe + 2 as bale passes it (so PE p's stream is
 /// ranf_start(seed + 2p + 3)); then reports its rows, columns and nonzeros (stderr), or

@@ -78,6 +78,20 @@ struct sparse_matrix {
 sparse_matrix make_matrix(std::int64_t numrows, std::int64_t numcols, int pe, int pes, bool weighted,
                           std::int64_t lnnz_reserve = 0);
 
+/// One nonzero with its global row, as matrices are built from pieces and moved between PEs.
+struct matrix_entry {
+  std::int64_t row = 0;
+  std::int64_t col = 0;
+  double val = 0;  ///< the weight (ignored for an unweighted matrix)
+};
+
+/// Local: PE `pe`'s part of a numrows x numcols matrix from entries whose rows all live on this
+/// PE (row % pes == pe), in any row order; within a row the entries keep their order. lnnz is
+/// set, nnz is left to finish_matrix (Collective) or to the caller. Throws
+/// std::invalid_argument for an entry of another PE or outside the matrix.
+sparse_matrix matrix_from_entries(std::int64_t numrows, std::int64_t numcols, int pe, int pes, bool weighted,
+                                  std::span<const matrix_entry> entries);
+
 /// Collective: sets lnnz from the last offset and nnz as its sum over PEs (bale's init_matrix
 /// does the sum). Throws std::logic_error when the vectors disagree with the offsets.
 void finish_matrix(context& ctx, sparse_matrix& mat);
