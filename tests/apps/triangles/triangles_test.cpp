@@ -50,7 +50,7 @@ apps::sparse_matrix input_graph(context& ctx, const apps::bale_graph_options& gr
 }
 
 /// Collective: every style's total count with algorithm `alg`, in the order streamer,
-/// exchange (1024), exchange (3: many rounds), global_array.
+/// exchange (1024), exchange (64: many rounds), global_array.
 std::vector<std::int64_t> every_style(context& ctx, const apps::sparse_matrix& lower, int alg) {
   const apps::sparse_matrix upper = alg == 1 ? apps::triangles_transpose(ctx, lower) : apps::sparse_matrix{};
   std::vector<std::int64_t> totals;
@@ -58,7 +58,7 @@ std::vector<std::int64_t> every_style(context& ctx, const apps::sparse_matrix& l
     apps::triangle_count count;
     if (style == 0) count = apps::triangles_streamer(ctx, lower, upper, alg);
     if (style == 1) count = apps::triangles_exchange(ctx, lower, upper, alg, 1024);
-    if (style == 2) count = apps::triangles_exchange(ctx, lower, upper, alg, 3);
+    if (style == 2) count = apps::triangles_exchange(ctx, lower, upper, alg, 64);
     if (style == 3) count = apps::triangles_global_array(ctx, lower, upper, alg);
     totals.push_back(ctx.allreduce(count.triangles, reduce_op::sum));
   }
