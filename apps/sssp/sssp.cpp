@@ -254,7 +254,7 @@ double sssp_bellman_streamer(context& ctx, const sparse_matrix& mat, std::int64_
 double sssp_bellman_exchange(context& ctx, const sparse_matrix& mat, std::int64_t v0, std::int64_t buf_cnt,
                              std::span<double> dist) {
   double* target = nullptr;
-  sparse_exchange<relax_item> exchange(ctx);
+  sparse_exchange<relax_item> exchange(ctx, exstack_exchange_options());
   exstack_rounds rounds(ctx, exchange, buf_cnt, bellman_deliver{&target});
   return bale_timed(ctx, [&] { bellman_ford(ctx, mat, v0, dist, target, rounds); });
 }
@@ -270,7 +270,7 @@ double sssp_delta_streamer(context& ctx, const sparse_matrix& mat, std::int64_t 
 double sssp_delta_exchange(context& ctx, const sparse_matrix& mat, std::int64_t v0, double delta_step,
                            std::int64_t buf_cnt, std::span<double> dist) {
   delta_buckets* target = nullptr;
-  sparse_exchange<relax_item> exchange(ctx);
+  sparse_exchange<relax_item> exchange(ctx, exstack_exchange_options());
   exstack_rounds rounds(ctx, exchange, buf_cnt, delta_deliver{&target});
   return bale_timed(ctx, [&] { delta_stepping(ctx, mat, v0, delta_step, dist, target, rounds); });
 }

@@ -98,7 +98,7 @@ triangle_count exchange_kernel(context& ctx, const sparse_matrix& lower, const s
   const sparse_matrix& looked_up = alg == 0 ? lower : upper;
   triangle_count result;
   std::int64_t hits = 0;
-  sparse_exchange<wedge<Index>> exchange(ctx);
+  sparse_exchange<wedge<Index>> exchange(ctx, exstack_exchange_options());
   exstack_rounds rounds(ctx, exchange, buf_cnt, [&looked_up, &hits](const wedge<Index>& item) {
     if (row_holds(looked_up, static_cast<std::int64_t>(item.row), static_cast<std::int64_t>(item.w))) ++hits;
   });
