@@ -12,6 +12,7 @@
 #include "common/bale_timing.hpp"
 #include "common/exstack_rounds.hpp"
 #include "common/graph_app.hpp"
+#include "transpose_matrix/transpose_matrix.hpp"
 
 namespace transit::apps {
 
@@ -190,9 +191,12 @@ triangle_count triangles_global_array(context& ctx, const sparse_matrix& lower, 
 }
 
 sparse_matrix triangles_transpose(context& ctx, const sparse_matrix& lower) {
-  // Gathered, transposed whole and cut up again: outside the timed kernels, as bale's
-  // transpose_matrix is; memory for the whole matrix on each PE for that moment.
-  return distribute_local(transpose_local(gather_matrix(ctx, lower)), ctx.rank(), ctx.size());
+  // transpose_matrix's streamer style, outside the timed kernels as bale's transpose_matrix is;
+  // its rows come in arrival order, and the kernels need them ascending.
+  sparse_matrix upper;
+  transpose_streamer(ctx, lower, upper);
+  sort_nonzeros(upper);
+  return upper;
 }
 
 push_pull_count triangles_push_pull(context& ctx, const sparse_matrix& lower, int alg) {
