@@ -1,6 +1,6 @@
 #pragma once
 // bale's sssp on transit: single-source shortest paths in a weighted directed graph (row i of the
-// matrix holds the edges out of vertex i, weights in (0, 1]), by Bellman-Ford (rounds relaxing
+// matrix holds the edges out of vertex i, weights drawn in [0, 1)), by Bellman-Ford (rounds relaxing
 // the edges of every vertex whose distance changed in the last round) and by delta-stepping
 // (Meyer and Sanders: buckets of width delta, light edges relaxed until the bucket stays empty,
 // then the heavy ones), each in transit's styles: conveyor -> streamer, exstack ->
