@@ -8,10 +8,10 @@
 #include <optional>
 #include <vector>
 
-#include "common/bale_styles.hpp"
 #include "common/bale_timing.hpp"
 #include "common/exstack_rounds.hpp"
 #include "common/graph_app.hpp"
+#include "common/styles.hpp"
 
 namespace transit::apps {
 
@@ -312,17 +312,11 @@ int sssp_main(context& ctx, const sssp_options& options, const std::string& comm
   std::vector<double> dist(n), reference(n);
   bool have_reference = false;
   int status = 0;
+  // bale's sssp has no AGP style: it masks -M 1 off (no atomic min of a double).
+  const std::int64_t mask = options.std.models_mask & ~agp_style;
   for (int alg = 1; alg <= 2; ++alg) {
     if ((options.alg & alg) == 0) continue;
-    // bale's sssp has no AGP style (it masks -M 1 off: no atomic min of a double).
-    for (std::int64_t bit = exstack_style; bit < 32; bit *= 2) {
-      if ((bit & options.std.models_mask) == 0) continue;
-      const char* style = bale_style_name(bit);  // none for exstack2 and alternate
-      if (style == nullptr) {
-        report.note(bit == exstack2_style ? "There is no exstack2 style in transit: -M 4 is skipped."
-                                          : "There is no alternate model here!");
-        continue;
-      }
+    for_each_style(report, mask, [&](std::int64_t bit, const char* style) {
       std::string name = std::string(alg == 1 ? "Bellman-Ford " : "Delta ") + style;
       const std::int64_t buf_cnt = options.std.buf_cnt;
       double seconds = 0;
@@ -347,7 +341,7 @@ int sssp_main(context& ctx, const sssp_options& options, const std::string& comm
         status = 1;
       }
       report.write_time(name, mean);
-    }
+    });
   }
   if (options.std.dump_files) dump_distances(ctx, mat.numrows, dist, "sssp_dist");
   ctx.barrier();
