@@ -41,7 +41,7 @@ struct bale_graph_options {
 /// resolved copy.
 bale_graph_options resolve_graph_options(const bale_graph_options& options, int pes);
 
-/// Collective: bale's write_std_graph_options: the model and its parameters (stderr), or
+/// Local (PE 0 writes): bale's write_std_graph_options: the model and its parameters (stderr), or
 /// "graph_model" / "input_file" in the JSON file. `options` resolved.
 void write_graph_options(bale_report& report, const bale_graph_options& options);
 
