@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <numbers>
 
 namespace transit::apps {
 
@@ -60,12 +61,158 @@ sparse_matrix erdos_renyi_random_graph(context& ctx, std::int64_t n, double p, e
   return a;
 }
 
+namespace {
+
+struct point {
+  double x;
+  double y;
+};
+
+/// bale's relabelling of a geometric graph's vertices: point g's place in bale's BLOCK layout of
+/// n over pes (libgetput's global_index_to_pe_and_offset) becomes the cyclic index offset * pes + pe.
+std::int64_t block_to_cyclic(std::int64_t g, std::int64_t n, int pes) {
+  const std::int64_t upper = n / pes + (n % pes > 0 ? 1 : 0);
+  const std::int64_t rem = n % pes;
+  std::int64_t pe = 0, offset = 0;
+  if (rem == 0 || g / upper < rem) {
+    pe = g / upper;
+    offset = g % upper;
+  } else {
+    pe = (g - rem) / (upper - 1);
+    offset = (g - rem) % (upper - 1);
+  }
+  return offset * pes + pe;
+}
+
+/// bale's geometric_random_graph (spmat/geometric.upc) for undirected edge types, drawing from
+/// `rng` (this PE's stream, left where bale leaves it): n points in the unit square, in sectors
+/// of width 1 / floor(1 / r); an edge between points closer than r; held lower triangular.
+sparse_matrix geometric_graph(context& ctx, std::int64_t n, double r, bool weighted, self_loops loops,
+                              knuth_ranf& rng) {
+  const int pe = ctx.rank(), pes = ctx.size();
+  // bale's radius stays below 0.8 for any edge density; 0 (one row) would make no sectors.
+  if (!(r > 0.0 && r <= 1.0))
+    throw input_error("--geometric (-G): the neighbourhood radius is " + std::to_string(r) +
+                      ", expected one in (0, 1] (at least 2 rows)");
+  const auto across = static_cast<std::int64_t>(std::floor(1.0 / r));
+  const double width = 1.0 / static_cast<double>(across);
+  const std::int64_t nsectors = across * across;
+  const double r2 = r * r;
+
+  // Each PE throws its n / P points into sectors (bale's counts, a cyclic array)...
+  std::vector<std::int64_t> cyclic_counts(static_cast<std::size_t>(nsectors), 0);
+  for (std::int64_t i = 0; i < cyclic_local_count(n, pe, pes); ++i) ++cyclic_counts[static_cast<std::size_t>(rng.next_int(nsectors))];
+  ctx.allreduce(std::span<std::int64_t>(cyclic_counts), reduce_op::sum);
+  // ...which bale then reads as the counts of its block of sectors: PE q's i-th sector (sector
+  // first(q) + i) has the count at cyclic index i * P + q.
+  std::vector<std::int64_t> count(static_cast<std::size_t>(nsectors)), first_point(static_cast<std::size_t>(nsectors) + 1, 0);
+  std::vector<std::int64_t> first_sector(static_cast<std::size_t>(pes) + 1, 0);
+  for (int q = 0; q < pes; ++q) {
+    const std::int64_t local = cyclic_local_count(nsectors, q, pes);
+    first_sector[static_cast<std::size_t>(q) + 1] = first_sector[static_cast<std::size_t>(q)] + local;
+    for (std::int64_t i = 0; i < local; ++i)
+      count[static_cast<std::size_t>(first_sector[static_cast<std::size_t>(q)] + i)] = cyclic_counts[static_cast<std::size_t>(i * pes + q)];
+  }
+  for (std::int64_t s = 0; s < nsectors; ++s)
+    first_point[static_cast<std::size_t>(s) + 1] = first_point[static_cast<std::size_t>(s)] + count[static_cast<std::size_t>(s)];
+  const std::int64_t my_first = first_sector[static_cast<std::size_t>(pe)], my_end = first_sector[static_cast<std::size_t>(pe) + 1];
+
+  // This PE's points, drawn sector by sector; every PE gets them all (neighbours' points).
+  std::vector<point> mine;
+  for (std::int64_t s = my_first; s < my_end; ++s) {
+    const double x_off = static_cast<double>(s / across) * width, y_off = static_cast<double>(s % across) * width;
+    for (std::int64_t j = 0; j < count[static_cast<std::size_t>(s)]; ++j) {
+      const double x = rng.next_double() * width + x_off;
+      const double y = rng.next_double() * width + y_off;
+      mine.push_back({x, y});
+    }
+  }
+  std::vector<parcel<point>> outgoing;
+  for (int q = 0; q < pes; ++q) outgoing.push_back({q, mine});
+  sparse_exchange<point> share(ctx);
+  std::vector<point> points;
+  points.reserve(static_cast<std::size_t>(n));
+  for (const auto& in : share.run(std::move(outgoing))) points.insert(points.end(), in.items.begin(), in.items.end());
+
+  // The edges of each local sector with its 9 neighbours (itself included), in bale's order.
+  auto dist2 = [](const point& a, const point& b) { return (a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y); };
+  std::vector<matrix_entry> edges;
+  for (std::int64_t s = my_first; s < my_end; ++s) {
+    const std::int64_t srow = s % across, scol = s / across;
+    for (std::int64_t di = -1; di < 2; ++di) {
+      for (std::int64_t dj = -1; dj < 2; ++dj) {
+        const std::int64_t ncol = scol + di, nrow = srow + dj;
+        if (ncol < 0 || ncol == across || nrow < 0 || nrow == across) continue;
+        const std::int64_t other = ncol * across + nrow;
+        const bool same = other == s;
+        for (std::int64_t j = 0; j < count[static_cast<std::size_t>(s)]; ++j) {
+          const std::int64_t pa = first_point[static_cast<std::size_t>(s)] + j;
+          for (std::int64_t l = 0; l < count[static_cast<std::size_t>(other)]; ++l) {
+            if (same && loops != self_loops::loops && l == j) continue;
+            const std::int64_t pb = first_point[static_cast<std::size_t>(other)] + l;
+            if (dist2(points[static_cast<std::size_t>(pa)], points[static_cast<std::size_t>(pb)]) < r2) {
+              const std::int64_t row = block_to_cyclic(pa, n, pes), col = block_to_cyclic(pb, n, pes);
+              if (col <= row) edges.push_back({row, col, 0.0});  // bale tosses the upper triangle
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // bale sends each edge to its row's PE through an exstack of 128 per destination (its own
+  // rows placed at once) and draws a weight as each edge is placed: the rounds are replayed.
+  std::vector<matrix_entry> placed;
+  std::vector<parcel<matrix_entry>> round(static_cast<std::size_t>(pes));
+  sparse_exchange<matrix_entry> exchange(ctx);
+  constexpr std::size_t round_capacity = 128;
+  std::size_t i = 0;
+  for (;;) {
+    for (int q = 0; q < pes; ++q) {
+      round[static_cast<std::size_t>(q)].peer = q;
+      round[static_cast<std::size_t>(q)].items.clear();
+    }
+    for (; i < edges.size(); ++i) {
+      matrix_entry e = edges[i];
+      const auto dest = static_cast<std::size_t>(e.row % pes);
+      if (static_cast<int>(dest) == pe) {
+        if (weighted) e.val = rng.next_double();
+        placed.push_back(e);
+        continue;
+      }
+      if (round[dest].items.size() == round_capacity) break;
+      round[dest].items.push_back(e);
+    }
+    const bool mine_sent = i == edges.size();
+    for (const auto& in : exchange.run(round)) {  // by source, in order: bale's pops
+      for (matrix_entry e : in.items) {
+        if (weighted) e.val = rng.next_double();
+        placed.push_back(e);
+      }
+    }
+    if (ctx.allreduce(mine_sent ? 0 : 1, reduce_op::sum) == 0) break;
+  }
+  sparse_matrix a = matrix_from_entries(n, n, pe, pes, weighted, placed);
+  sort_nonzeros(a);
+  finish_matrix(ctx, a);
+  return a;
+}
+
+}  // namespace
+
 sparse_matrix random_graph(context& ctx, std::int64_t n, graph_model model, edge_type type, self_loops loops,
                            double edge_density, std::int64_t seed) {
-  if (model == graph_model::geometric)
-    throw input_error("--geometric (-G): the geometric graph model is not ported to transit, expected -F (flat, the default) or -K");
-  if (model != graph_model::flat) throw std::invalid_argument("random_graph: expected the flat or geometric model");
-  return erdos_renyi_random_graph(ctx, n, edge_density, type, loops, seed);
+  if (model == graph_model::flat) return erdos_renyi_random_graph(ctx, n, edge_density, type, loops, seed);
+  if (model != graph_model::geometric) throw std::invalid_argument("random_graph: expected the flat or geometric model");
+  if (n < 1) throw std::invalid_argument("random_graph: got " + std::to_string(n) + " rows, expected at least 1");
+  // bale's radius for the edge density: about n pi r^2 / 2 edges of the n (n - 1) / 2 possible.
+  const auto nd = static_cast<double>(n);
+  const double r = is_undirected(type) ? std::sqrt((nd - 1) * edge_density / (std::numbers::pi * nd))
+                                       : std::sqrt(2 * (nd - 1) * edge_density / (std::numbers::pi * nd));
+  knuth_ranf rng = knuth_ranf::for_pe(seed, ctx.rank());
+  sparse_matrix lower = geometric_graph(ctx, n, r, is_weighted(type), loops, rng);
+  if (is_undirected(type)) return lower;
+  return direct_undirected_graph(ctx, lower, rng);  // the same stream, going on
 }
 
 void resolve_edge_prob_and_nz_per_row(double& edge_prob, double& nz_per_row, std::int64_t numrows, edge_type type,

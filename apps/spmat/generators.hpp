@@ -1,6 +1,7 @@
 #pragma once
-// bale's graph generators (spmat/spmat_utils.upc), bit for bit: Erdős–Rényi by Batagelj and
-// Brandes' skipping with Knuth's ranf as bale seeds it, and Kronecker products of stars, with
+// bale's graph generators (spmat/spmat_utils.upc, geometric.upc), bit for bit: Erdős–Rényi by
+// Batagelj and Brandes' skipping with Knuth's ranf as bale seeds it, geometric graphs, and
+// Kronecker products of stars, with
 // the closed-form triangle count of the latter and a parser for bale's -K spec.
 #include <cstdint>
 #include <string>
@@ -20,9 +21,13 @@ namespace transit::apps {
 sparse_matrix erdos_renyi_random_graph(context& ctx, std::int64_t n, double p, edge_type type, self_loops loops,
                                        std::int64_t seed);
 
-/// Collective: bale's random_graph for the FLAT model (erdos_renyi_random_graph with
-/// edge_density as p). Throws input_error for the geometric model (not ported) and what
-/// erdos_renyi_random_graph throws.
+/// Collective: bale's random_graph: the FLAT model is erdos_renyi_random_graph with edge_density
+/// as p; the GEOMETRIC one is bale's geometric_random_graph (n points in the unit square, an edge
+/// between points closer than the radius bale derives from edge_density, points and weights
+/// drawn from this PE's stream lgp_rand_seed(seed) as bale draws them), held lower triangular,
+/// and for the directed types then direct_undirected_graph on the same stream. Throws
+/// std::invalid_argument for n < 1, p outside (0, 1] (flat), and input_error for a geometric
+/// radius above 1.
 sparse_matrix random_graph(context& ctx, std::int64_t n, graph_model model, edge_type type, self_loops loops,
                            double edge_density, std::int64_t seed);
 

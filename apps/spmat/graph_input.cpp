@@ -40,7 +40,7 @@ void write_graph_options(bale_report& report, const bale_graph_options& o) {
 sparse_matrix make_input_graph(context& ctx, const bale_std_options& std_options, const bale_graph_options& o) {
   if (o.readfile()) return read_matrix_mm_to_dist(ctx, o.filename);
   if (o.model == graph_model::kronecker) return generate_kronecker_graph_from_spec(ctx, o.kron);
-  if (o.model == graph_model::flat && !(o.edge_prob > 0.0 && o.edge_prob <= 1.0)) {
+  if (!(o.edge_prob > 0.0 && o.edge_prob <= 1.0)) {
     char text[160];
     std::snprintf(text, sizeof text, "%g", o.edge_prob);
     throw input_error(std::string("--edge_prob (-e) / --nz_per_row (-z): the edge probability is ") + text +

@@ -41,7 +41,7 @@ struct bale_graph_options {
 /// resolved copy.
 bale_graph_options resolve_graph_options(const bale_graph_options& options, int pes);
 
-/// Collective: bale's write_std_graph_options: the model and its parameters (stderr), or
+/// Local (PE 0 writes): bale's write_std_graph_options: the model and its parameters (stderr), or
 /// "graph_model" / "input_file" in the JSON file. `options` resolved.
 void write_graph_options(bale_report& report, const bale_graph_options& options);
 
@@ -54,7 +54,7 @@ sparse_matrix make_input_graph(context& ctx, const bale_std_options& std_options
 /// the FLAT random graph with seed std.seed + pe + 2 as bale passes it (so PE p's stream is
 /// ranf_start(seed + 2p + 3)); then reports its rows, columns and nonzeros (stderr), or
 /// matrix_numrows / matrix_numcols / matrix_nnz (JSON). `options` resolved. Throws input_error
-/// on every PE for a bad file, the geometric model, or bad generator parameters.
+/// on every PE for a bad file or bad generator parameters.
 sparse_matrix get_input_graph(context& ctx, bale_report& report, const bale_std_options& std_options,
                               const bale_graph_options& options);
 

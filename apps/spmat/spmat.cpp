@@ -40,9 +40,11 @@ std::int64_t filter_rows(sparse_matrix& mat, Keep keep) {
   return pos;
 }
 
-/// Counts (above or below the diagonal, missing diagonals) for the triangular checks.
+/// Counts (above or below the diagonal, missing diagonals) for the triangular checks; PE 0 says
+/// them as bale does when `where` names the wrong side (null: silent, as bale's upper check).
 template <class Wrong>
-bool triangular(context& ctx, const sparse_matrix& mat, bool unit_diagonal, Wrong wrong, const char* where) {
+bool triangular(context& ctx, const sparse_matrix& mat, bool unit_diagonal, Wrong wrong, const char* where,
+                const char* kind) {
   std::int64_t err[2] = {0, 0};
   for (std::int64_t i = 0; i < mat.lnumrows; ++i) {
     const std::int64_t row = mat.global_row(i);
@@ -56,7 +58,7 @@ bool triangular(context& ctx, const sparse_matrix& mat, bool unit_diagonal, Wron
   ctx.allreduce(std::span<std::int64_t>(err), reduce_op::sum);
   if (!unit_diagonal) err[1] = 0;
   if ((err[0] != 0 || err[1] != 0) && ctx.rank() == 0 && where != nullptr)
-    std::printf("\nThere are %" PRId64 " nz %s diag. and %" PRId64 " missing pivots.\n", err[0], where, err[1]);
+    std::printf("\nThere are %" PRId64 " nz %s and %" PRId64 " missing pivots in %s.\n", err[0], where, err[1], kind);
   return err[0] == 0 && err[1] == 0;
 }
 
@@ -152,12 +154,14 @@ std::int64_t triu(context& ctx, sparse_matrix& mat, std::int64_t k) {
 }
 
 bool is_lower_triangular(context& ctx, const sparse_matrix& mat, bool unit_diagonal) {
-  return triangular(ctx, mat, unit_diagonal, [](std::int64_t row, std::int64_t col) { return col > row; }, "above");
+  return triangular(ctx, mat, unit_diagonal, [](std::int64_t row, std::int64_t col) { return col > row; }, "above diag.",
+                    "lower");
 }
 
 bool is_upper_triangular(context& ctx, const sparse_matrix& mat, bool unit_diagonal) {
   // bale's is_upper_triangular prints nothing (its message is commented out).
-  return triangular(ctx, mat, unit_diagonal, [](std::int64_t row, std::int64_t col) { return col < row; }, nullptr);
+  return triangular(ctx, mat, unit_diagonal, [](std::int64_t row, std::int64_t col) { return col < row; }, nullptr,
+                    "upper");
 }
 
 bool compare_matrix(context& ctx, const sparse_matrix& l, const sparse_matrix& r) {

@@ -142,7 +142,7 @@ sparse_matrix distribute_local(const sparse_matrix& local, int pe, int pes);
 struct matrix_checksum_t {
   std::uint64_t structure = 0;  ///< sum mod 2^64 of spmat_hash(row, col) over the nonzeros
   std::int64_t nnz = 0;         ///< nonzeros over all PEs
-  double value_sum = 0;         ///< sum of the values (weighted), in PE order
+  double value_sum = 0;         ///< sum of the values (weighted): compare with a tolerance
 };
 
 /// Local: the hash of one nonzero (0-based row and column): splitmix64's finaliser of

@@ -55,21 +55,42 @@ void check_filled(context& ctx, const sparse_matrix& a, const sparse_matrix& at,
     throw std::logic_error("transpose_matrix: the nonzeros that arrived do not match the column counts");
 }
 
-/// Local: At from the items that arrived here, in arrival order within each new row (a stable
-/// counting sort by the item's local column: counts, offsets, places).
+/// What arrives on a PE, kept in buckets of 2^bucket_shift consecutive new rows as it arrives:
+/// placing a bucket then writes one short stretch of At's nonzeros (in cache) instead of
+/// scattering every item over all of them.
 template <class Item>
-void place_arrived(context& ctx, const sparse_matrix& a, const std::vector<Item>& arrived, sparse_matrix& at) {
+class arrivals {
+ public:
+  static constexpr int bucket_shift = 12;
+  arrivals(std::int64_t rows, std::int64_t expected)
+      : buckets_(static_cast<std::size_t>((rows >> bucket_shift) + 1)) {
+    for (auto& b : buckets_) b.reserve(static_cast<std::size_t>(expected) / buckets_.size() + 16);
+  }
+  void add(const Item& e) { buckets_[static_cast<std::size_t>(e.lcol >> bucket_shift)].push_back(e); }
+  const std::vector<std::vector<Item>>& buckets() const { return buckets_; }
+
+ private:
+  std::vector<std::vector<Item>> buckets_;
+};
+
+/// Local: At from the items that arrived here, in arrival order within each new row (a stable
+/// counting sort by the item's local column, bucket after bucket).
+template <class Item>
+void place_arrived(context& ctx, const sparse_matrix& a, const arrivals<Item>& arrived, sparse_matrix& at) {
   std::vector<std::int64_t> counts(static_cast<std::size_t>(cyclic_local_count(a.numcols, ctx.rank(), ctx.size())), 0);
-  for (const Item& e : arrived) ++counts[static_cast<std::size_t>(e.lcol)];
+  for (const auto& bucket : arrived.buckets())
+    for (const Item& e : bucket) ++counts[static_cast<std::size_t>(e.lcol)];
   shape_transpose(ctx, a, counts, at);
   std::vector<std::int64_t> next(at.offset.begin(), at.offset.end() - 1);
   std::int64_t* place = next.data();
   std::int64_t* nz = at.nonzero.data();
   double* val = at.value.data();
-  for (const Item& e : arrived) {
-    const std::int64_t slot = place[e.lcol]++;
-    nz[slot] = e.row;
-    if constexpr (std::is_same_v<Item, weighted_item>) val[slot] = e.val;
+  for (const auto& bucket : arrived.buckets()) {
+    for (const Item& e : bucket) {
+      const std::int64_t slot = place[e.lcol]++;
+      nz[slot] = e.row;
+      if constexpr (std::is_same_v<Item, weighted_item>) val[slot] = e.val;
+    }
   }
   check_filled(ctx, a, at, next);
 }
@@ -91,10 +112,10 @@ void for_each_item(const sparse_matrix& a, int pes, Send&& send) {
 
 template <class Item>
 void transpose_by_streamer(context& ctx, const sparse_matrix& a, sparse_matrix& at) {
-  std::vector<Item> arrived;
-  arrived.reserve(static_cast<std::size_t>(a.lnnz));  // about what arrives in a square matrix
+  // About what arrives in a square matrix: as much as leaves.
+  arrivals<Item> arrived(cyclic_local_count(a.numcols, ctx.rank(), ctx.size()), a.lnnz);
   {
-    streamer<Item> stream(ctx, {}, [&arrived](const Item& e) { arrived.push_back(e); });
+    streamer<Item> stream(ctx, {}, [&arrived](const Item& e) { arrived.add(e); });
     for_each_item<Item>(a, ctx.size(), [&stream](const Item& e, int dest) { stream.insert(e, dest); });
     stream.finish();
   }
@@ -112,12 +133,11 @@ void transpose_by_exchange(context& ctx, const sparse_matrix& a, sparse_matrix& 
     items.push_back(e);
     dests.push_back(dest);
   });
-  std::vector<Item> arrived;
-  arrived.reserve(static_cast<std::size_t>(a.lnnz));
+  arrivals<Item> arrived(cyclic_local_count(a.numcols, ctx.rank(), ctx.size()), a.lnnz);
   sparse_exchange<Item> exchange(ctx);
   exchange_in_rounds<Item>(
       ctx, exchange, a.lnnz, buf_cnt, [&](std::int64_t i) { return dests[static_cast<std::size_t>(i)]; },
-      [&](std::int64_t i) { return items[static_cast<std::size_t>(i)]; }, [&](const Item& e) { arrived.push_back(e); });
+      [&](std::int64_t i) { return items[static_cast<std::size_t>(i)]; }, [&](const Item& e) { arrived.add(e); });
   place_arrived(ctx, a, arrived, at);
 }
 

@@ -52,7 +52,7 @@ void add_bale_graph_options(CLI::App& sub, apps::bale_graph_options& o) {
   sub.add_flag_callback("-F,--flat", [&o] { o.model = apps::graph_model::flat; }, "flat (Erdős–Rényi) random graph (the default)")
       ->trigger_on_parse();
   sub.add_flag_callback("-G,--geometric", [&o] { o.model = apps::graph_model::geometric; },
-                        "geometric random graph (bale's; not ported: refused)")
+                        "geometric random graph (points in the unit square, edges between close ones)")
       ->trigger_on_parse();
   sub.add_option_function<std::string>(
          "-K,--kronecker",

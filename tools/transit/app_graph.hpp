@@ -11,9 +11,8 @@ namespace transit::bench {
 
 /// Adds bale's graph options to `sub`, bound to `options` (whose l_numrows is the application's
 /// default, as each bale app sets it). -K is parsed here (a malformed spec is a usage error,
-/// status 2); -e and -z are checked to be probabilities / non-negative; -G is taken, and
-/// get_input_graph refuses it. apps::resolve_graph_options finishes them once the PE count is
-/// known.
+/// status 2); -e and -z are checked to be probabilities / non-negative. apps::resolve_graph_options
+/// finishes them once the PE count is known.
 void add_bale_graph_options(CLI::App& sub, apps::bale_graph_options& options);
 
 /// "-n 10000 -z 10 [-N ..] [-e ..] [-K ..] [-f ..] [-d] [-l] [-w]": the graph options as taken,
