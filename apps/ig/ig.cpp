@@ -1,5 +1,6 @@
 #include "ig/ig.hpp"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <stdexcept>
@@ -120,9 +121,19 @@ double ig_global_array(context& ctx, const ig_requests& requests, global_array<s
                        std::span<std::int64_t> target) {
   check_target(requests, target, "ig_global_array");
   const std::size_t per_pe = table.size() / static_cast<std::size_t>(ctx.size());
+  // bale's ig_agp lets the compiler defer each get's completion (Cray's defer_sync); transit
+  // defers them by reading a batch of entries in one call, which aggregates the batch per owner.
+  constexpr std::size_t batch = 16384;  // 1024 was 4x slower on 2 PEs (a round trip per batch)
+  std::vector<region> sources;
+  sources.reserve(batch);
   return bale_timed(ctx, [&] {
     const std::size_t n = requests.places.size();
-    for (std::size_t i = 0; i < n; ++i) table.get(table_slot(requests.places[i], per_pe), target.subspan(i, 1));
+    for (std::size_t first = 0; first < n; first += batch) {
+      const std::size_t count = std::min(batch, n - first);
+      sources.clear();
+      for (std::size_t i = first; i < first + count; ++i) sources.push_back({table_slot(requests.places[i], per_pe), 1});
+      table.get_regions(sources, target.subspan(first, count));
+    }
     ctx.barrier();
   });
 }

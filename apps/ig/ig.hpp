@@ -3,7 +3,7 @@
 // PEs (bale's cyclic layout: index i on PE i % P at offset i / P, holding -(i + 1)) into its own
 // target array, in each style -M selects, and checks every gathered entry. The styles in
 // transit's terms: conveyor -> streamer (a request to the entry's PE, its reply back), exstack ->
-// sparse_exchange (rounds of requests and replies), AGP -> global_array (a get per entry).
+// sparse_exchange (rounds of requests and replies), AGP -> global_array (gets of entries).
 #include <cstdint>
 #include <span>
 #include <string>
@@ -57,7 +57,8 @@ double ig_streamer(context& ctx, const ig_requests& requests, global_array<std::
 /// has sent all (bale's exstack_proceed loop).
 double ig_exchange(context& ctx, const ig_requests& requests, global_array<std::int64_t>& table,
                    std::span<std::int64_t> target, std::int64_t buf_cnt);
-/// AGP -> global_array: a blocking get per entry (bale's lgp_get_int64).
+/// AGP -> global_array: bale's lgp_get_int64 per entry, the gets of 16384 entries at a time in
+/// one get_regions (as bale lets the compiler defer the gets' completion).
 double ig_global_array(context& ctx, const ig_requests& requests, global_array<std::int64_t>& table,
                        std::span<std::int64_t> target);
 
