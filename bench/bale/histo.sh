@@ -1,9 +1,7 @@
 #!/usr/bin/env bash
-# bale's histo against `transit app histo`, at the same -n -T -s and PE count, in one sitting:
-# RUNS rounds, each running bale (conveyor and exstack, -M 10) then transit (streamer and
-# sparse_exchange, -M 10) once, alternating; prints every run and the medians of each style's
-# kernel time (bale's JSON keys "Conveyor" and "Exstack", mean over PEs). Both must pass their
-# self-checks (exit status 0), or the script fails.
+# bale's histo against `transit app histo`, at the same -n -T -s and PE count, in one sitting
+# (bench/bale/app.sh: RUNS alternating rounds of bale then transit, -M 10, medians of the
+# conveyor/streamer and exstack/sparse_exchange times, both self-checks required).
 #
 #   bench/bale/histo.sh BALE_PREFIX TRANSIT_BIN [PES] [N_PER_PE] [T_PER_PE] [SEED] [RUNS]
 #
@@ -16,33 +14,4 @@ if [ $# -lt 2 ]; then
   echo "usage: $0 BALE_PREFIX TRANSIT_BIN [PES] [N_PER_PE] [T_PER_PE] [SEED] [RUNS]" >&2
   exit 2
 fi
-bale=$1 transit=$2 pes=${3:-2} n=${4:-5000000} t=${5:-10000} seed=${6:-122222} runs=${7:-5}
-for f in "$bale/bin/histo" "$bale/bin/bale-oshrun" "$transit"; do
-  [ -x "$f" ] || { echo "$0: '$f' is not an executable (build bale with bench/bale/build.sh)" >&2; exit 2; }
-done
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-# One run: its JSON file's "Conveyor" and "Exstack" on one line.
-times_of() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["Conveyor"], d["Exstack"])' "$1"; }
-
-echo "# histo, $pes PEs, -n $n -T $t -s $seed, $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -n), $(nproc) cores"
-echo "# run  bale_conveyor bale_exstack  transit_streamer transit_exchange  (seconds)"
-: >"$work/bale" ; : >"$work/transit"
-for run in $(seq 1 "$runs"); do
-  "$bale/bin/bale-oshrun" -n "$pes" "$bale/bin/histo" -n "$n" -T "$t" -s "$seed" -M 10 -j "$work/b.json" >/dev/null 2>&1 ||
-    { echo "$0: bale's histo failed (run $run)" >&2; exit 1; }
-  mpirun --oversubscribe -n "$pes" "$transit" app histo -n "$n" -T "$t" -s "$seed" -M 10 -j "$work/t.json" \
-    --transit-backend=mpi >/dev/null 2>&1 || { echo "$0: transit app histo failed (run $run)" >&2; exit 1; }
-  b=$(times_of "$work/b.json"); tr=$(times_of "$work/t.json")
-  echo "$b" >>"$work/bale"; echo "$tr" >>"$work/transit"
-  echo "$run  $b  $tr"
-done
-python3 - "$work/bale" "$work/transit" <<'PY'
-import statistics, sys
-rows = [[list(map(float, line.split())) for line in open(p)] for p in sys.argv[1:]]
-(bc, be), (tc, te) = ([statistics.median(r[i] for r in rs) for i in (0, 1)] for rs in rows)
-print(f"median  bale conveyor {bc:.4f}  exstack {be:.4f}   transit streamer {tc:.4f}  exchange {te:.4f}")
-print(f"speedup streamer over conveyor {bc / tc:.2f}x, exchange over exstack {be / te:.2f}x")
-PY
+exec "$(dirname "${BASH_SOURCE[0]}")/app.sh" "$1" "$2" histo "${3:-2}" "${7:-5}" -n "${4:-5000000}" -T "${5:-10000}" -s "${6:-122222}"
