@@ -71,6 +71,12 @@ void bale_report::write_int(const std::string& key, std::int64_t value) {
   else std::fprintf(stderr, "%14s: %" PRId64 "\n", key.c_str(), value);
 }
 
+void bale_report::write_string(const std::string& key, const std::string& value) {
+  if (!writer_) return;
+  if (!options_.json_output.empty()) append_json(key, value);
+  else std::fprintf(stderr, "%14s: %s\n", key.c_str(), value.c_str());
+}
+
 void bale_report::write_time(const std::string& style, double seconds) {
   if (!writer_) return;
   char text[64];

@@ -42,10 +42,14 @@ class bale_report {
   bool opened() const noexcept { return opened_; }
   /// `key: value` (%14s: %ld on stderr) or "key": "value" in the JSON file.
   void write_int(const std::string& key, std::int64_t value);
+  /// `key: value` (%14s: %s on stderr) or "key": "value" in the JSON file.
+  void write_string(const std::string& key, const std::string& value);
   /// A style's kernel time (seconds), under bale's name for the style ("Conveyor").
   void write_time(const std::string& style, double seconds);
   /// bale's write_std_options: the standard options block (stderr) or "buf_cnt" (JSON).
   void write_std_options();
+  /// Local: true when the results go to the -j file rather than stderr.
+  bool json() const noexcept { return !options_.json_output.empty(); }
   /// A line on stderr, PE 0 only, when not writing JSON (bale's T0_fprintf(stderr, ...)).
   void note(const std::string& line);
   /// Closes the JSON object (bale_app_finish). Call once, after the last write.
