@@ -71,18 +71,18 @@ void exchange_gather(context& ctx, std::span<const cyclic_place> places, std::sp
   }
 }
 
-void global_array_gather(global_array<std::int64_t>& table, std::size_t per_pe, std::span<const cyclic_place> places,
+void global_array_gather(global_array<std::int64_t>& table, std::span<const std::uint64_t> indices,
                          std::span<std::int64_t> target) {
-  check_target(places, target, "global_array_gather");
-  constexpr std::size_t batch = 16384;  // 1024 was 4x slower on 2 PEs (a round trip per batch)
+  if (target.size() != indices.size())
+    throw std::invalid_argument("global_array_gather: a target of " + std::to_string(target.size()) +
+                                " entries, expected one per index (" + std::to_string(indices.size()) + ")");
+  constexpr std::size_t batch = 16384;
   std::vector<region> sources;
-  sources.reserve(std::min(batch, places.size()));
-  const std::size_t n = places.size();
-  for (std::size_t first = 0; first < n; first += batch) {
-    const std::size_t count = std::min(batch, n - first);
+  sources.reserve(std::min(batch, indices.size()));
+  for (std::size_t first = 0; first < indices.size(); first += batch) {
+    const std::size_t count = std::min(batch, indices.size() - first);
     sources.clear();
-    for (std::size_t i = first; i < first + count; ++i)
-      sources.push_back({static_cast<std::size_t>(places[i].pe) * per_pe + static_cast<std::size_t>(places[i].offset), 1});
+    for (std::size_t i = first; i < first + count; ++i) sources.push_back({static_cast<std::size_t>(indices[i]), 1});
     table.get_regions(sources, target.subspan(first, count));
   }
 }

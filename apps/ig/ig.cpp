@@ -29,14 +29,11 @@ ig_requests ig_draw(const ig_options& options, int pe, int pes) {
   return bale_draw_places(options.std.seed, pe, pes, ig_requests_per_pe(options, pe, pes), options.table_per_pe);
 }
 
-void ig_fill_table(context& ctx, global_array<std::int64_t>& table) {
-  const auto pes = static_cast<std::size_t>(ctx.size());
-  if (table.size() % pes != 0)
-    throw std::invalid_argument("ig_fill_table: a table of " + std::to_string(table.size()) + " entries, expected a multiple of " +
-                                std::to_string(pes) + " (the same number on every PE)");
+void ig_fill_table(global_array<std::int64_t>& table) {
+  if (table.layout() != array_layout::cyclic)
+    throw std::invalid_argument("ig_fill_table: a table of the block layout, expected bale's cyclic one");
   const std::span<std::int64_t> local = table.local();
-  for (std::size_t i = 0; i < local.size(); ++i)
-    local[i] = ig_table_value(static_cast<std::int64_t>(i * pes) + ctx.rank());
+  for (std::size_t k = 0; k < local.size(); ++k) local[k] = ig_table_value(static_cast<std::int64_t>(table.global_index(k)));
 }
 
 double ig_streamer(context& ctx, const ig_requests& requests, global_array<std::int64_t>& table,
@@ -61,9 +58,9 @@ double ig_exchange(context& ctx, const ig_requests& requests, global_array<std::
 double ig_global_array(context& ctx, const ig_requests& requests, global_array<std::int64_t>& table,
                        std::span<std::int64_t> target) {
   check_target(requests, target, "ig_global_array");
-  const std::size_t per_pe = table.size() / static_cast<std::size_t>(ctx.size());
+  const std::vector<std::uint64_t> indices(requests.index.begin(), requests.index.end());
   return bale_timed(ctx, [&] {
-    global_array_gather(table, per_pe, requests.places, target);
+    global_array_gather(table, indices, target);
     ctx.barrier();
   });
 }
@@ -93,8 +90,9 @@ int ig_main(context& ctx, const ig_options& options, const std::string& command_
   report.write_int("table_size_per_pe", options.table_per_pe);
   report.write_std_options();
 
-  global_array<std::int64_t> table(ctx, static_cast<std::size_t>(options.table_per_pe) * static_cast<std::size_t>(pes));
-  ig_fill_table(ctx, table);
+  global_array<std::int64_t> table(ctx, static_cast<std::size_t>(options.table_per_pe) * static_cast<std::size_t>(pes),
+                                   array_layout::cyclic);
+  ig_fill_table(table);
   const ig_requests requests = ig_draw(options, me, pes);
   std::vector<std::int64_t> target(requests.places.size());
   const double volume_per_node = 2.0 * 8.0 * static_cast<double>(per_pe) * options.std.cores_per_node * 1.0e-9;

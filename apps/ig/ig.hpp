@@ -37,11 +37,10 @@ ig_requests ig_draw(const ig_options& options, int pe, int pes);
 /// Local: the table's entry at global index `index`, as bale fills it (its negative, minus one).
 inline std::int64_t ig_table_value(std::int64_t index) { return -(index + 1); }
 
-/// Local: fills this PE's block of `table` as bale fills its local part (ig_table_value). The
-/// table holds the same number of entries per PE, PE p's block being bale's local part of PE p:
-/// global index i is at slot (i % P) * (size / P) + i / P (histo_slot). Throws
-/// std::invalid_argument when the size is not a multiple of the PE count.
-void ig_fill_table(context& ctx, global_array<std::int64_t>& table);
+/// Local: fills this PE's part of `table`, a cyclic array (element i on PE i % P at offset
+/// i / P, bale's SHARED layout), as bale fills its local part (ig_table_value). Throws
+/// std::invalid_argument for a table of the block layout.
+void ig_fill_table(global_array<std::int64_t>& table);
 
 // The kernels. Collective; each writes the entry requests.index[i] of `table` (ig_fill_table) to
 // target[i] (target.size() == the number of requests) and returns this PE's wall time between
@@ -57,8 +56,8 @@ double ig_streamer(context& ctx, const ig_requests& requests, global_array<std::
 /// has sent all (bale's exstack_proceed loop).
 double ig_exchange(context& ctx, const ig_requests& requests, global_array<std::int64_t>& table,
                    std::span<std::int64_t> target, std::int64_t buf_cnt);
-/// AGP -> global_array: bale's lgp_get_int64 per entry, the gets of 16384 entries at a time in
-/// one get_regions (as bale lets the compiler defer the gets' completion).
+/// AGP -> global_array: bale's lgp_get_int64 per entry at its global index, by
+/// global_array_gather (gets of 16384 entries per call, as bale lets the compiler defer them).
 double ig_global_array(context& ctx, const ig_requests& requests, global_array<std::int64_t>& table,
                        std::span<std::int64_t> target);
 

@@ -114,54 +114,41 @@ sparse_matrix permute_matrix_global_array(context& ctx, const sparse_matrix& a, 
                                           std::span<const std::int64_t> cperm) {
   check_perms(ctx, a, rperm, cperm, "permute_matrix_global_array");
   const int pes = ctx.size(), me = ctx.rank();
-  const auto upes = static_cast<std::size_t>(pes);
-  // bale's cyclic arrays as block-distributed global arrays: PE p's block holds PE p's part.
-  const auto row_block = static_cast<std::size_t>(cyclic_share(a.numrows, 0, pes));
-  const auto col_block = static_cast<std::size_t>(cyclic_share(a.numcols, 0, pes));
-  const auto nz_block = static_cast<std::size_t>(ctx.allreduce(a.lnnz, reduce_op::max));
-  const auto slot = [pes](std::int64_t g, std::size_t block) {
-    return static_cast<std::size_t>(g % pes) * block + static_cast<std::size_t>(g / pes);
-  };
-  global_array<std::int64_t> old_row(ctx, row_block * upes);  // bale's rperminv
-  global_array<std::int64_t> starts(ctx, row_block * upes), counts(ctx, row_block * upes);
-  global_array<std::int64_t> nonzeros(ctx, std::max<std::size_t>(nz_block, 1) * upes);
+  const auto rows = static_cast<std::size_t>(a.numrows);
+  // bale's SHARED arrays, cyclic like the rows; the nonzeros in blocks of the largest lnnz, PE p's
+  // block holding PE p's.
+  const auto nz_block = std::max<std::size_t>(static_cast<std::size_t>(ctx.allreduce(a.lnnz, reduce_op::max)), 1);
+  global_array<std::int64_t> old_row(ctx, rows, array_layout::cyclic);  // bale's rperminv
+  global_array<std::int64_t> starts(ctx, rows, array_layout::cyclic), counts(ctx, rows, array_layout::cyclic);
+  global_array<std::int64_t> nonzeros(ctx, nz_block * static_cast<std::size_t>(pes));
   std::optional<global_array<double>> values;
-  if (a.weighted) values.emplace(ctx, std::max<std::size_t>(nz_block, 1) * upes);
-  global_array<std::int64_t> col_perm(ctx, col_block * upes);
+  if (a.weighted) values.emplace(ctx, nz_block * static_cast<std::size_t>(pes));
+  global_array<std::int64_t> col_perm(ctx, static_cast<std::size_t>(a.numcols), array_layout::cyclic);
   for (std::int64_t i = 0; i < a.lnumrows; ++i) {
-    const auto k = static_cast<std::size_t>(i);
-    starts.local()[k] = a.offset[k];
-    counts.local()[k] = a.row_count(i);
+    starts.local()[static_cast<std::size_t>(i)] = a.offset[static_cast<std::size_t>(i)];
+    counts.local()[static_cast<std::size_t>(i)] = a.row_count(i);
   }
   std::copy(a.nonzero.begin(), a.nonzero.end(), nonzeros.local().begin());
   if (values) std::copy(a.value.begin(), a.value.end(), values->local().begin());
   std::copy(cperm.begin(), cperm.end(), col_perm.local().begin());
   {
-    std::vector<region> targets;
-    std::vector<std::int64_t> rows;
-    for (std::int64_t i = 0; i < a.lnumrows; ++i) {
-      targets.push_back({slot(rperm[static_cast<std::size_t>(i)], row_block), 1});
-      rows.push_back(a.global_row(i));
-    }
-    old_row.put_regions(targets, rows);
+    const std::vector<std::uint64_t> to(rperm.begin(), rperm.end());
+    std::vector<std::int64_t> from(static_cast<std::size_t>(a.lnumrows));
+    for (std::int64_t i = 0; i < a.lnumrows; ++i) from[static_cast<std::size_t>(i)] = a.global_row(i);
+    old_row.put(to, from);
   }
   old_row.sync();
-  starts.sync();
 
   // Each new row's old row: its start and count on its PE, then its nonzeros (and values).
-  const std::int64_t lnumrows = cyclic_share(a.numrows, me, pes);
-  std::vector<region> where;
-  where.reserve(static_cast<std::size_t>(lnumrows));
-  for (std::int64_t i = 0; i < lnumrows; ++i) where.push_back({slot(old_row.local()[static_cast<std::size_t>(i)], row_block), 1});
-  std::vector<std::int64_t> start(where.size()), count(where.size());
-  starts.get_regions(where, start);
-  counts.get_regions(where, count);
+  const std::vector<std::uint64_t> old(old_row.local().begin(), old_row.local().end());
+  std::vector<std::int64_t> start(old.size()), count(old.size());
+  starts.get_nb(old, start).wait();
+  counts.get_nb(old, count).wait();
   sparse_matrix p = make_matrix(a.numrows, a.numcols, me, pes, a.weighted);
   std::vector<region> rows_at;
-  rows_at.reserve(where.size());
-  for (std::size_t i = 0; i < where.size(); ++i) {
-    const std::int64_t old = old_row.local()[i];
-    rows_at.push_back({static_cast<std::size_t>(old % pes) * nz_block + static_cast<std::size_t>(start[i]),
+  rows_at.reserve(old.size());
+  for (std::size_t i = 0; i < old.size(); ++i) {
+    rows_at.push_back({(old[i] % static_cast<std::uint64_t>(pes)) * nz_block + static_cast<std::size_t>(start[i]),
                        static_cast<std::size_t>(count[i])});
     p.offset[i + 1] = p.offset[i] + count[i];
   }
@@ -172,8 +159,8 @@ sparse_matrix permute_matrix_global_array(context& ctx, const sparse_matrix& a, 
     values->get_regions(rows_at, p.value);
   }
   finish_matrix(ctx, p);
-  const std::vector<cyclic_place> places = column_places(p, pes);
-  global_array_gather(col_perm, col_block, places, p.nonzero);
+  const std::vector<std::uint64_t> columns(p.nonzero.begin(), p.nonzero.end());
+  global_array_gather(col_perm, columns, p.nonzero);
   ctx.barrier();  // every PE's gets served before the arrays go
   sort_nonzeros(p);
   return p;

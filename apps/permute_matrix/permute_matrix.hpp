@@ -31,9 +31,9 @@ sparse_matrix permute_matrix_exchange(context& ctx, const sparse_matrix& a, std:
 /// column permutation.
 sparse_matrix permute_matrix_streamer(context& ctx, const sparse_matrix& a, std::span<const std::int64_t> rperm,
                                       std::span<const std::int64_t> cperm);
-/// AGP -> global_array: the inverse row permutation put in a global array, each new row's old
-/// row read from the old row's PE (its offset and count, then its nonzeros: get_regions), then
-/// global_array_gather of the column permutation.
+/// AGP -> global_array: the inverse row permutation put in a cyclic global array, each new
+/// row's old row read from the old row's PE (its offset and count, then its nonzeros by
+/// get_regions), then global_array_gather of the column permutation (cyclic, as bale's).
 sparse_matrix permute_matrix_global_array(context& ctx, const sparse_matrix& a, std::span<const std::int64_t> rperm,
                                           std::span<const std::int64_t> cperm);
 

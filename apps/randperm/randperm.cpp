@@ -69,32 +69,27 @@ bool all_done(context& ctx, bool mine_done) { return ctx.allreduce(mine_done ? 0
 
 std::vector<std::int64_t> rand_perm_global_array(context& ctx, std::int64_t n, std::int64_t seed) {
   check_size(n, "rand_perm_global_array");
-  const int pes = ctx.size(), me = ctx.rank();
   throw_state s(ctx, n, seed);
-  // bale's cyclic arrays as block-distributed global arrays: PE p's block holds PE p's part.
-  const std::int64_t target_block = cyclic_share(2 * n, 0, pes), perm_block = cyclic_share(n, 0, pes);
-  const auto slot_of = [pes](std::int64_t g, std::int64_t block) {
-    return static_cast<std::size_t>((g % pes) * block + g / pes);
-  };
-  global_array<std::int64_t> target(ctx, static_cast<std::size_t>(target_block * pes));
-  global_array<std::int64_t> perm(ctx, static_cast<std::size_t>(perm_block * pes));
+  global_array<std::int64_t> target(ctx, static_cast<std::size_t>(2 * n), array_layout::cyclic);
+  global_array<std::int64_t> perm(ctx, static_cast<std::size_t>(n), array_layout::cyclic);
   for (std::int64_t& slot : target.local()) slot = empty_slot;
   ctx.barrier();
   for (const std::int64_t d : s.darts) {  // throw each dart until it lands
-    while (target.compare_exchange(slot_of(s.random.next_int(s.slots), target_block), empty_slot, d) != empty_slot) {
+    while (target.compare_exchange(static_cast<std::size_t>(s.random.next_int(s.slots)), empty_slot, d) != empty_slot) {
     }
   }
   target.sync();
-  std::int64_t landed = 0;
-  for (const std::int64_t d : target.local()) landed += d != empty_slot;
-  std::int64_t pos = ctx.exclusive_scan(landed);  // my first place in the permutation
-  for (const std::int64_t d : target.local()) {
-    if (d == empty_slot) continue;
-    perm.put(slot_of(pos++, perm_block), std::span<const std::int64_t>(&d, 1));
-  }
+  std::vector<std::int64_t> landed;
+  for (const std::int64_t d : target.local())
+    if (d != empty_slot) landed.push_back(d);
+  // My darts go to the permutation from my first place on (bale's lgp_prior_add, then a put each).
+  const auto first = static_cast<std::uint64_t>(ctx.exclusive_scan(static_cast<std::int64_t>(landed.size())));
+  std::vector<std::uint64_t> places(landed.size());
+  for (std::size_t i = 0; i < places.size(); ++i) places[i] = first + i;
+  perm.put(places, landed);
   perm.sync();
   const std::span<const std::int64_t> local = perm.local();
-  return {local.begin(), local.begin() + cyclic_share(n, me, pes)};
+  return {local.begin(), local.end()};
 }
 
 std::vector<std::int64_t> rand_perm_exchange(context& ctx, std::int64_t n, std::int64_t seed, std::int64_t buf_cnt) {

@@ -35,8 +35,9 @@ inline std::int64_t cyclic_share(std::int64_t n, int pe, int pes) { return (n + 
 // std::invalid_argument on every PE for n < 0 or 2n >= 2^51 (bale's draws stay below 2^51), or a
 // buf_cnt below 1.
 
-/// AGP -> global_array: a compare_exchange per dart (bale's lgp_cmp_and_swap), then a put per
-/// dart into the permutation at its place (bale's lgp_put_int64).
+/// AGP -> global_array, cyclic as bale's: a compare_exchange per dart (bale's lgp_cmp_and_swap),
+/// then each PE's darts put in the permutation from its first place on (bale's lgp_put_int64 per
+/// dart, issued as one batch).
 std::vector<std::int64_t> rand_perm_global_array(context& ctx, std::int64_t n, std::int64_t seed);
 /// exstack -> sparse_exchange: rounds of at most buf_cnt darts per destination (a draw for a full
 /// destination is lost and the round ends, as bale's refused exstack_push), the rejected darts

@@ -47,8 +47,8 @@ TEST(Ig, EveryStyleGathersBalesAnswer) {
       o.table_per_pe = table_per_pe;
       o.std.seed = seed;
       const auto draws = apps::ig_draw(o, ctx.rank(), ctx.size());
-      global_array<std::int64_t> table(ctx, static_cast<std::size_t>(table_per_pe * ctx.size()));
-      apps::ig_fill_table(ctx, table);
+      global_array<std::int64_t> table(ctx, static_cast<std::size_t>(table_per_pe * ctx.size()), array_layout::cyclic);
+      apps::ig_fill_table(table);
       ctx.barrier();
       // Where bale's answer is not recorded (hybrid runs: 9 PEs), each style's is checked entry by
       // entry and they must agree.
@@ -100,8 +100,14 @@ TEST(Ig, KernelsRefuseATargetOfAnotherSize) {
     o.requests_per_pe = 10;
     o.table_per_pe = 10;
     const auto draws = apps::ig_draw(o, ctx.rank(), ctx.size());
-    global_array<std::int64_t> table(ctx, static_cast<std::size_t>(10 * ctx.size()));
+    global_array<std::int64_t> table(ctx, static_cast<std::size_t>(10 * ctx.size()), array_layout::cyclic);
     std::vector<std::int64_t> target(9);
+    EXPECT_THROW(
+        {
+          global_array<std::int64_t> block(ctx, static_cast<std::size_t>(10 * ctx.size()));
+          apps::ig_fill_table(block);
+        },
+        std::invalid_argument);
     EXPECT_THROW(apps::ig_streamer(ctx, draws, table, target), std::invalid_argument);
     EXPECT_THROW(apps::ig_exchange(ctx, draws, table, target, 4), std::invalid_argument);
     EXPECT_THROW(apps::ig_global_array(ctx, draws, table, target), std::invalid_argument);
