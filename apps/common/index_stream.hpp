@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "transit/transit.hpp"
+
 namespace transit::apps {
 
 /// Where a bale index lives: its PE and its offset in that PE's part of the table.
@@ -23,5 +25,26 @@ inline cyclic_place cyclic_place_of(std::int64_t index, int pes) {
 /// [0, pes) or a table of pes * table_per_pe outside [1, 2^51) entries.
 std::vector<std::int64_t> bale_index_stream(std::int64_t seed, int pe, int pes, std::int64_t count,
                                             std::int64_t table_per_pe);
+
+/// One PE's draws with their places: bale's histo and ig keep both (index for the AGP style,
+/// the places, packed in bale, for the others).
+struct bale_draws {
+  std::vector<std::int64_t> index;   ///< global indices, bale's draws
+  std::vector<cyclic_place> places;  ///< the same as (PE, offset)
+};
+
+/// Local: bale_index_stream's draws and their places. Throws as bale_index_stream.
+bale_draws bale_draw_places(std::int64_t seed, int pe, int pes, std::int64_t count, std::int64_t table_per_pe);
+
+/// Local: PE `pe`'s share of a count bale's apps take per PE (-n, `per_pe`) or over all PEs (-N,
+/// `total`, taking precedence when nonzero: the first total % pes PEs get one more).
+inline std::int64_t bale_share(std::int64_t per_pe, std::int64_t total, int pe, int pes) {
+  return total == 0 ? per_pe : (total + pes - pe - 1) / pes;
+}
+
+/// Collective: whether a table of `table_per_pe` entries per PE stays below bale's 2^51 entries
+/// (its draws' limit) on this job's PEs. When not, PE 0 says so once, naming `option` (as
+/// "--table_size (-T)") and the limit, and every PE gets false (the program should end with status 2).
+bool bale_table_fits(context& ctx, std::int64_t table_per_pe, const char* option);
 
 }  // namespace transit::apps

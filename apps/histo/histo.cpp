@@ -1,47 +1,26 @@
 #include "histo/histo.hpp"
 
-#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <utility>
 
+#include "common/bale_styles.hpp"
+#include "common/bale_timing.hpp"
+
 namespace transit::apps {
 
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-/// bale's timing: a barrier, the kernel, a barrier; the wall time between (the kernel's own end,
-/// a barrier or sync, is passed in `kernel`).
-template <class Kernel>
-double timed(context& ctx, Kernel&& kernel) {
-  ctx.barrier();
-  const auto start = std::chrono::steady_clock::now();
-  kernel();
-  return seconds_since(start);
-}
-
-}  // namespace
-
 std::int64_t histo_updates_per_pe(const histo_options& options, int pe, int pes) {
-  if (options.updates_total == 0) return options.updates_per_pe;
-  return (options.updates_total + pes - pe - 1) / pes;  // as bale splits -N
+  return bale_share(options.updates_per_pe, options.updates_total, pe, pes);
 }
 
 histo_updates histo_draw(const histo_options& options, int pe, int pes) {
-  histo_updates u;
-  u.index = bale_index_stream(options.std.seed, pe, pes, histo_updates_per_pe(options, pe, pes), options.table_per_pe);
-  u.places.reserve(u.index.size());
-  for (const std::int64_t index : u.index) u.places.push_back(cyclic_place_of(index, pes));
-  return u;
+  return bale_draw_places(options.std.seed, pe, pes, histo_updates_per_pe(options, pe, pes), options.table_per_pe);
 }
 
 double histo_streamer(context& ctx, const histo_updates& updates, global_array<std::int64_t>& counts) {
   const std::span<std::int64_t> table = counts.local();
   streamer<std::int64_t> stream(ctx, {}, [table](const std::int64_t& offset) { ++table[static_cast<std::size_t>(offset)]; });
-  return timed(ctx, [&] {
+  return bale_timed(ctx, [&] {
     for (const cyclic_place& p : updates.places) stream.insert(p.offset, p.pe);
     stream.finish();
     ctx.barrier();
@@ -54,7 +33,7 @@ double histo_exchange(context& ctx, const histo_updates& updates, global_array<s
   const auto pes = static_cast<std::size_t>(ctx.size());
   const auto limit = static_cast<std::size_t>(buf_cnt);
   sparse_exchange<std::int64_t> exchange(ctx);
-  return timed(ctx, [&] {
+  return bale_timed(ctx, [&] {
     std::size_t next = 0;
     const std::size_t total = updates.places.size();
     for (;;) {
@@ -80,7 +59,7 @@ double histo_exchange(context& ctx, const histo_updates& updates, global_array<s
 double histo_global_array(context& ctx, const histo_updates& updates, global_array<std::int64_t>& counts) {
   const std::int64_t table_per_pe = static_cast<std::int64_t>(counts.size()) / ctx.size();
   const std::int64_t one = 1;
-  return timed(ctx, [&] {
+  return bale_timed(ctx, [&] {
     for (const cyclic_place& p : updates.places)
       counts.accumulate(histo_slot(p, table_per_pe), std::span<const std::int64_t>(&one, 1), reduce_op::sum);
     counts.sync();
@@ -89,14 +68,7 @@ double histo_global_array(context& ctx, const histo_updates& updates, global_arr
 
 int histo_main(context& ctx, const histo_options& options, const std::string& command_line) {
   const int pes = ctx.size(), me = ctx.rank();
-  constexpr std::int64_t rand_limit = std::int64_t{1} << 51;  // bale's LGP_RAND_MAX: draws stay below it
-  if (options.table_per_pe > (rand_limit - 1) / pes) {
-    if (me == 0)
-      std::fprintf(stderr, "transit: error: --table_size (-T): got '%" PRId64 "', expected at most %" PRId64
-                   " entries per PE on %d PEs (the table must stay below 2^51 entries, bale's limit)\n",
-                   options.table_per_pe, (rand_limit - 1) / pes, pes);
-    return 2;
-  }
+  if (!bale_table_fits(ctx, options.table_per_pe, "--table_size (-T)")) return 2;
   bale_report report(ctx, options.std, "histo", command_line);
   if (!report.opened()) return 2;
   const std::int64_t per_pe = histo_updates_per_pe(options, me, pes);
@@ -111,41 +83,14 @@ int histo_main(context& ctx, const histo_options& options, const std::string& co
   const double volume_per_node = 8.0 * static_cast<double>(per_pe) * options.std.cores_per_node * 1.0e-9;
   ctx.barrier();
 
-  std::int64_t styles_run = 0;
-  for (std::int64_t bit = 1; bit < 32; bit *= 2) {
-    double seconds = 0;
-    const char* name = nullptr;
-    switch (bit & options.std.models_mask) {
-      case agp_style:
-        name = "AGP";
-        seconds = histo_global_array(ctx, updates, counts);
-        break;
-      case exstack_style:
-        name = "Exstack";
-        seconds = histo_exchange(ctx, updates, counts, options.std.buf_cnt);
-        break;
-      case conveyor_style:
-        name = "Conveyor";
-        seconds = histo_streamer(ctx, updates, counts);
-        break;
-      case exstack2_style:
-        report.note("There is no exstack2 style in transit: -M 4 is skipped.");
-        continue;
-      case alternate_style:
-        report.note("There is no alternate model here!");
-        continue;
-      default:
-        continue;
-    }
-    ++styles_run;
-    ctx.barrier();
-    const double mean = mean_over_pes(ctx, seconds);
-    if (!options.std.json_output.empty()) {
-      report.write_time(name, mean);
-    } else if (me == 0) {
-      std::fprintf(stderr, "%10s: %8.3lf seconds  %8.3lf GB/s injection bandwidth\n", name, mean, volume_per_node / mean);
-    }
-  }
+  const std::int64_t styles_run = bale_run_styles(
+      ctx, report, options.std, volume_per_node,
+      [&](std::int64_t bit) {
+        if (bit == agp_style) return histo_global_array(ctx, updates, counts);
+        if (bit == exstack_style) return histo_exchange(ctx, updates, counts, options.std.buf_cnt);
+        return histo_streamer(ctx, updates, counts);
+      },
+      [](std::int64_t) {});
 
   // bale's self-check: every update subtracted back once per style that ran leaves zero.
   const std::int64_t minus = -styles_run;

@@ -22,11 +22,9 @@ struct histo_options {
   bale_std_options std{};
 };
 
-/// The updates of one PE: bale's indices and their places in the cyclic table.
-struct histo_updates {
-  std::vector<std::int64_t> index;   ///< global indices, bale's draws (the AGP style's input)
-  std::vector<cyclic_place> places;  ///< the same as (PE, offset) (the other styles' input)
-};
+/// The updates of one PE: bale's indices (the AGP style's input) and their places in the cyclic
+/// table (the other styles' input).
+using histo_updates = bale_draws;
 
 /// Local: PE `pe`'s updates as bale's histo draws them (-n per PE, or its share of -N).
 histo_updates histo_draw(const histo_options& options, int pe, int pes);

@@ -11,7 +11,9 @@
 # Needs: oshcc/oshrun (Debian's openmpi-bin, libopenmpi-dev), autoconf, automake, python3.
 # Also installs PREFIX/bin/bale-oshrun (oshrun with the settings bale needs here: use it as
 # `bale-oshrun -n 2 PREFIX/bin/histo ...`) and PREFIX/bin/reference_draws (reference_draws.c: the
-# draws and histo checksums that tests/apps holds), and runs histo and ig at 2 PEs as a check.
+# draws and histo checksums that tests/apps holds) and PREFIX/bin/reference_apps (reference_apps.c:
+# the ig checksums and randperm permutations of tests/apps/ig and tests/apps/randperm), and runs
+# histo and ig at 2 PEs as a check.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)  # before any cd: BASH_SOURCE may be relative
 
@@ -65,6 +67,8 @@ chmod +x "$prefix/bin/bale-oshrun"
 
 oshcc -std=c11 -O2 -DUSE_SHMEM -I"$prefix/include" "$here/reference_draws.c" -L"$prefix/lib" -llibgetput -lm \
   -o "$prefix/bin/reference_draws"
+oshcc -std=c11 -O2 -DUSE_SHMEM -I"$prefix/include" "$here/reference_apps.c" -L"$prefix/lib" -lspmat -lconvey -lexstack \
+  -llibgetput -lm -o "$prefix/bin/reference_apps"
 
 for app in histo ig; do
   if ! "$prefix/bin/bale-oshrun" -n 2 "$prefix/bin/$app" -n 1000 -T 100 >"$prefix/build/$app.check.log" 2>&1; then

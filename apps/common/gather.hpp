@@ -1,0 +1,58 @@
+#pragma once
+// Index gather, bale's most common pattern (ig, and permute_matrix's column renaming): each PE
+// reads entries of a table spread over the PEs, by their places (PE, offset), into its own
+// target array, in transit's three styles.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "common/index_stream.hpp"
+#include "transit/transit.hpp"
+
+namespace transit::apps {
+
+/// conveyor -> streamer: a 16-byte request (offset, the requester's slot) to the entry's PE,
+/// whose callback (told the request's source) inserts a 16-byte reply (value, slot) back; the
+/// reply's callback writes the target. Collective construction and destruction (two streamers), so that a timed kernel does
+/// not include them, as bale builds its conveyors before its clock starts.
+class streamer_gather {
+ public:
+  /// Collective. `local` is this PE's part of the table; it must outlive the object.
+  streamer_gather(context& ctx, std::span<const std::int64_t> local);
+  /// Collective: target[i] = the entry at places[i], for every i. Throws std::invalid_argument
+  /// (before communicating) for a target of another size than places.
+  void run(std::span<const cyclic_place> places, std::span<std::int64_t> target);
+
+ private:
+  struct request {
+    std::int64_t offset;
+    std::int64_t slot;
+  };
+  struct reply {
+    std::int64_t value;
+    std::int64_t slot;
+  };
+  context& ctx_;
+  std::span<std::int64_t> target_{};  // the run's target, written by the replies' callback
+  streamer<reply> replies_;
+  streamer<request> requests_;
+};
+
+/// Collective, exstack -> sparse_exchange: target[i] = the entry at places[i], in rounds of at
+/// most buf_cnt requests per destination (bale's exstack_push refuses the next), each round's
+/// replies exchanged back in the same order, until every PE has sent all (bale's exstack_proceed
+/// loop). `local` is this PE's part of the table. Throws std::invalid_argument (before
+/// communicating) for a target of another size than places, or buf_cnt < 1.
+void exchange_gather(context& ctx, std::span<const cyclic_place> places, std::span<const std::int64_t> local,
+                     std::span<std::int64_t> target, std::int64_t buf_cnt);
+
+/// Local, AGP -> global_array: target[i] = element indices[i] of `table` (any layout; bale's
+/// tables are cyclic), as bale's lgp_get_int64 per entry, 16384 entries per get_regions call
+/// (bale lets the compiler defer its gets' completion; one blocking get per entry is a round
+/// trip each, and on 2 mpi ranks get_regions' packed requests took a half to a quarter of the
+/// time of the same gets as one get_nb batch). Throws std::invalid_argument for a target of another size than indices,
+/// std::out_of_range for an index outside the table (nothing issued).
+void global_array_gather(global_array<std::int64_t>& table, std::span<const std::uint64_t> indices,
+                         std::span<std::int64_t> target);
+
+}  // namespace transit::apps
