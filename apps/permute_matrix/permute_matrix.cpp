@@ -11,6 +11,7 @@
 #include "common/bale_styles.hpp"
 #include "common/bale_timing.hpp"
 #include "common/gather.hpp"
+#include "common/graph_app.hpp"
 #include "spmat/matrix_market.hpp"
 #include "randperm/randperm.hpp"
 
@@ -215,22 +216,16 @@ int permute_matrix_main(context& ctx, const permute_matrix_options& options, con
   const bale_graph_options graph = resolve_graph_options(options.graph, ctx.size());
   bale_report report(ctx, options.std, "permute_matrix", command_line);
   if (!report.opened()) return 2;
-  write_graph_options(report, graph);
-  report.write_std_options();
-  sparse_matrix in;
-  try {
-    in = get_input_graph(ctx, report, options.std, graph);
-  } catch (const input_error& e) {
-    if (me == 0) std::fprintf(stderr, "transit: error: %s\n", e.what());
-    return 2;
-  }
+  std::optional<sparse_matrix> input =
+      graph_app_input(ctx, report, options.std, graph, "permute_matrix_inmat", [](const sparse_matrix&) {});
+  if (!input) return 2;
+  const sparse_matrix& in = *input;
   // bale's permutations: rand_permp with the same seed on every PE.
   const std::vector<std::int64_t> rperm = rand_perm(ctx, in.numrows, options.std.seed);
   const std::vector<std::int64_t> cperm = rand_perm(ctx, in.numcols, options.std.seed + 12345);
   int failed_io = 0;
   if (options.std.dump_files) {
     try {
-      write_matrix_mm(ctx, in, "permute_matrix_inmat");
       dump_perm(ctx, rperm, in.numrows, "permute_matrix_rperm");
       dump_perm(ctx, cperm, in.numcols, "permute_matrix_cperm");
     } catch (const input_error& e) {

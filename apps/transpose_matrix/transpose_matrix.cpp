@@ -1,14 +1,15 @@
 #include "transpose_matrix/transpose_matrix.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <optional>
 #include <stdexcept>
 #include <type_traits>
 
+#include "common/bale_timing.hpp"
 #include "common/exchange_rounds.hpp"
+#include "common/graph_app.hpp"
 #include "common/styles.hpp"
 #include "spmat/matrix_market.hpp"
 
@@ -27,15 +28,6 @@ struct weighted_item {
   std::int64_t lcol;
   double val;
 };
-
-/// bale's timing: a barrier, the kernel (which ends with its own barrier), the wall time.
-template <class Kernel>
-double timed(context& ctx, Kernel&& kernel) {
-  ctx.barrier();
-  const auto start = std::chrono::steady_clock::now();
-  kernel();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 /// At's shape on this PE from its column counts: offsets, room for the nonzeros, nnz = A's.
 void shape_transpose(context& ctx, const sparse_matrix& a, const std::vector<std::int64_t>& counts, sparse_matrix& at) {
@@ -144,7 +136,7 @@ void transpose_by_exchange(context& ctx, const sparse_matrix& a, sparse_matrix& 
 }  // namespace
 
 double transpose_streamer(context& ctx, const sparse_matrix& a, sparse_matrix& at) {
-  return timed(ctx, [&] {
+  return bale_timed(ctx, [&] {
     if (a.weighted) transpose_by_streamer<weighted_item>(ctx, a, at);
     else transpose_by_streamer<edge_item>(ctx, a, at);
     ctx.barrier();
@@ -152,7 +144,7 @@ double transpose_streamer(context& ctx, const sparse_matrix& a, sparse_matrix& a
 }
 
 double transpose_exchange(context& ctx, const sparse_matrix& a, sparse_matrix& at, std::int64_t buf_cnt) {
-  return timed(ctx, [&] {
+  return bale_timed(ctx, [&] {
     if (a.weighted) transpose_by_exchange<weighted_item>(ctx, a, at, buf_cnt);
     else transpose_by_exchange<edge_item>(ctx, a, at, buf_cnt);
     ctx.barrier();
@@ -166,7 +158,7 @@ double transpose_global_array(context& ctx, const sparse_matrix& a, sparse_matri
   auto slot = [pes](std::int64_t index, std::size_t per_pe) {
     return static_cast<std::size_t>(index % pes) * per_pe + static_cast<std::size_t>(index / pes);
   };
-  return timed(ctx, [&] {
+  return bale_timed(ctx, [&] {
     global_array<std::int64_t> place(ctx, per_pe_cols * static_cast<std::size_t>(pes));
     const std::int64_t one = 1;
     for (const std::int64_t col : a.nonzero) place.accumulate(slot(col, per_pe_cols), std::span<const std::int64_t>(&one, 1), reduce_op::sum);
@@ -207,16 +199,10 @@ int transpose_matrix_main(context& ctx, const transpose_options& options, const 
   const bale_graph_options graph = resolve_graph_options(options.graph, ctx.size());
   bale_report report(ctx, options.std, "transpose_matrix", command_line);
   if (!report.opened()) return 2;
-  write_graph_options(report, graph);
-  report.write_std_options();
-  sparse_matrix in;
-  try {
-    in = get_input_graph(ctx, report, options.std, graph);
-    if (options.std.dump_files) write_matrix_mm(ctx, in, "transpose_inmat");
-  } catch (const input_error& e) {
-    if (me == 0) std::fprintf(stderr, "transit: error: %s\n", e.what());
-    return 2;
-  }
+  std::optional<sparse_matrix> input =
+      graph_app_input(ctx, report, options.std, graph, "transpose_inmat", [](const sparse_matrix&) {});
+  if (!input) return 2;
+  const sparse_matrix& in = *input;
 
   // The reference the styles are also checked against: the whole matrix transposed locally
   // (only for inputs small enough to gather on every PE).
