@@ -8,7 +8,7 @@
 #include <type_traits>
 
 #include "common/bale_timing.hpp"
-#include "common/exchange_rounds.hpp"
+#include "common/exstack_rounds.hpp"
 #include "common/graph_app.hpp"
 #include "common/styles.hpp"
 #include "spmat/matrix_market.hpp"
@@ -116,20 +116,11 @@ void transpose_by_streamer(context& ctx, const sparse_matrix& a, sparse_matrix& 
 
 template <class Item>
 void transpose_by_exchange(context& ctx, const sparse_matrix& a, sparse_matrix& at, std::int64_t buf_cnt) {
-  // exchange_in_rounds takes items by index: A's nonzeros as items, made once.
-  std::vector<Item> items;
-  std::vector<int> dests;
-  items.reserve(static_cast<std::size_t>(a.lnnz));
-  dests.reserve(static_cast<std::size_t>(a.lnnz));
-  for_each_item<Item>(a, ctx.size(), [&](const Item& e, int dest) {
-    items.push_back(e);
-    dests.push_back(dest);
-  });
   arrivals<Item> arrived(cyclic_local_count(a.numcols, ctx.rank(), ctx.size()), a.lnnz);
   sparse_exchange<Item> exchange(ctx);
-  exchange_in_rounds<Item>(
-      ctx, exchange, a.lnnz, buf_cnt, [&](std::int64_t i) { return dests[static_cast<std::size_t>(i)]; },
-      [&](std::int64_t i) { return items[static_cast<std::size_t>(i)]; }, [&](const Item& e) { arrived.add(e); });
+  exstack_rounds rounds(ctx, exchange, buf_cnt, [&arrived](const Item& e) { arrived.add(e); });
+  for_each_item<Item>(a, ctx.size(), [&rounds](const Item& e, int dest) { rounds.push(e, dest); });
+  rounds.finish();
   place_arrived(ctx, a, arrived, at);
 }
 
