@@ -116,6 +116,9 @@ class streamer final : private detail::streamer_core {
       : detail::streamer_core(ctx, options, sizeof(T), type_name()),
         deliver_items_([f = std::move(deliver.f)](const T* items, const std::int32_t*, int, std::uint32_t& cursor,
                                                   std::uint32_t n) mutable { f(items, cursor, n); }) {}
+  /// Collective, as above, with a batch callback that also takes each item's source:
+  /// f(items, sources, source, cursor, n), where `sources` (one per item) is null when the run's
+  /// items all come from `source`.
   template <class F>
     requires std::invocable<F&, const T*, const std::int32_t*, int, std::uint32_t&, std::uint32_t>
   streamer(context& ctx, streamer_options options, detail::batch_deliver<F> deliver)
