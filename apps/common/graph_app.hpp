@@ -1,0 +1,45 @@
+#pragma once
+// The input steps bale's graph applications share (triangles, sssp): the graph options and the
+// standard ones reported, the graph read or generated, checked, and dumped with -D; bad input
+// reported once, by PE 0, with status 2 from every PE.
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "common/bale_report.hpp"
+#include "spmat/graph_input.hpp"
+#include "spmat/matrix_market.hpp"
+#include "transit/transit.hpp"
+
+namespace transit::apps {
+
+/// Collective: for a graph option an application refuses (bale overrides it with a warning;
+/// transit says no, as the graph asked for is not the one the application would use): when
+/// `given`, PE 0 says "transit: error: OPTION: got 'FLAG', expected WHAT". Returns `given`.
+inline bool refuse_graph_option(context& ctx, bool given, const char* option, const char* flag, const char* what) {
+  if (given && ctx.rank() == 0) std::fprintf(stderr, "transit: error: %s: got '%s', expected %s\n", option, flag, what);
+  return given;
+}
+
+/// Collective: bale's write_std_graph_options, write_std_options and get_input_graph, then
+/// `prepare(matrix)` (the application's checks and fixes; may throw input_error), then with -D
+/// the matrix written to `dump_name`. Returns the matrix, or nothing after an input_error (a bad
+/// file or spec, a graph the application cannot take), which PE 0 has reported: the application
+/// then ends with status 2. `graph` resolved (resolve_graph_options).
+template <class Prepare>
+std::optional<sparse_matrix> graph_app_input(context& ctx, bale_report& report, const bale_std_options& std_options,
+                                             const bale_graph_options& graph, const char* dump_name, Prepare&& prepare) {
+  try {
+    write_graph_options(report, graph);
+    report.write_std_options();
+    sparse_matrix mat = get_input_graph(ctx, report, std_options, graph);
+    prepare(mat);
+    if (std_options.dump_files) write_matrix_mm(ctx, mat, dump_name);
+    return mat;
+  } catch (const input_error& e) {
+    if (ctx.rank() == 0) std::fprintf(stderr, "transit: error: %s\n", e.what());
+    return std::nullopt;
+  }
+}
+
+}  // namespace transit::apps
