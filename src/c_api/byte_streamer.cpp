@@ -40,7 +40,7 @@ void byte_streamer::append_all(const int* dests, const std::byte* items, std::si
     const int dest = dests[i];
     const std::byte* item = items + i * bytes;
     auto copy = [&](std::byte* slot) { std::memcpy(slot, item, bytes); };
-    if (append_item(links_[link_to(dest)], copy, bytes, dest) && !failed) [[unlikely]] {
+    if (append_item(links_[link_to(dest)], copy, bytes, dest, rank_) && !failed) [[unlikely]] {
       try {
         after_send();
       } catch (...) {
@@ -53,7 +53,7 @@ void byte_streamer::append_all(const int* dests, const std::byte* items, std::si
 
 bool byte_streamer::append(link& l, const std::byte* item, int dest) {
   auto copy = [&](std::byte* slot) { std::memcpy(slot, item, item_bytes_); };
-  return append_item(l, copy, item_bytes_, dest);
+  return append_item(l, copy, item_bytes_, dest, rank_);  // the C API delivers no sources
 }
 
 void byte_streamer::deliver_run(const std::byte* items, std::uint32_t first, std::uint32_t last,
@@ -67,7 +67,8 @@ void byte_streamer::deliver_run(const std::byte* items, std::uint32_t first, std
                                         last - first, " items)"));
 }
 
-void byte_streamer::process_items(const std::byte* payload, const detail::wire_header& h, std::uint32_t& cursor) {
+void byte_streamer::process_items(const std::byte* payload, const detail::wire_header& h, int /*source*/,
+                                  std::uint32_t& cursor) {
   const std::byte* items = payload + sizeof(detail::wire_header);
   const std::uint32_t n = h.items;
   if (!(h.flags & detail::has_destinations)) {  // last hop: every item is for this PE

@@ -29,7 +29,8 @@ class byte_streamer final : private detail::streamer_core {
   using detail::streamer_core::stats;
 
  private:
-  void process_items(const std::byte* payload, const detail::wire_header& h, std::uint32_t& cursor) override;
+  void process_items(const std::byte* payload, const detail::wire_header& h, int source,
+                     std::uint32_t& cursor) override;
   /// insert's appends, for items of Bytes bytes (0: item_bytes_, known at run time only).
   template <std::size_t Bytes>
   void append_all(const int* dests, const std::byte* items, std::size_t count);

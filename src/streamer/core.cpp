@@ -56,11 +56,12 @@ std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 0xcbf29ce4842223
 }  // namespace
 
 streamer_core::streamer_core(context& ctx, const streamer_options& options, std::size_t item_bytes,
-                             std::string_view type_name)
+                             std::string_view type_name, bool wants_sources)
     : ctx_(ctx),
       rank_(ctx.rank()),
       size_(ctx.size()),
       item_bytes_(item_bytes),
+      wants_sources_(wants_sources),
       capacity_(static_cast<std::uint32_t>(std::min<std::size_t>(options.buffer_items, UINT32_MAX))),
       max_buffered_(options.max_buffered_items),
       type_name_(type_name),
@@ -106,7 +107,8 @@ streamer_core::streamer_core(context& ctx, const streamer_options& options, std:
 std::string streamer_core::describe_self() const {
   const auto& grid = router_->grid();
   return concat("streamer #", channel_, " of ", type_name_, " (", item_bytes_, " bytes), grid ", grid.str(),
-                ", routing ", to_string(router_->kind()), tune_ ? ", tuned" : "");
+                ", routing ", to_string(router_->kind()), tune_ ? ", tuned" : "",
+                wants_sources_ ? ", delivering sources" : "");
 }
 
 void streamer_core::build_routes() {
@@ -121,7 +123,9 @@ void streamer_core::build_routes() {
     link l;
     l.pe = h.pe;
     l.phase = h.phase;
-    l.carries_destinations = !router_->ends_route(h.phase);
+    // Items on phase 0 were all inserted by the sender; later phases may carry items of others.
+    l.carries_sources = wants_sources_ && h.phase > 0;
+    l.carries_destinations = !router_->ends_route(h.phase) || l.carries_sources;
     l.inter_node = ctx_.machine().node_of(h.pe) != ctx_.machine().node_of(rank_);
     links_.push_back(std::move(l));
   }
@@ -285,15 +289,14 @@ bool streamer_core::send_handed_over() {
     own.next = l.next;
     own.end = l.end;
     own.next_dest = l.next_dest;
+    own.next_source = l.next_source;
     own.capacity = l.capacity;
     l.buffer = std::move(h.buffer);
     l.capacity = h.capacity;
     std::byte* payload = l.buffer.payload();
     l.next = payload + sizeof(wire_header) + h.items * item_bytes_;
     l.end = payload + sizeof(wire_header) + h.capacity * item_bytes_;
-    l.next_dest = l.carries_destinations
-                      ? reinterpret_cast<std::int32_t*>(payload + destinations_offset(h.capacity)) + h.items
-                      : nullptr;
+    point_link_arrays(l, payload, h.capacity, h.items);
     ++buffers_allocated_;  // send() counts it out again
     buffer_bytes_allocated_ += buffer_bytes(l);
     if (max_buffered_ != 0) buffered_ += h.items;
@@ -302,6 +305,7 @@ bool streamer_core::send_handed_over() {
     l.next = own.next;
     l.end = own.end;
     l.next_dest = own.next_dest;
+    l.next_source = own.next_source;
     l.capacity = own.capacity;
   }
   const bool sent = !handed_scratch_.empty();
@@ -323,8 +327,7 @@ void streamer_core::open_buffer(link& l) {
   std::byte* payload = l.buffer.payload();
   l.next = payload + sizeof(wire_header);
   l.end = l.next + l.capacity * item_bytes_;
-  l.next_dest =
-      l.carries_destinations ? reinterpret_cast<std::int32_t*>(payload + destinations_offset(l.capacity)) : nullptr;
+  point_link_arrays(l, payload, l.capacity, 0);
   ++buffers_allocated_;
   buffer_bytes_allocated_ += bytes;
   stats_.buffers_peak = std::max(stats_.buffers_peak, buffers_allocated_);
@@ -355,6 +358,12 @@ void streamer_core::send(link& l, flush_kind kind, bool with_final_marker) {
     if (used != full) std::memmove(payload + used, payload + full, n * sizeof(std::int32_t));
     bytes = used + n * sizeof(std::int32_t);
     flags |= has_destinations;
+    if (l.carries_sources) {  // the sources follow the (moved) destinations
+      const std::size_t from = sources_offset(l.capacity);
+      if (from != bytes) std::memmove(payload + bytes, payload + from, n * sizeof(std::int32_t));
+      bytes += n * sizeof(std::int32_t);
+      flags |= has_sources;
+    }
   }
   const wire_header header{n, static_cast<std::uint8_t>(l.phase < 0 ? 0 : l.phase), flags, step_tag(step_),
                            with_final_marker ? l.sent + 1 : 0};
@@ -362,6 +371,7 @@ void streamer_core::send(link& l, flush_kind kind, bool with_final_marker) {
   l.buffer.set_size(bytes);
   l.next = l.end = nullptr;
   l.next_dest = nullptr;
+  l.next_source = nullptr;
   if (max_buffered_ != 0) buffered_ -= n;
   if (l.phase < 0) {  // this PE's own items: delivered at the next poll, never through the transport
     local_messages_.push_back(message{rank_, channel_, std::move(l.buffer)});
@@ -439,15 +449,30 @@ wire_header streamer_core::checked_header(const message& m) const {
 void streamer_core::check_items(const message& m, const wire_header& h) const {
   const std::size_t n = h.items;
   const bool destinations = (h.flags & has_destinations) != 0;
-  if (n > 0 && destinations == router_->ends_route(h.phase))
+  const bool sources = (h.flags & has_sources) != 0;
+  // What the sender's link carries (build_routes): every PE built the same streamer.
+  const bool phase_sources = wants_sources_ && h.phase > 0;
+  const bool phase_destinations = !router_->ends_route(h.phase) || phase_sources;
+  if (n > 0 && destinations != phase_destinations)
     throw_corrupt(m.source, destinations ? concat("destinations on phase ", static_cast<int>(h.phase),
                                                   ", which ends every route")
                                          : concat("no destinations on phase ", static_cast<int>(h.phase),
                                                   ", which needs them"));
-  const std::size_t expected =
-      destinations ? destinations_offset(n) + n * sizeof(std::int32_t) : sizeof(wire_header) + n * item_bytes_;
+  if (sources != (n > 0 && phase_sources))
+    throw_corrupt(m.source, sources ? concat("sources on phase ", static_cast<int>(h.phase), ", where none travel")
+                                    : concat("no sources on phase ", static_cast<int>(h.phase), ", which needs them"));
+  const std::size_t expected = sources        ? sources_offset(n) + n * sizeof(std::int32_t)
+                               : destinations ? destinations_offset(n) + n * sizeof(std::int32_t)
+                                              : sizeof(wire_header) + n * item_bytes_;
   if (m.data.size() != expected)
     throw_corrupt(m.source, concat(m.data.size(), " bytes for ", n, " items: expected ", expected));
+  if (sources) {
+    const auto* from = reinterpret_cast<const std::int32_t*>(m.data.payload() + sources_offset(n));
+    for (std::size_t i = 0; i < n; ++i) {
+      if (from[i] < 0 || from[i] >= size_)
+        throw_corrupt(m.source, concat("source ", from[i], " of item ", i, " is outside the job's ", size_, " PEs"));
+    }
+  }
   if (!destinations) return;
   // One pass over the destinations (in cache, a compare each) keeps a corrupt message from being
   // half processed: it is refused before any item moves or any count changes.
@@ -506,7 +531,7 @@ bool streamer_core::receive(bool pump) {
     } else {
       std::memcpy(&h, m.data.payload(), sizeof h);
     }
-    process_items(m.data.payload(), h, batch_.cursor);  // a callback's exception leaves the cursor right
+    process_items(m.data.payload(), h, m.source, batch_.cursor);  // a callback's exception leaves the cursor right
     net().recycle(std::move(m.data));
     ++batch_.next;
     batch_.started = false;
@@ -526,7 +551,7 @@ bool streamer_core::deliver_local() {
     message& m = local_.messages[local_.next];
     wire_header h;
     std::memcpy(&h, m.data.payload(), sizeof h);
-    process_items(m.data.payload(), h, local_.cursor);
+    process_items(m.data.payload(), h, rank_, local_.cursor);
     net().recycle(std::move(m.data));
     ++local_.next;
     local_.cursor = 0;

@@ -110,10 +110,21 @@ inline std::vector<grid_case> node_aware_cases() {
   };
 }
 
+// `with_sources`: the callback takes each item's source, which must be the PE that inserted it.
 inline void run_case(context& ctx, const streamer_options& options, std::uint64_t seed, std::int64_t per_pe,
-              const std::string& where) {
+              const std::string& where, bool with_sources = false) {
   delivery_log log(ctx.rank(), ctx.size(), per_pe);
-  streamer<probe> s(ctx, options, [&](const probe& p) { log.record(p); });
+  std::int64_t wrong_sources = 0;
+  std::optional<streamer<probe>> made;
+  if (with_sources) {
+    made.emplace(ctx, options, [&](const probe& p, int source) {
+      wrong_sources += source != p.source;
+      log.record(p);
+    });
+  } else {
+    made.emplace(ctx, options, [&](const probe& p) { log.record(p); });
+  }
+  streamer<probe>& s = *made;
   for (int step = 0; step < 2; ++step) {  // two steps on one streamer
     log.reset();
     const std::uint64_t step_seed = seed + 1000 * step;
@@ -123,6 +134,7 @@ inline void run_case(context& ctx, const streamer_options& options, std::uint64_
     }
     s.finish();
     log.check(step_seed, where + " step " + std::to_string(step));
+    EXPECT_EQ(wrong_sources, 0) << where << " step " << step << ": items delivered with a wrong source";
   }
   const auto st = s.stats();
   EXPECT_EQ(st.items_inserted, static_cast<std::uint64_t>(2 * per_pe));
@@ -131,7 +143,8 @@ inline void run_case(context& ctx, const streamer_options& options, std::uint64_
   }
   // Aggregation memory stays within one buffer per link (peers plus this PE's own).
   const std::uint64_t links = s.route_plan().out_links(ctx.rank()).size() + 1;
-  const std::uint64_t per_buffer = 16 + options.buffer_items * (sizeof(probe) + sizeof(std::int32_t)) + 4;
+  const std::uint64_t per_item = sizeof(probe) + sizeof(std::int32_t) * (with_sources ? 2 : 1);
+  const std::uint64_t per_buffer = 16 + options.buffer_items * per_item + 4;
   EXPECT_LE(st.buffer_bytes_peak, links * per_buffer) << where;
   // Messages to other nodes are counted as such: exactly the sends on links to another node.
   EXPECT_LE(st.inter_node_messages, st.messages_sent) << where;
@@ -142,7 +155,7 @@ inline void run_case(context& ctx, const streamer_options& options, std::uint64_
   EXPECT_EQ(delivered, static_cast<std::uint64_t>(2 * per_pe * ctx.size())) << where;
 }
 
-inline void sweep(routing route, const std::vector<grid_case>& grids, context& ctx) {
+inline void sweep(routing route, const std::vector<grid_case>& grids, context& ctx, bool with_sources = false) {
   const std::size_t buffers[] = {1, 7, 1024};
   int variant = 0;
   for (const auto& g : grids) {
@@ -158,7 +171,7 @@ inline void sweep(routing route, const std::vector<grid_case>& grids, context& c
                                   (o.grid ? o.grid->str() : std::string("node_pe")) + ") buffer " +
                                   std::to_string(buffer) + " bound " + std::to_string(bound) + " seed " +
                                   std::to_string(seed);
-        run_case(ctx, o, seed, 300, where);
+        run_case(ctx, o, seed, 300, where, with_sources);
       }
     }
   }

@@ -6,6 +6,7 @@
 #include <random>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
 
 #include "streamer_checks.hpp"
 #include "streamer_internals.hpp"
@@ -54,7 +55,7 @@ forged forge(std::mt19937_64& random, int kind, int phase, bool destinations, in
       f.bytes.resize(below(sizeof h));
       return f;
     case 1:  // unknown flag bits
-      h.flags = static_cast<std::uint8_t>(h.flags | (0x20 << below(3)));
+      h.flags = static_cast<std::uint8_t>(h.flags | (0x40 << below(2)));  // 0x20 is has_sources
       break;
     case 2:  // a step that is neither this one nor the next
       h.step = static_cast<std::uint16_t>(2 + below(65534));
@@ -96,6 +97,17 @@ forged forge(std::mt19937_64& random, int kind, int phase, bool destinations, in
   }
   std::memcpy(f.bytes.data(), &h, sizeof h);
   return f;
+}
+
+// After the attack, a normal step: nothing of the rejected messages may have been counted or kept.
+void normal_step(context& ctx, streamer<probe>& s, delivery_log& log, std::int64_t per_pe, const std::string& where) {
+  ctx.barrier();
+  for (std::int64_t q = 0; q < per_pe; ++q) {
+    const int dest = probe_destination(9, ctx.rank(), q, ctx.size());
+    s.insert(probe{ctx.rank(), dest, q}, dest);
+  }
+  s.finish();
+  log.check(9, where);
 }
 
 TEST(streamer_wire, corrupt_messages_are_refused_and_counted_nowhere) {
@@ -152,14 +164,101 @@ TEST(streamer_wire, corrupt_messages_are_refused_and_counted_nowhere) {
                 EXPECT_EQ(s.stats().messages_received, 0u);
                 EXPECT_EQ(s.stats().items_delivered, 0u);
               }
-              ctx.barrier();
-              // A normal step: nothing of the rejected messages may have been counted or kept.
-              for (std::int64_t q = 0; q < per_pe; ++q) {
-                const int dest = probe_destination(9, ctx.rank(), q, ctx.size());
-                s.insert(probe{ctx.rank(), dest, q}, dest);
+              normal_step(ctx, s, log, per_pe, "after the corrupt messages");
+            }),
+            0);
+}
+
+// A streamer whose callback takes sources: on a later phase each item's source travels, and a
+// source outside the job, missing sources or sources cut short are refused like any corrupt
+// message, before any item is delivered with a source that is no PE.
+TEST(streamer_wire, bad_sources_are_refused) {
+  EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
+              streamer_options o;
+              o.grid = virtual_grid::balanced(ctx.size(), 2);
+              o.buffer_items = 4;
+              constexpr std::int64_t per_pe = 200;
+              delivery_log log(ctx.rank(), ctx.size(), per_pe);
+              std::int64_t wrong_sources = 0;
+              streamer<probe> s(ctx, o, [&](const probe& p, int source) {
+                wrong_sources += source != p.source;
+                log.record(p);
+              });
+              const std::uint32_t channel = streamer_test_access::channel(s);
+              // PE 0 is attacked on a link of a phase after the first, where sources travel.
+              int attacker = -1, phase = -1;
+              if (ctx.rank() == 0) {
+                for (const auto& [pe, p] : streamer_test_access::in_links(s)) {
+                  if (p > 0) std::tie(attacker, phase) = std::pair(pe, p);
+                }
               }
-              s.finish();
-              log.check(9, "after the corrupt messages");
+              attacker = ctx.allreduce(attacker, reduce_op::max);
+              phase = ctx.allreduce(phase, reduce_op::max);
+              if (attacker < 0) GTEST_SKIP() << "no route of two hops on " << o.grid->str();
+              constexpr int kinds = 4, per_kind = 50;
+              const char* expected_problem[kinds] = {"is outside the job's", "is outside the job's", "no sources on phase",
+                                                     "bytes for"};
+              if (ctx.rank() == attacker) {
+                std::mt19937_64 random(77);
+                auto& net = context_access::net(ctx);
+                for (int k = 0; k < kinds * per_kind; ++k) {
+                  const std::uint32_t n = static_cast<std::uint32_t>(1 + random() % 5);
+                  const std::size_t dest_at = destinations_offset(n), source_at = dest_at + 4 * n;
+                  std::vector<std::byte> bytes(source_at + 4 * n);
+                  for (auto& b : bytes) b = static_cast<std::byte>(random());
+                  std::uint8_t flags = transit::detail::has_destinations | transit::detail::has_sources;
+                  for (std::uint32_t i = 0; i < n; ++i) {
+                    const std::int32_t to = 0, from = static_cast<std::int32_t>(random() % static_cast<unsigned>(ctx.size()));
+                    std::memcpy(bytes.data() + dest_at + 4 * i, &to, 4);
+                    std::memcpy(bytes.data() + source_at + 4 * i, &from, 4);
+                  }
+                  const std::size_t bad = random() % n;
+                  switch (k % kinds) {
+                    case 0: {  // a source past the last PE
+                      const auto from = static_cast<std::int32_t>(ctx.size() + static_cast<int>(random() % 1000));
+                      std::memcpy(bytes.data() + source_at + 4 * bad, &from, 4);
+                      break;
+                    }
+                    case 1: {  // a negative source
+                      const auto from = static_cast<std::int32_t>(-1 - static_cast<int>(random() % 1000));
+                      std::memcpy(bytes.data() + source_at + 4 * bad, &from, 4);
+                      break;
+                    }
+                    case 2:  // no sources where they must travel
+                      flags = transit::detail::has_destinations;
+                      bytes.resize(source_at);
+                      break;
+                    case 3:  // sources cut short
+                      bytes.resize(source_at + 4 * bad);
+                      break;
+                  }
+                  const wire_header h{n, static_cast<std::uint8_t>(phase), flags, 0, 0};
+                  std::memcpy(bytes.data(), &h, sizeof h);
+                  message_buffer b = net.allocate(bytes.size());
+                  std::memcpy(b.payload(), bytes.data(), bytes.size());
+                  b.set_size(bytes.size());
+                  net.send(0, channel, std::move(b));
+                }
+              }
+              if (ctx.rank() == 0) {
+                const std::string expected = "corrupt message on channel " + std::to_string(channel) + " from PE " +
+                                             std::to_string(attacker) + ": ";
+                int refused = 0;
+                while (refused < kinds * per_kind) {
+                  try {
+                    if (!s.progress()) std::this_thread::yield();
+                  } catch (const std::runtime_error& e) {
+                    const std::string what = e.what();
+                    ASSERT_NE(what.find(expected), std::string::npos) << what;
+                    ASSERT_NE(what.find(expected_problem[refused % kinds]), std::string::npos) << what;
+                    ++refused;
+                  }
+                }
+                EXPECT_EQ(s.stats().messages_received, 0u);
+                EXPECT_EQ(s.stats().items_delivered, 0u);
+              }
+              normal_step(ctx, s, log, per_pe, "after the messages with bad sources");
+              EXPECT_EQ(wrong_sources, 0);
             }),
             0);
 }

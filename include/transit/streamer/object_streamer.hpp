@@ -30,6 +30,14 @@ class object_streamer {
       : home_pe_(std::move(home_pe)),
         deliver_(std::move(deliver)),
         stream_(ctx, std::move(options), [this](const addressed& a) { deliver_(a.object, a.item); }) {}
+  /// Collective, as above, with `deliver(object, item, source)` also taking the PE that inserted
+  /// the item (see streamer: no source travels on a direct route).
+  object_streamer(context& ctx, streamer_options options, std::function<int(const Index&)> home_pe,
+                  std::function<void(const Index&, const T&, int)> deliver)
+      : home_pe_(std::move(home_pe)),
+        deliver_from_(std::move(deliver)),
+        stream_(ctx, std::move(options),
+                [this](const addressed& a, int source) { deliver_from_(a.object, a.item, source); }) {}
 
   /// Local. Throws std::out_of_range when home_pe returns a PE outside the job.
   void insert(const T& item, const Index& object) { stream_.insert(addressed{object, item}, home_pe_(object)); }
@@ -50,7 +58,8 @@ class object_streamer {
 
  private:
   std::function<int(const Index&)> home_pe_;
-  std::function<void(const Index&, const T&)> deliver_;
+  std::function<void(const Index&, const T&)> deliver_;  // one of these two is set
+  std::function<void(const Index&, const T&, int)> deliver_from_;  // or this one, when sources are asked for
   streamer<addressed> stream_;
 };
 

@@ -21,7 +21,10 @@ namespace transit {
 ///
 /// Delivery: every inserted item is delivered exactly once, on its destination PE, by `deliver`,
 /// which runs on that PE's own thread and only inside insert, broadcast, progress, wait, quiesce
-/// or finish of this streamer.
+/// or finish of this streamer. A callback that takes `(const T& item, int source)` also gets the
+/// PE that inserted the item (the root of a broadcast): free on a direct route (a message's
+/// sender is its items' source), 4 bytes per item on the later hops of a grid route; a callback
+/// taking `(const T&)` carries no source at all.
 ///
 /// Re-entrancy rule: a deliver callback may call insert and broadcast (in a quiesce() step; the
 /// items are buffered, never delivered recursively) and progress (a no-op when nested); it must
@@ -57,7 +60,8 @@ class streamer final : private detail::streamer_core {
     requires std::invocable<Deliver&, const T&>
   streamer(context& ctx, streamer_options options, Deliver deliver)
       : detail::streamer_core(ctx, options, sizeof(T), type_name()),
-        deliver_items_([d = std::move(deliver)](const T* items, std::uint32_t& cursor, std::uint32_t n) mutable {
+        deliver_items_([d = std::move(deliver)](const T* items, const std::int32_t*, int, std::uint32_t& cursor,
+                                                std::uint32_t n) mutable {
           // The cursor passes each item before its callback runs; it is written back only on an
           // exception (naming the first item not yet delivered) and at the end, so the loop
           // itself stays a plain call per item.
@@ -74,11 +78,48 @@ class streamer final : private detail::streamer_core {
           cursor = n;
         }) {}
 
+  /// Collective, as above, with a callback `deliver(const T& item, int source)` that also takes
+  /// the PE that inserted the item. Every PE constructs the streamer with a callback of the same
+  /// kind (else construction throws std::logic_error on every PE, as for any other difference).
+  template <class Deliver>
+    requires(!std::invocable<Deliver&, const T&> && std::invocable<Deliver&, const T&, int>)
+  streamer(context& ctx, streamer_options options, Deliver deliver)
+      : detail::streamer_core(ctx, options, sizeof(T), type_name(), true),
+        deliver_items_([d = std::move(deliver)](const T* items, const std::int32_t* sources, int source,
+                                                std::uint32_t& cursor, std::uint32_t n) mutable {
+          std::uint32_t i = cursor;  // the cursor rule of the constructor above
+          try {
+            if (sources == nullptr) {  // one source for the whole run: the loop stays as plain
+              while (i < n) {
+                const T& item = items[i++];
+                d(item, source);
+              }
+            } else {
+              while (i < n) {
+                const std::uint32_t k = i++;
+                d(items[k], static_cast<int>(sources[k]));
+              }
+            }
+          } catch (...) {
+            cursor = i;
+            throw;
+          }
+          cursor = n;
+        }) {}
+
   /// Collective, as above, with a deliver callback that takes runs of items (see
-  /// detail::batch_deliver): for layers that dispatch items further.
+  /// detail::batch_deliver): for layers that dispatch items further. The form with sources makes
+  /// the streamer carry them as the constructor above does.
   template <class F>
+    requires std::invocable<F&, const T*, std::uint32_t&, std::uint32_t>
   streamer(context& ctx, streamer_options options, detail::batch_deliver<F> deliver)
-      : detail::streamer_core(ctx, options, sizeof(T), type_name()), deliver_items_(std::move(deliver.f)) {}
+      : detail::streamer_core(ctx, options, sizeof(T), type_name()),
+        deliver_items_([f = std::move(deliver.f)](const T* items, const std::int32_t*, int, std::uint32_t& cursor,
+                                                  std::uint32_t n) mutable { f(items, cursor, n); }) {}
+  template <class F>
+    requires std::invocable<F&, const T*, const std::int32_t*, int, std::uint32_t&, std::uint32_t>
+  streamer(context& ctx, streamer_options options, detail::batch_deliver<F> deliver)
+      : detail::streamer_core(ctx, options, sizeof(T), type_name(), true), deliver_items_(std::move(deliver.f)) {}
 
   /// Local. Buffers `item` for `dest`; may send a full buffer and deliver arrived items.
   /// Throws std::out_of_range for dest outside [0, size()), std::logic_error after done().
@@ -98,7 +139,7 @@ class streamer final : private detail::streamer_core {
       throw_closed_step("insert");
     ++stats_.items_inserted;
     dynamic_step_ |= in_callback_;
-    if (append_with(links_[link_to(dest)], write, dest)) [[unlikely]]
+    if (append_with(links_[link_to(dest)], write, dest, rank_)) [[unlikely]]
       after_send();
   }
 
@@ -117,7 +158,7 @@ class streamer final : private detail::streamer_core {
     ++stats_.items_inserted;
     // Every copy is buffered before anything is polled, so a callback's exception cannot cut a
     // broadcast short.
-    bool sent = append(links_[self_link], item, rank_);
+    bool sent = append(links_[self_link], item, rank_, rank_);
     sent |= forward_broadcast(item, rank_, -1);
     if (sent) after_send();
   }
@@ -168,7 +209,10 @@ class streamer final : private detail::streamer_core {
         open(b, index);
       std::memcpy(b.next, &item, sizeof(T));
       b.next += sizeof(T);
-      if (b.next_dest != nullptr) *b.next_dest++ = dest;
+      if (b.next_dest != nullptr) {
+        *b.next_dest++ = dest;
+        if (b.next_source != nullptr) *b.next_source++ = s_->rank_;
+      }
       ++inserted_;
       if (b.next == b.end) [[unlikely]]
         full(b, index);
@@ -189,6 +233,7 @@ class streamer final : private detail::streamer_core {
       std::byte* next = nullptr;
       std::byte* end = nullptr;
       std::int32_t* next_dest = nullptr;
+      std::int32_t* next_source = nullptr;
       detail::message_buffer buffer;
     };
     void open(slot& b, int index) {
@@ -200,6 +245,9 @@ class streamer final : private detail::streamer_core {
       b.next_dest = l.carries_destinations
                         ? reinterpret_cast<std::int32_t*>(payload + s_->destinations_offset(s_->capacity_))
                         : nullptr;
+      b.next_source = l.carries_sources
+                          ? reinterpret_cast<std::int32_t*>(payload + s_->sources_offset(s_->capacity_))
+                          : nullptr;
     }
     void close(slot& b, int index) {
       const std::byte* first = b.buffer.payload() + sizeof(detail::wire_header);
@@ -207,6 +255,7 @@ class streamer final : private detail::streamer_core {
       ready_.push_back(typename streamer::handed_buffer{index, items, s_->capacity_, std::move(b.buffer)});
       b.next = b.end = nullptr;
       b.next_dest = nullptr;
+      b.next_source = nullptr;
     }
     void full(slot& b, int index) {
       close(b, index);
@@ -273,24 +322,24 @@ class streamer final : private detail::streamer_core {
 
   // The per-item path: a copy, an optional destination store and one compare. True when a buffer
   // was sent (the caller polls once its appends are done).
-  bool append(link& l, const T& item, int dest) {
+  bool append(link& l, const T& item, int dest, int source) {
     auto copy = [&](std::byte* slot) { std::memcpy(slot, &item, sizeof(T)); };
-    return append_with(l, copy, dest);
+    return append_with(l, copy, dest, source);
   }
   template <class Write>
-  bool append_with(link& l, Write& write, int dest) {
-    return append_item(l, write, sizeof(T), dest);
+  bool append_with(link& l, Write& write, int dest, int source) {
+    return append_item(l, write, sizeof(T), dest, source);
   }
 
   bool forward_broadcast(const T& item, int root, int arrived_phase) {
     bool sent = false;
-    for (const int index : broadcast_links(root, arrived_phase)) sent |= append(links_[index], item, -root - 1);
+    for (const int index : broadcast_links(root, arrived_phase)) sent |= append(links_[index], item, -root - 1, root);
     return sent;
   }
 
-  void deliver_one(const T& item) {
+  void deliver_one(const T& item, int source) {
     std::uint32_t cursor = 0;
-    deliver_items_(&item, cursor, 1);
+    deliver_items_(&item, nullptr, source, cursor, 1);
   }
 
   // Broadcast trees cost the router O(P) to compute; cache per (root, arrived phase).
@@ -309,13 +358,14 @@ class streamer final : private detail::streamer_core {
 
   void routes_changed() override { broadcast_cache_.clear(); }
 
-  void process_items(const std::byte* payload, const detail::wire_header& h, std::uint32_t& cursor) override {
+  void process_items(const std::byte* payload, const detail::wire_header& h, int source,
+                     std::uint32_t& cursor) override {
     const T* items = reinterpret_cast<const T*>(payload + sizeof(detail::wire_header));
     const std::uint32_t n = h.items;
-    if (!(h.flags & detail::has_destinations)) {  // last hop: every item is for this PE
+    if (!(h.flags & detail::has_destinations)) {  // last hop: every item is for this PE, from `source`
       const std::uint32_t first = cursor;
       try {
-        deliver_items_(items, cursor, n);
+        deliver_items_(items, nullptr, source, cursor, n);
       } catch (...) {
         stats_.items_delivered += cursor - first;
         throw;
@@ -324,25 +374,41 @@ class streamer final : private detail::streamer_core {
       return;
     }
     const auto* dests = reinterpret_cast<const std::int32_t*>(payload + destinations_offset(n));
+    if (h.flags & detail::has_sources) {
+      route_items(items, dests, reinterpret_cast<const std::int32_t*>(payload + sources_offset(n)), h, source, cursor);
+    } else {
+      route_items<false>(items, dests, nullptr, h, source, cursor);
+    }
+  }
+
+  // Delivers or forwards each item of a message that carries destinations; item i came from
+  // sources[i] (when carried; checked on arrival) or from the message's `source`.
+  template <bool Sources = true>
+  void route_items(const T* items, const std::int32_t* dests, const std::int32_t* sources,
+                   const detail::wire_header& h, int source, std::uint32_t& cursor) {
+    const std::uint32_t n = h.items;
     while (cursor < n) {
       const std::uint32_t i = cursor++;
       const int dest = dests[i];
+      const int from = Sources ? static_cast<int>(sources[i]) : source;
       if (dest == rank_) {
         ++stats_.items_delivered;
-        deliver_one(items[i]);
+        deliver_one(items[i], from);
       } else if (dest >= 0) {  // destinations were checked against the job's size on arrival
         ++stats_.items_forwarded;
-        append(links_[link_to(dest)], items[i], dest);
+        append(links_[link_to(dest)], items[i], dest, from);
       } else {
         ++stats_.items_forwarded;  // forwarded first: a callback's exception must not cut the tree
-        forward_broadcast(items[i], -(dest + 1), h.phase);
+        const int root = -(dest + 1);
+        forward_broadcast(items[i], root, h.phase);
         ++stats_.items_delivered;
-        deliver_one(items[i]);
+        deliver_one(items[i], root);
       }
     }
   }
 
-  std::function<void(const T*, std::uint32_t&, std::uint32_t)> deliver_items_;
+  // (items, sources or null, the message's source, cursor, n): see detail::batch_deliver.
+  std::function<void(const T*, const std::int32_t*, int, std::uint32_t&, std::uint32_t)> deliver_items_;
   std::unordered_map<std::int64_t, std::vector<int>> broadcast_cache_;
 };
 

@@ -6,10 +6,15 @@
 //
 // Message layout (payload of one transport message):
 //   wire_header | items: T[n] | pad to 4 | destinations: int32[n] (absent on links whose phase
-//   ends every route). A destination d >= 0 is a PE; d < 0 is a broadcast from root -d-1.
+//   ends every route) | sources: int32[n] (only for a streamer whose callback takes the source,
+//   on links of phases > 0, the flag has_sources). A destination d >= 0 is a PE; d < 0 is a
+//   broadcast from root -d-1. A source is the PE that inserted the item: on phase 0 (and on a
+//   direct route, the only phase) every item was inserted by the message's sender, so no source
+//   travels there; items re-aggregated at an intermediate PE travel on later phases, which then
+//   carry destinations too (the sources ride in the same branch of the per-item path).
 // Every received message is checked against this layout (size exact for its item count, known
 // flags, a phase and source that form one of this PE's incoming links, a current or next step,
-// destinations inside the job) before any byte of it is used; a message that fails is reported as
+// destinations and sources inside the job) before any byte of it is used; a message that fails is reported as
 // corrupt, naming the channel and the source, and is not processed.
 //
 // Termination, one protocol for the whole route (TRAM thesis 4.5, B.2.5): messages are counted
@@ -102,8 +107,9 @@ inline constexpr std::uint8_t final_marker = 2;
 inline constexpr std::uint8_t link_announcement = 4;  // construction only: "I send to you in this phase"
 inline constexpr std::uint8_t peer_left = 8;          // control: "my streamer is gone as of this step"
 inline constexpr std::uint8_t quiesce_flush = 16;     // sent by quiesce(): the sender ends this step quiescing
+inline constexpr std::uint8_t has_sources = 32;       // an int32 source per item follows the destinations
 inline constexpr std::uint8_t known_flags =
-    has_destinations | final_marker | link_announcement | peer_left | quiesce_flush;
+    has_destinations | final_marker | link_announcement | peer_left | quiesce_flush | has_sources;
 
 /// The name of T as the compiler spells it ("double", "my::particle").
 template <class T>
@@ -122,7 +128,10 @@ class streamer_group;
 /// A deliver callback that takes a run of items, for layers on the streamer (active messages run
 /// consecutive calls of one handler in one loop): f(const T* items, std::uint32_t& cursor,
 /// std::uint32_t n) delivers items[cursor, n) in order, moving `cursor` past each item before its
-/// callback runs (so that after an exception it names the first item not yet delivered).
+/// callback runs (so that after an exception it names the first item not yet delivered). A layer
+/// that needs the PE that inserted each item takes f(const T* items, const std::int32_t* sources,
+/// int source, std::uint32_t& cursor, std::uint32_t n) instead: item i came from sources[i], or
+/// from `source` when `sources` is null.
 template <class F>
 struct batch_deliver {
   F f;
@@ -178,7 +187,10 @@ class streamer_core {
 
  protected:
   /// Collective. `item_bytes` is sizeof(T); the item array starts right after the header.
-  streamer_core(context& ctx, const streamer_options& options, std::size_t item_bytes, std::string_view type_name);
+  /// `wants_sources`: deliveries need each item's source (the callback takes it), so sources
+  /// travel on the phases that need them.
+  streamer_core(context& ctx, const streamer_options& options, std::size_t item_bytes, std::string_view type_name,
+                bool wants_sources = false);
   virtual ~streamer_core();
 
   /// An aggregation buffer towards one peer in one phase. The cursors make appending an item a
@@ -187,12 +199,14 @@ class streamer_core {
     std::byte* next = nullptr;            // next free item slot
     std::byte* end = nullptr;             // one past the last item slot
     std::int32_t* next_dest = nullptr;    // next free destination slot; null when not carried
+    std::int32_t* next_source = nullptr;  // next free source slot; null when not carried
     message_buffer buffer;
     std::uint64_t sent = 0;               // cumulative messages sent on this link
     std::uint32_t capacity = 0;           // items the open buffer has room for
     int pe = -1;
     int phase = -1;                       // -1: the link to this PE itself
     bool carries_destinations = false;
+    bool carries_sources = false;         // implies carries_destinations
     bool inter_node = false;              // the peer is on another node
   };
   struct in_link {
@@ -230,15 +244,20 @@ class streamer_core {
   }
   /// The per-item path: `write(slot)` stores the item's `item_bytes` bytes (sizeof(T) for
   /// streamer<T>, a constant there; the run-time size for the C API's) in `l`'s buffer, plus the
-  /// destination when the link carries it. True when the buffer was sent (the caller polls once
-  /// its own appends are done).
+  /// destination when the link carries it, and `source` (the PE that inserted the item) when the
+  /// link carries sources. True when the buffer was sent (the caller polls once its own appends
+  /// are done).
   template <class Write>
-  bool append_item(link& l, Write& write, std::size_t item_bytes, int dest) {
+  bool append_item(link& l, Write& write, std::size_t item_bytes, int dest, int source) {
     if (l.next == nullptr) [[unlikely]]
       open_buffer(l);
     write(l.next);
     l.next += item_bytes;
-    if (l.next_dest != nullptr) *l.next_dest++ = dest;
+    // Sources only travel beside destinations: a direct link pays nothing for them.
+    if (l.next_dest != nullptr) {
+      *l.next_dest++ = dest;
+      if (l.next_source != nullptr) *l.next_source++ = source;
+    }
     if (l.next == l.end) [[unlikely]] {
       buffer_full(l);
       return true;
@@ -253,10 +272,25 @@ class streamer_core {
   std::size_t destinations_offset(std::size_t items) const noexcept {
     return (sizeof(wire_header) + items * item_bytes_ + 3) & ~std::size_t{3};
   }
-  /// Bytes of a buffer of `capacity` items on link `l` (payload: header, items, destinations).
+  /// Where the sources start in a buffer of `items` items (right after the destinations).
+  std::size_t sources_offset(std::size_t items) const noexcept {
+    return destinations_offset(items) + items * sizeof(std::int32_t);
+  }
+  /// Bytes of a buffer of `capacity` items on link `l` (payload: header, items, destinations,
+  /// sources).
   std::size_t buffer_bytes_for(const link& l, std::uint32_t capacity) const noexcept {
+    if (l.carries_sources) return sources_offset(capacity) + capacity * sizeof(std::int32_t);
     return l.carries_destinations ? destinations_offset(capacity) + capacity * sizeof(std::int32_t)
                                   : sizeof(wire_header) + capacity * item_bytes_;
+  }
+  /// The link's destination and source slots for a buffer at `payload` of `capacity` items, of
+  /// which `items` are written.
+  void point_link_arrays(link& l, std::byte* payload, std::uint32_t capacity, std::uint32_t items) const noexcept {
+    l.next_dest = l.carries_destinations
+                      ? reinterpret_cast<std::int32_t*>(payload + destinations_offset(capacity)) + items
+                      : nullptr;
+    l.next_source =
+        l.carries_sources ? reinterpret_cast<std::int32_t*>(payload + sources_offset(capacity)) + items : nullptr;
   }
 
   /// A buffer an inserter (one of the application's own threads) filled for link `link`: `items`
@@ -273,10 +307,11 @@ class streamer_core {
   void hand_over(std::vector<handed_buffer>& buffers, std::uint64_t items_inserted);
 
   // ---- per-message hooks ----
-  /// Delivers or forwards the items of one message from item `cursor` on (implemented by
-  /// streamer<T>). Advances `cursor` past each item before its callback runs, so that after an
-  /// exception it names the first item not yet handled.
-  virtual void process_items(const std::byte* payload, const wire_header& h, std::uint32_t& cursor) = 0;
+  /// Delivers or forwards the items of one message from `source` (this PE for its own items)
+  /// from item `cursor` on (implemented by streamer<T>). Advances `cursor` past each item before
+  /// its callback runs, so that after an exception it names the first item not yet handled. The
+  /// message was checked: with has_sources, its sources are PEs of the job.
+  virtual void process_items(const std::byte* payload, const wire_header& h, int source, std::uint32_t& cursor) = 0;
   /// The router changed between steps (tuning): drop what was derived from the old one.
   virtual void routes_changed() {}
 
@@ -290,6 +325,7 @@ class streamer_core {
   const int rank_;
   const int size_;
   const std::size_t item_bytes_;
+  const bool wants_sources_;
   std::uint32_t capacity_;  // items per buffer; may change between steps (tuning)
   const std::uint64_t max_buffered_;
   std::vector<link> links_;          // links_[self_link] is this PE's own; the rest sorted by phase
