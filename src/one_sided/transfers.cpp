@@ -237,16 +237,16 @@ class transfer {
 
 }  // namespace
 
-void transfer_regions(one_sided_engine& engine, const block_layout& layout, const protocol_selector& selector,
+void transfer_regions(one_sided_engine& engine, const element_layout& layout, const protocol_selector& selector,
                       transfer_direction direction, std::span<const region> regions, std::byte* data,
                       std::size_t elements, std::size_t element_size, transfer_protocol requested) {
   const char* what = direction == transfer_direction::put ? "global_array::put_regions" : "global_array::get_regions";
   std::size_t total = 0;
   for (std::size_t i = 0; i < regions.size(); ++i) {
     const region& r = regions[i];
-    if (r.index > layout.size || r.count > layout.size - r.index)
+    if (r.index > layout.size() || r.count > layout.size() - r.index)
       throw std::out_of_range(concat(what, ": region ", i, " [", r.index, ", ", r.index, " + ", r.count,
-                                     ") runs past the end of the array (size ", layout.size, ")"));
+                                     ") runs past the end of the array (size ", layout.size(), ")"));
     total += r.count;
   }
   if (total != elements)
@@ -262,8 +262,8 @@ void transfer_regions(one_sided_engine& engine, const block_layout& layout, cons
     for (std::size_t done = 0; done < r.count;) {
       const std::size_t at = r.index + done;
       const std::size_t owner = layout.owner_of(at);
-      const std::size_t n = std::min(r.count - done, layout.begin_of(owner + 1) - at);
-      pieces.push_back(piece{owner, at - layout.begin_of(owner), n, first + done});
+      const std::size_t n = layout.run_from(at, owner, r.count - done);
+      pieces.push_back(piece{owner, layout.offset_of(at, owner), n, first + done});
       done += n;
     }
     first += r.count;

@@ -21,9 +21,11 @@ std::string message_of(F&& f) {
   return "no exception";
 }
 
+// The same errors under either layout.
 TEST(one_sided_errors, indices_and_regions_out_of_range) {
   EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
-              global_array<int> a(ctx, 10);
+            for (const auto layout : {array_layout::block, array_layout::cyclic}) {
+              global_array<int> a(ctx, 10, layout);
               int v = 0;
               std::vector<int> three(3);
               EXPECT_EQ(message_of<std::out_of_range>([&] { a.fetch_add(10, 1); }),
@@ -40,8 +42,14 @@ TEST(one_sided_errors, indices_and_regions_out_of_range) {
                         "global_array::accumulate: region [10, 10 + 1) runs past the end of the array (size 10)");
               EXPECT_EQ(message_of<std::out_of_range>([&] { a.compare_exchange(10, 0, 1); }),
                         "global_array::compare_exchange: index 10 is outside [0, 10): expected an element of the array");
+              EXPECT_EQ(message_of<std::out_of_range>([&] { a.local_offset(10); }),
+                        "global_array::local_offset: index 10 is outside [0, 10): expected an element of the array");
+              const region past[] = {{2, 3}, {9, 2}};
+              EXPECT_EQ(message_of<std::out_of_range>([&] { a.put_regions(past, std::vector<int>(5)); }),
+                        "global_array::put_regions: region 1 [9, 9 + 2) runs past the end of the array (size 10)");
               a.put(10, std::span<const int>());  // an empty region at the end is no error
               a.sync();
+            }
             }),
             0);
 }

@@ -1,6 +1,6 @@
 #pragma once
-// global_array<T>: a block-distributed array with one-sided put, get, accumulate, fetch_add and
-// compare_exchange (HiCOO in transit; docs/one_sided.md).
+// global_array<T>: a distributed array (block or cyclic layout) with one-sided put, get,
+// accumulate, fetch_add and compare_exchange (HiCOO in transit; docs/one_sided.md).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -22,8 +22,11 @@
 namespace transit {
 
 /// Elements [0, size()) spread over the PEs in contiguous blocks (the first size() % P PEs hold
-/// one more). Requests are forwarded and aggregated over the node topology of the options and
-/// served by the owner (polling) or its node's helper thread.
+/// one more), or round robin under array_layout::cyclic (element i on PE i mod P at offset i / P
+/// of its local(): bale's SHARED arrays). Requests are forwarded and aggregated over the node
+/// topology of the options and served by the owner (polling) or its node's helper thread. Every
+/// operation takes global indices under either layout; a region of a cyclic array travels as one
+/// piece per element (its neighbours live on other PEs), which the aggregation carries together.
 ///
 /// Consistency: operations from one PE to one element are applied in the order issued; accumulate,
 /// fetch_add and compare_exchange are atomic per element; everything a PE issued is complete at
@@ -42,13 +45,17 @@ class global_array {
   /// one_sided_options), hypercube on a node count that is not a power of two, mpi_rma on the
   /// local backend, helper_thread on mpi when MPI was not initialised with MPI_THREAD_MULTIPLE.
   global_array(context& ctx, std::size_t size, one_sided_options options = {})
+      : global_array(ctx, size, array_layout::block, options) {}
+  /// Collective, as above, with the layout of the elements; every PE passes the same one.
+  global_array(context& ctx, std::size_t size, array_layout layout, one_sided_options options = {})
       : size_(size),
-        layout_(size, static_cast<std::size_t>(ctx.size())),
-        begin_(begin_of(static_cast<std::size_t>(ctx.rank()))),
+        layout_(size, static_cast<std::size_t>(ctx.size()), layout == array_layout::cyclic),
+        rank_(static_cast<std::size_t>(ctx.rank())),
+        begin_(layout_.index_of(rank_, 0)),
         selector_(ctx) {
     detail::engine_config config;
     config.options = options;
-    config.local_elements = begin_of(static_cast<std::size_t>(ctx.rank()) + 1) - begin_;
+    config.local_elements = layout_.elements_on(static_cast<std::size_t>(ctx.rank()));
     config.element_size = sizeof(T);
     config.initialize = [](std::byte* block, std::size_t elements) {
       std::uninitialized_value_construct_n(reinterpret_cast<T*>(block), elements);
@@ -68,14 +75,25 @@ class global_array {
     check_index(index, "owner");
     return static_cast<int>(owner_of(index));
   }
-  /// Local. This PE's block. Remote operations change it only inside transit calls of this PE
-  /// (polling) or at any time (helper_thread); read it after sync() or under a mutex.
+  /// Local. The layout chosen at construction.
+  array_layout layout() const noexcept { return layout_.cyclic ? array_layout::cyclic : array_layout::block; }
+  /// Local. This PE's elements (block: a block; cyclic: elements rank, rank + P, ...). Remote
+  /// operations change them only inside transit calls of this PE (polling) or at any time
+  /// (helper_thread); read them after sync() or under a mutex.
   std::span<T> local() noexcept {
     const auto bytes = engine_->local_block();
     return {reinterpret_cast<T*>(bytes.data()), bytes.size() / sizeof(T)};
   }
   /// Local. Global index of local()[0].
   std::size_t local_begin() const noexcept { return begin_; }
+  /// Local. Global index of local()[k] (block: local_begin() + k; cyclic: k * P + rank).
+  std::size_t global_index(std::size_t k) const noexcept { return layout_.index_of(rank_, k); }
+  /// Local. The position of element `index` in its owner's local(); std::out_of_range outside
+  /// [0, size()).
+  std::size_t local_offset(std::size_t index) const {
+    check_index(index, "local_offset");
+    return layout_.offset_of(index, owner_of(index));
+  }
 
   /// Local. Writes values to [index, index + values.size()); returns when `values` may be reused.
   /// Complete at the target after fence(). std::out_of_range for a region past the end.
@@ -146,7 +164,7 @@ class global_array {
     detail::completion done;
     const std::size_t owner = owner_of(index);
     detail::operation op{detail::op_code::compare_exchange, reduce_op::sum, static_cast<int>(owner),
-                         index - begin_of(owner), 1, reinterpret_cast<const std::byte*>(pair),
+                         layout_.offset_of(index, owner), 1, reinterpret_cast<const std::byte*>(pair),
                          reinterpret_cast<std::byte*>(&old)};
     engine_->issue(op, &done, nullptr);
     engine_->wait(done, "global_array::compare_exchange");
@@ -205,7 +223,6 @@ class global_array {
   std::size_t packed_region_limit() const noexcept { return detail::packed_piece_limit(*engine_); }
 
  private:
-  std::size_t begin_of(std::size_t pe) const noexcept { return layout_.begin_of(pe); }
   std::size_t owner_of(std::size_t index) const noexcept { return layout_.owner_of(index); }
   void check_index(std::size_t index, const char* what) const {
     if (index >= size_)
@@ -224,9 +241,8 @@ class global_array {
     while (done < count) {
       const std::size_t at = index + done;
       const std::size_t owner = owner_of(at);
-      const std::size_t offset = at - begin_of(owner);
-      const std::size_t n = std::min(count - done, begin_of(owner + 1) - at);
-      f(static_cast<int>(owner), offset, n, done);
+      const std::size_t n = layout_.run_from(at, owner, count - done);
+      f(static_cast<int>(owner), layout_.offset_of(at, owner), n, done);
       done += n;
     }
   }
@@ -253,13 +269,14 @@ class global_array {
     check_index(index, "fetch_add");
     const std::size_t owner = owner_of(index);
     detail::operation op{detail::op_code::fetch_add, reduce_op::sum, static_cast<int>(owner),
-                         index - begin_of(owner), 1, reinterpret_cast<const std::byte*>(&delta),
+                         layout_.offset_of(index, owner), 1, reinterpret_cast<const std::byte*>(&delta),
                          reinterpret_cast<std::byte*>(old)};
     engine_->issue(op, done, keep);
   }
 
   std::size_t size_;
-  detail::block_layout layout_;
+  detail::element_layout layout_;
+  std::size_t rank_;
   std::size_t begin_;
   detail::protocol_selector selector_;
   std::unique_ptr<detail::one_sided_engine> engine_;

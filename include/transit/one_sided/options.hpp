@@ -23,6 +23,12 @@ enum class progress_mode {
   helper_thread  ///< one helper thread per node, for every PE of the node, through shared memory
 };
 
+/// How a global_array places its elements on the PEs (chosen at construction).
+enum class array_layout {
+  block,  ///< contiguous blocks, the first size % P PEs holding one more (the default)
+  cyclic  ///< round robin: element i on PE i mod P, at offset i / P there (bale's and UPC's shared arrays)
+};
+
 /// "fcg", "mfcg", "cfcg", "hypercube" or "mpi-rma". Local.
 std::string_view to_string(request_topology t) noexcept;
 /// "polling" or "helper". Local.

@@ -9,8 +9,9 @@
 // The typed members (one_sided/global_array.hpp) pass element bytes; everything here runs per
 // region or per message, never per element.
 //
-// A transfer splits its regions at block boundaries into pieces, one per (region, owner), and
-// groups them by owner keeping their order. Each owner's pieces go by one protocol:
+// A transfer splits its regions at block boundaries into pieces, one per (region, owner) (under
+// the cyclic layout one per element: neighbours live on other PEs), and groups them by owner
+// keeping their order. Each owner's pieces go by one protocol:
 //   blocking:  per piece, issue it and wait until it is complete at its target (put: the
 //              engine's fence) before the next;
 //   pipelined: every piece issued at once as an ordinary put or get request, one wait at the end;
@@ -77,7 +78,7 @@ inline std::size_t packed_piece_limit(const one_sided_engine& engine) noexcept {
 
 /// put: writes `elements` elements at `data` to the regions; get: reads them into `data`.
 /// Checks the regions and the element count (std::out_of_range, std::invalid_argument).
-void transfer_regions(one_sided_engine& engine, const block_layout& layout, const protocol_selector& selector,
+void transfer_regions(one_sided_engine& engine, const element_layout& layout, const protocol_selector& selector,
                       transfer_direction direction, std::span<const region> regions, std::byte* data,
                       std::size_t elements, std::size_t element_size, transfer_protocol requested);
 
