@@ -1,24 +1,14 @@
 #pragma once
-// The loop of bale's application mains over the styles -M selects (AGP, exstack, exstack2,
-// conveyor, alternate, in bale's order), with each style's time reported as bale reports it.
+// The loop of bale's application mains over the styles -M selects (styles.hpp's for_each_style),
+// with each style's kernel timed and its time reported as bale reports it.
 #include <cstdint>
 #include <cstdio>
 
 #include "common/bale_report.hpp"
+#include "common/styles.hpp"
 #include "transit/transit.hpp"
 
 namespace transit::apps {
-
-/// Local: bale's name of a style ("AGP", "Exstack", "Conveyor") for the styles transit has, or
-/// nullptr for exstack2, alternate and anything else.
-inline const char* bale_style_name(std::int64_t bit) {
-  switch (bit) {
-    case agp_style: return "AGP";
-    case exstack_style: return "Exstack";
-    case conveyor_style: return "Conveyor";
-    default: return nullptr;
-  }
-}
 
 /// Collective: for each style -M selects, in bale's order, `kernel(bit)` (returning this PE's
 /// seconds), the mean over PEs reported, then `after(bit)` (a self-check between styles, say).
@@ -31,28 +21,20 @@ template <class Kernel, class After>
 std::int64_t bale_run_styles(context& ctx, bale_report& report, const bale_std_options& options,
                              double volume_per_node, Kernel&& kernel, After&& after) {
   std::int64_t styles_run = 0;
-  for (std::int64_t bit = 1; bit < 32; bit *= 2) {
-    if ((bit & options.models_mask) == 0) continue;
-    if (bit == exstack2_style) {
-      report.note("There is no exstack2 style in transit: -M 4 is skipped.");
-      continue;
-    }
-    if (bit == alternate_style) {
-      report.note("There is no alternate model here!");
-      continue;
-    }
+  for_each_style(report, options.models_mask, [&](std::int64_t bit, const char* name) {
     const double seconds = kernel(bit);
     ++styles_run;
     ctx.barrier();
     const double mean = mean_over_pes(ctx, seconds);
-    const char* name = bale_style_name(bit);
     if (!options.json_output.empty() || volume_per_node < 0) {
       report.write_time(name, mean);
     } else if (ctx.rank() == 0) {
       std::fprintf(stderr, "%10s: %8.3lf seconds  %8.3lf GB/s injection bandwidth\n", name, mean, volume_per_node / mean);
     }
     after(bit);
-  }
+  });
+  // for_each_style passes over the last bit, alternate, in silence; bale's histo and ig say so.
+  if ((options.models_mask & alternate_style) != 0) report.note("There is no alternate model here!");
   return styles_run;
 }
 

@@ -20,17 +20,16 @@ void check_target(std::span<const cyclic_place> places, std::span<std::int64_t> 
 streamer_gather::streamer_gather(context& ctx, std::span<const std::int64_t> local)
     : ctx_(ctx),
       replies_(ctx, {}, [this](const reply& r) { target_[static_cast<std::size_t>(r.slot)] = r.value; }),
-      requests_(ctx, {}, [this, local, pes = std::int64_t{ctx.size()}](const request& q) {
-        replies_.insert(reply{local[static_cast<std::size_t>(q.offset)], q.ticket / pes}, static_cast<int>(q.ticket % pes));
+      requests_(ctx, {}, [this, local](const request& q, int source) {
+        replies_.insert(reply{local[static_cast<std::size_t>(q.offset)], q.slot}, source);
       }) {}
 
 void streamer_gather::run(std::span<const cyclic_place> places, std::span<std::int64_t> target) {
   check_target(places, target, "streamer_gather::run");
   target_ = target;
-  const std::int64_t pes = ctx_.size(), me = ctx_.rank();
   const std::size_t n = places.size();
   for (std::size_t i = 0; i < n; ++i) {
-    requests_.insert(request{places[i].offset, static_cast<std::int64_t>(i) * pes + me}, places[i].pe);
+    requests_.insert(request{places[i].offset, static_cast<std::int64_t>(i)}, places[i].pe);
     // Replies are inserted by the requests' callbacks: this PE serves its share of them while it
     // still has requests to send, rather than all at the end.
     if ((i & 255) == 255) replies_.progress();

@@ -11,9 +11,9 @@
 
 namespace transit::apps {
 
-/// conveyor -> streamer: a 16-byte request (offset, the requester's slot and PE) to the entry's
-/// PE, whose callback inserts a 16-byte reply (value, slot) back; the reply's callback writes the
-/// target. Collective construction and destruction (two streamers), so that a timed kernel does
+/// conveyor -> streamer: a 16-byte request (offset, the requester's slot) to the entry's PE,
+/// whose callback (told the request's source) inserts a 16-byte reply (value, slot) back; the
+/// reply's callback writes the target. Collective construction and destruction (two streamers), so that a timed kernel does
 /// not include them, as bale builds its conveyors before its clock starts.
 class streamer_gather {
  public:
@@ -26,7 +26,7 @@ class streamer_gather {
  private:
   struct request {
     std::int64_t offset;
-    std::int64_t ticket;  // slot * P + PE
+    std::int64_t slot;
   };
   struct reply {
     std::int64_t value;

@@ -160,12 +160,11 @@ std::vector<std::int64_t> rand_perm_streamer(context& ctx, std::int64_t n, std::
   throw_state s(ctx, n, seed);
   std::vector<std::int64_t> pending = s.darts;  // darts to throw in the coming round
   {
-    // A dart's value is i * P + its thrower's PE: a rejected dart goes back to value % P.
     streamer<std::int64_t> rejects(ctx, {}, [&pending](const std::int64_t& d) { pending.push_back(d); });
-    streamer<dart> throws(ctx, {}, [&s, &rejects, pes](const dart& d) {
+    streamer<dart> throws(ctx, {}, [&s, &rejects](const dart& d, int thrower) {
       std::int64_t& slot = s.target[static_cast<std::size_t>(d.slot)];
       if (slot == empty_slot) slot = d.value;
-      else rejects.insert(d.value, static_cast<int>(d.value % pes));
+      else rejects.insert(d.value, thrower);
     });
     std::vector<std::int64_t> round;
     while (ctx.allreduce(static_cast<std::int64_t>(pending.size()), reduce_op::sum) != 0) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <optional>
 #include <stdexcept>
+#include <type_traits>
 
 #include "common/exchange_rounds.hpp"
 #include "common/styles.hpp"
@@ -54,98 +55,86 @@ void check_filled(context& ctx, const sparse_matrix& a, const sparse_matrix& at,
     throw std::logic_error("transpose_matrix: the nonzeros that arrived do not match the column counts");
 }
 
-/// A's global row of each local nonzero, for the kernels that send (row, column) pairs.
-std::vector<std::int64_t> rows_of_nonzeros(const sparse_matrix& a) {
-  std::vector<std::int64_t> rows(static_cast<std::size_t>(a.lnnz));
-  for (std::int64_t i = 0; i < a.lnumrows; ++i)
-    for (std::int64_t j = a.offset[static_cast<std::size_t>(i)]; j < a.offset[static_cast<std::size_t>(i) + 1]; ++j)
-      rows[static_cast<std::size_t>(j)] = a.global_row(i);
-  return rows;
-}
-
+/// Local: At from the items that arrived here, in arrival order within each new row (a stable
+/// counting sort by the item's local column: counts, offsets, places).
 template <class Item>
-void stream_nonzeros(context& ctx, const sparse_matrix& a, sparse_matrix& at, std::vector<std::int64_t>& next) {
-  const auto pes = ctx.size();
+void place_arrived(context& ctx, const sparse_matrix& a, const std::vector<Item>& arrived, sparse_matrix& at) {
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(cyclic_local_count(a.numcols, ctx.rank(), ctx.size())), 0);
+  for (const Item& e : arrived) ++counts[static_cast<std::size_t>(e.lcol)];
+  shape_transpose(ctx, a, counts, at);
+  std::vector<std::int64_t> next(at.offset.begin(), at.offset.end() - 1);
+  std::int64_t* place = next.data();
   std::int64_t* nz = at.nonzero.data();
   double* val = at.value.data();
-  std::int64_t* place = next.data();
-  streamer<Item> stream(ctx, {}, [nz, val, place](const Item& e) {
+  for (const Item& e : arrived) {
     const std::int64_t slot = place[e.lcol]++;
     nz[slot] = e.row;
-    if constexpr (sizeof(Item) == sizeof(weighted_item)) val[slot] = e.val;
-  });
+    if constexpr (std::is_same_v<Item, weighted_item>) val[slot] = e.val;
+  }
+  check_filled(ctx, a, at, next);
+}
+
+/// Local: calls send(item, dest) for each nonzero of A, in storage order.
+template <class Item, class Send>
+void for_each_item(const sparse_matrix& a, int pes, Send&& send) {
   for (std::int64_t i = 0; i < a.lnumrows; ++i) {
     const std::int64_t row = a.global_row(i);
     for (std::int64_t j = a.offset[static_cast<std::size_t>(i)]; j < a.offset[static_cast<std::size_t>(i) + 1]; ++j) {
       const std::int64_t col = a.nonzero[static_cast<std::size_t>(j)];
-      if constexpr (sizeof(Item) == sizeof(weighted_item))
-        stream.insert(Item{row, col / pes, a.value[static_cast<std::size_t>(j)]}, static_cast<int>(col % pes));
+      if constexpr (std::is_same_v<Item, weighted_item>)
+        send(Item{row, col / pes, a.value[static_cast<std::size_t>(j)]}, static_cast<int>(col % pes));
       else
-        stream.insert(Item{row, col / pes}, static_cast<int>(col % pes));
+        send(Item{row, col / pes}, static_cast<int>(col % pes));
     }
   }
-  stream.finish();
 }
 
 template <class Item>
-void exchange_nonzeros(context& ctx, const sparse_matrix& a, sparse_matrix& at, std::vector<std::int64_t>& next,
-                       std::int64_t buf_cnt) {
-  const auto pes = ctx.size();
-  const std::vector<std::int64_t> rows = rows_of_nonzeros(a);
+void transpose_by_streamer(context& ctx, const sparse_matrix& a, sparse_matrix& at) {
+  std::vector<Item> arrived;
+  arrived.reserve(static_cast<std::size_t>(a.lnnz));  // about what arrives in a square matrix
+  {
+    streamer<Item> stream(ctx, {}, [&arrived](const Item& e) { arrived.push_back(e); });
+    for_each_item<Item>(a, ctx.size(), [&stream](const Item& e, int dest) { stream.insert(e, dest); });
+    stream.finish();
+  }
+  place_arrived(ctx, a, arrived, at);
+}
+
+template <class Item>
+void transpose_by_exchange(context& ctx, const sparse_matrix& a, sparse_matrix& at, std::int64_t buf_cnt) {
+  // exchange_in_rounds takes items by index: A's nonzeros as items, made once.
+  std::vector<Item> items;
+  std::vector<int> dests;
+  items.reserve(static_cast<std::size_t>(a.lnnz));
+  dests.reserve(static_cast<std::size_t>(a.lnnz));
+  for_each_item<Item>(a, ctx.size(), [&](const Item& e, int dest) {
+    items.push_back(e);
+    dests.push_back(dest);
+  });
+  std::vector<Item> arrived;
+  arrived.reserve(static_cast<std::size_t>(a.lnnz));
   sparse_exchange<Item> exchange(ctx);
   exchange_in_rounds<Item>(
-      ctx, exchange, a.lnnz, buf_cnt, [&](std::int64_t i) { return a.nonzero[static_cast<std::size_t>(i)] % pes; },
-      [&](std::int64_t i) {
-        const std::int64_t col = a.nonzero[static_cast<std::size_t>(i)];
-        if constexpr (sizeof(Item) == sizeof(weighted_item))
-          return Item{rows[static_cast<std::size_t>(i)], col / pes, a.value[static_cast<std::size_t>(i)]};
-        else
-          return Item{rows[static_cast<std::size_t>(i)], col / pes};
-      },
-      [&](const Item& e) {
-        const std::int64_t slot = next[static_cast<std::size_t>(e.lcol)]++;
-        at.nonzero[static_cast<std::size_t>(slot)] = e.row;
-        if constexpr (sizeof(Item) == sizeof(weighted_item)) at.value[static_cast<std::size_t>(slot)] = e.val;
-      });
+      ctx, exchange, a.lnnz, buf_cnt, [&](std::int64_t i) { return dests[static_cast<std::size_t>(i)]; },
+      [&](std::int64_t i) { return items[static_cast<std::size_t>(i)]; }, [&](const Item& e) { arrived.push_back(e); });
+  place_arrived(ctx, a, arrived, at);
 }
 
 }  // namespace
 
 double transpose_streamer(context& ctx, const sparse_matrix& a, sparse_matrix& at) {
-  const int pes = ctx.size();
   return timed(ctx, [&] {
-    std::vector<std::int64_t> counts(static_cast<std::size_t>(cyclic_local_count(a.numcols, ctx.rank(), pes)), 0);
-    {
-      std::int64_t* count = counts.data();
-      streamer<std::int64_t> stream(ctx, {}, [count](const std::int64_t& lcol) { ++count[lcol]; });
-      for (const std::int64_t col : a.nonzero) stream.insert(col / pes, static_cast<int>(col % pes));
-      stream.finish();
-    }
-    shape_transpose(ctx, a, counts, at);
-    std::vector<std::int64_t> next(at.offset.begin(), at.offset.end() - 1);
-    if (a.weighted) stream_nonzeros<weighted_item>(ctx, a, at, next);
-    else stream_nonzeros<edge_item>(ctx, a, at, next);
-    check_filled(ctx, a, at, next);
+    if (a.weighted) transpose_by_streamer<weighted_item>(ctx, a, at);
+    else transpose_by_streamer<edge_item>(ctx, a, at);
     ctx.barrier();
   });
 }
 
 double transpose_exchange(context& ctx, const sparse_matrix& a, sparse_matrix& at, std::int64_t buf_cnt) {
-  const int pes = ctx.size();
   return timed(ctx, [&] {
-    std::vector<std::int64_t> counts(static_cast<std::size_t>(cyclic_local_count(a.numcols, ctx.rank(), pes)), 0);
-    {
-      sparse_exchange<std::int64_t> exchange(ctx);
-      exchange_in_rounds<std::int64_t>(
-          ctx, exchange, a.lnnz, buf_cnt, [&](std::int64_t i) { return a.nonzero[static_cast<std::size_t>(i)] % pes; },
-          [&](std::int64_t i) { return a.nonzero[static_cast<std::size_t>(i)] / pes; },
-          [&](const std::int64_t& lcol) { ++counts[static_cast<std::size_t>(lcol)]; });
-    }
-    shape_transpose(ctx, a, counts, at);
-    std::vector<std::int64_t> next(at.offset.begin(), at.offset.end() - 1);
-    if (a.weighted) exchange_nonzeros<weighted_item>(ctx, a, at, next, buf_cnt);
-    else exchange_nonzeros<edge_item>(ctx, a, at, next, buf_cnt);
-    check_filled(ctx, a, at, next);
+    if (a.weighted) transpose_by_exchange<weighted_item>(ctx, a, at, buf_cnt);
+    else transpose_by_exchange<edge_item>(ctx, a, at, buf_cnt);
     ctx.barrier();
   });
 }

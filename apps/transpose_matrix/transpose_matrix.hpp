@@ -3,8 +3,11 @@
 // in each style -M selects, checked as bale checks it (the transpose of the transpose is the
 // input) and against a local reference transpose. The styles in transit's terms: conveyor ->
 // streamer, exstack -> sparse_exchange (bale's rounds of -b items), AGP -> global_array.
-// Each kernel is bale's two passes: count each column's nonzeros on the PE that will hold it as
-// a row, then send every nonzero (row, column / P) there and place it.
+// bale's kernels make two passes (count each column's nonzeros where it will be a row, then send
+// every nonzero there into its place); the streamer and sparse_exchange styles here make one:
+// every nonzero (row, column / P[, value]) goes once to the PE of its column, which then places
+// what arrived by a local counting sort (half the traffic and one termination fewer). The
+// global_array style keeps bale's two passes, a fetch_add per nonzero finding its place.
 #include <cstdint>
 #include <string>
 
@@ -26,9 +29,10 @@ struct transpose_options {
 // before and a barrier after, as bale's apps time their kernels. Throw std::logic_error when the
 // counts do not add up (bale's own checks).
 
-/// conveyor -> streamer: the column counts and then the (row, column / P[, value]) items streamed.
+/// conveyor -> streamer: the (row, column / P[, value]) items streamed, then placed.
 double transpose_streamer(context& ctx, const sparse_matrix& a, sparse_matrix& at);
-/// exstack -> sparse_exchange, in bale's rounds of at most buf_cnt items per destination.
+/// exstack -> sparse_exchange: the same items in bale's rounds of at most buf_cnt items per
+/// destination, then placed.
 double transpose_exchange(context& ctx, const sparse_matrix& a, sparse_matrix& at, std::int64_t buf_cnt);
 /// AGP -> global_array: an atomic add per nonzero for the counts, a fetch_add per nonzero for its
 /// place in its new row, and a put of the row (and value) there.

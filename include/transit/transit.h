@@ -121,7 +121,9 @@ transit_status transit_array_local(transit_array* a, void** data, size_t* first,
  * outside [0, size) fails with TRANSIT_OUT_OF_RANGE naming its position, value and the bound, and
  * nothing is done). Values are int64_t or double as the array's type. put, accumulate and fetch_add
  * are visible to all PEs after the next transit_array_sync; get and fetch_add return with their
- * results in `out` / `old_values`. Local (they progress the array meanwhile). */
+ * results in `out` / `old_values`. A batch is issued at once, as one non-blocking request whose
+ * element requests aggregate per owner, and waited for once. Local (they progress the array
+ * meanwhile). */
 
 /** Local: element indices[i] = values[i], for each i (see the batched operations above). */
 transit_status transit_array_put(transit_array* a, const uint64_t* indices, const void* values, size_t count);

@@ -1,12 +1,12 @@
 // The C API's global arrays: transit_array_* on global_array<int64_t> and global_array<double>.
-// Batched operations check every index first, then issue the elements' requests non-blocking and
-// wait once (get, fetch_add); put and accumulate return once their values are buffered.
+// Batched operations check every index first, then run global_array's batched calls: put and
+// accumulate issue element after element, waiting only for buffer room, and return when their
+// values may be reused; get and fetch_add issue the batch as one request and wait for it once.
 #include <cstdint>
 #include <span>
 #include <type_traits>
 #include <memory>
 #include <variant>
-#include <vector>
 
 #include "c_api/handles.hpp"
 #include "transit/one_sided/global_array.hpp"
@@ -15,7 +15,6 @@ struct transit_array {
   transit_context* owner;
   std::variant<std::unique_ptr<transit::global_array<std::int64_t>>, std::unique_ptr<transit::global_array<double>>>
       array;
-  std::vector<transit::request> pending;  // reused from call to call
 };
 
 using namespace transit::c_api;
@@ -50,18 +49,6 @@ transit_status on_elements(transit_array* a, const char* call, const std::uint64
     check_indices(indices, count, typed.size(), call);
     if (count != 0) op(typed);
   });
-}
-
-// Issues issue(i) for each of `count` elements, then waits for all of them at once; no request is
-// left for the next call, even on a failure.
-template <class Issue>
-void issue_all(std::vector<transit::request>& pending, std::size_t count, Issue&& issue) {
-  struct clear_on_exit {
-    std::vector<transit::request>& p;
-    ~clear_on_exit() { p.clear(); }
-  } clear{pending};
-  for (std::size_t i = 0; i < count; ++i) pending.push_back(issue(i));
-  for (auto& r : pending) r.wait();
 }
 
 }  // namespace
@@ -117,7 +104,7 @@ transit_status transit_array_put(transit_array* a, const uint64_t* indices, cons
     using T = typename std::remove_reference_t<decltype(typed)>::value_type;
     require(values, call, "values");
     const T* v = static_cast<const T*>(values);
-    issue_all(a->pending, count, [&](std::size_t i) { return typed.put_nb(indices[i], std::span<const T>(v + i, 1)); });
+    typed.put(std::span(indices, count), std::span<const T>(v, count));
   });
 }
 
@@ -127,7 +114,7 @@ transit_status transit_array_get(transit_array* a, const uint64_t* indices, void
     using T = typename std::remove_reference_t<decltype(typed)>::value_type;
     require(out, call, "out");
     T* o = static_cast<T*>(out);
-    issue_all(a->pending, count, [&](std::size_t i) { return typed.get_nb(indices[i], std::span<T>(o + i, 1)); });
+    typed.get_nb(std::span(indices, count), std::span<T>(o, count)).wait();
   });
 }
 
@@ -139,8 +126,7 @@ transit_status transit_array_accumulate(transit_array* a, const uint64_t* indice
     const transit::reduce_op r = to_op(op, call);
     require(values, call, "values");
     const T* v = static_cast<const T*>(values);
-    // accumulate returns once the value is in a request buffer: no round trip per element.
-    for (std::size_t i = 0; i < count; ++i) typed.accumulate(indices[i], std::span<const T>(v + i, 1), r);
+    typed.accumulate(std::span(indices, count), std::span<const T>(v, count), r);
   });
 }
 
@@ -153,7 +139,7 @@ transit_status transit_array_fetch_add(transit_array* a, const uint64_t* indices
     require(old_values, call, "old_values");
     const T* d = static_cast<const T*>(deltas);
     T* old = static_cast<T*>(old_values);
-    issue_all(a->pending, count, [&](std::size_t i) { return typed.fetch_add_nb(indices[i], d[i], old + i); });
+    typed.fetch_add_nb(std::span(indices, count), std::span<const T>(d, count), std::span<T>(old, count)).wait();
   });
 }
 

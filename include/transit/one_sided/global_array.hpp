@@ -171,6 +171,71 @@ class global_array {
     return old;
   }
 
+  // ---- batches of single elements (scattered indices) ----
+
+  /// Local: element indices[k] = values[k] for every k; returns when `values` may be reused
+  /// (complete at the targets after fence()). Each element waits only when its request buffer is
+  /// out of room, serving meanwhile, as put does; no wait and no allocation per element
+  /// otherwise. Errors as the batched put_nb (nothing issued).
+  void put(std::span<const std::uint64_t> indices, std::span<const T> values) {
+    check_batch(indices, values.size(), "put", "values");
+    issue_flowing(indices, detail::op_code::put, reduce_op::sum, values.data(), "global_array::put");
+  }
+  /// Local: element indices[k] = element op values[k], atomically per element, for every k (bale's
+  /// atomic adds of a whole batch); returns when `values` may be reused (complete at the targets
+  /// after fence()), waiting only for buffer room as the batched put. Errors as the batched put_nb.
+  void accumulate(std::span<const std::uint64_t> indices, std::span<const T> values, reduce_op op)
+    requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
+  {
+    check_batch(indices, values.size(), "accumulate", "values");
+    issue_flowing(indices, detail::op_code::accumulate, op, values.data(), "global_array::accumulate");
+  }
+
+  /// Local, non-blocking: element indices[k] = values[k] for every k, issued together (their
+  /// requests aggregate per owner); the request completes when `values` may be reused, and they
+  /// must outlive it. Complete at the targets after fence(). Checks first, issuing nothing on an
+  /// error: std::out_of_range naming the first index outside [0, size()), std::invalid_argument
+  /// when the spans' sizes differ.
+  request put_nb(std::span<const std::uint64_t> indices, std::span<const T> values) {
+    check_batch(indices, values.size(), "put_nb", "values");
+    return issue_batch(indices, detail::op_code::put, reduce_op::sum, [&](std::size_t k) {
+      return std::pair{reinterpret_cast<const std::byte*>(values.data() + k), static_cast<std::byte*>(nullptr)};
+    });
+  }
+  /// Local, non-blocking: out[k] = element indices[k]; `out` must outlive the request. Errors as
+  /// the batched put_nb.
+  request get_nb(std::span<const std::uint64_t> indices, std::span<T> out) {
+    check_batch(indices, out.size(), "get_nb", "output elements");
+    return issue_batch(indices, detail::op_code::get, reduce_op::sum, [&](std::size_t k) {
+      return std::pair{static_cast<const std::byte*>(nullptr), reinterpret_cast<std::byte*>(out.data() + k)};
+    });
+  }
+  /// Local, non-blocking: element indices[k] = element op values[k], atomically per element, for
+  /// every k (bale's atomic adds of a whole batch: no round trip, one wait). The request completes
+  /// when `values` may be reused, and they must outlive it; complete at the targets after
+  /// fence(). Errors as the batched put_nb.
+  request accumulate_nb(std::span<const std::uint64_t> indices, std::span<const T> values, reduce_op op)
+    requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
+  {
+    check_batch(indices, values.size(), "accumulate_nb", "values");
+    return issue_batch(indices, detail::op_code::accumulate, op, [&](std::size_t k) {
+      return std::pair{reinterpret_cast<const std::byte*>(values.data() + k), static_cast<std::byte*>(nullptr)};
+    });
+  }
+  /// Local, non-blocking: old_values[k] = element indices[k], which gains deltas[k] atomically;
+  /// both spans must outlive the request. Errors as the batched put_nb (deltas and old_values
+  /// both of indices' size).
+  request fetch_add_nb(std::span<const std::uint64_t> indices, std::span<const T> deltas, std::span<T> old_values)
+    requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
+  {
+    check_batch(indices, deltas.size(), "fetch_add_nb", "deltas");
+    check_batch(indices, old_values.size(), "fetch_add_nb", "old values");
+    return issue_batch(indices, detail::op_code::fetch_add, reduce_op::sum, [&](std::size_t k) {
+      return std::pair{reinterpret_cast<const std::byte*>(deltas.data() + k),
+                       reinterpret_cast<std::byte*>(old_values.data() + k)};
+    });
+  }
+
   /// Local: returns when every operation this PE issued on this array is complete at its target.
   void fence() { engine_->fence(); }
   /// Collective: fence() on every PE, then a barrier; afterwards every PE sees every update.
@@ -233,6 +298,47 @@ class global_array {
     if (index > size_ || count > size_ - index)
       throw std::out_of_range(detail::concat("global_array::", what, ": region [", index, ", ", index, " + ", count,
                                              ") runs past the end of the array (size ", size_, ")"));
+  }
+  void check_batch(std::span<const std::uint64_t> indices, std::size_t elements, const char* what,
+                   const char* name) const {
+    if (elements != indices.size())
+      throw std::invalid_argument(detail::concat("global_array::", what, ": got ", elements, " ", name, " for ",
+                                                 indices.size(), " indices: expected one per index"));
+    for (std::size_t k = 0; k < indices.size(); ++k) {
+      if (indices[k] >= size_)
+        throw std::out_of_range(detail::concat("global_array::", what, ": indices[", k, "] = ", indices[k],
+                                               " is outside [0, ", size_,
+                                               "): expected an element of the array; nothing was issued"));
+    }
+  }
+  /// One request for a checked batch: element k's operation reads and writes at data(k).
+  template <class Data>
+  request issue_batch(std::span<const std::uint64_t> indices, detail::op_code code, reduce_op op, Data&& data) {
+    auto state = std::make_shared<detail::completion>();
+    for (std::size_t k = 0; k < indices.size(); ++k) {
+      const auto index = static_cast<std::size_t>(indices[k]);
+      const std::size_t owner = owner_of(index);
+      const auto [in, out] = data(k);
+      engine_->issue(detail::operation{code, op, static_cast<int>(owner), layout_.offset_of(index, owner), 1, in, out},
+                     state.get(), state);
+    }
+    return request(engine_.get(), std::move(state));
+  }
+  /// Issues put or accumulate of values[k] to each indices[k], checked, in order; an element that
+  /// finds no buffer room is waited for before the next (the flow control of the single-element
+  /// calls, without their wait per element), so the backlog stays at one element.
+  void issue_flowing(std::span<const std::uint64_t> indices, detail::op_code code, reduce_op op, const T* values,
+                     const char* what) {
+    detail::completion done;
+    for (std::size_t k = 0; k < indices.size(); ++k) {
+      const auto index = static_cast<std::size_t>(indices[k]);
+      const std::size_t owner = owner_of(index);
+      engine_->issue(detail::operation{code, op, static_cast<int>(owner), layout_.offset_of(index, owner), 1,
+                                       reinterpret_cast<const std::byte*>(values + k), nullptr},
+                     &done, nullptr);
+      if (done.pending != 0) [[unlikely]]
+        engine_->wait(done, what);
+    }
   }
   /// Calls f(owner, offset in owner's block, count, position in the caller's span) per owner.
   template <class F>

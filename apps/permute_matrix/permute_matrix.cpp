@@ -1,0 +1,299 @@
+#include "permute_matrix/permute_matrix.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "common/bale_styles.hpp"
+#include "common/bale_timing.hpp"
+#include "common/gather.hpp"
+#include "spmat/matrix_market.hpp"
+#include "randperm/randperm.hpp"
+
+namespace transit::apps {
+
+namespace {
+
+/// Collective: throws on every PE when some PE's parts of the permutations have the wrong length.
+void check_perms(context& ctx, const sparse_matrix& a, std::span<const std::int64_t> rperm,
+                 std::span<const std::int64_t> cperm, const char* style) {
+  const bool mine = static_cast<std::int64_t>(rperm.size()) == cyclic_share(a.numrows, ctx.rank(), ctx.size()) &&
+                    static_cast<std::int64_t>(cperm.size()) == cyclic_share(a.numcols, ctx.rank(), ctx.size());
+  if (ctx.allreduce(mine ? 0 : 1, reduce_op::sum) != 0)
+    throw std::invalid_argument(std::string(style) + ": a permutation's part has the wrong length on some PE (expected " +
+                                "this PE's share of " + std::to_string(a.numrows) + " rows and " +
+                                std::to_string(a.numcols) + " columns)");
+}
+
+/// Local: each nonzero of `a` with its new row, in a's order, handed to `f(dest PE, entry)`.
+template <class F>
+void for_each_moved(const sparse_matrix& a, std::span<const std::int64_t> rperm, int pes, F&& f) {
+  for (std::int64_t i = 0; i < a.lnumrows; ++i) {
+    const std::int64_t row = rperm[static_cast<std::size_t>(i)];
+    const auto begin = static_cast<std::size_t>(a.offset[static_cast<std::size_t>(i)]);
+    const auto end = static_cast<std::size_t>(a.offset[static_cast<std::size_t>(i) + 1]);
+    for (std::size_t j = begin; j < end; ++j)
+      f(static_cast<int>(row % pes), matrix_entry{row, a.nonzero[j], a.weighted ? a.value[j] : 0.0});
+  }
+}
+
+/// Local: the places of `mat`'s columns in the cyclic column permutation.
+std::vector<cyclic_place> column_places(const sparse_matrix& mat, int pes) {
+  std::vector<cyclic_place> places;
+  places.reserve(mat.nonzero.size());
+  for (const std::int64_t col : mat.nonzero) places.push_back(cyclic_place_of(col, pes));
+  return places;
+}
+
+/// Collective: the matrix of the moved nonzeros, with its columns renamed by `rename(places,
+/// target)` (a gather of the column permutation) and its rows sorted.
+template <class Rename>
+sparse_matrix finish_permuted(context& ctx, const sparse_matrix& a, std::span<const matrix_entry> entries, Rename&& rename) {
+  sparse_matrix p = matrix_from_entries(a.numrows, a.numcols, ctx.rank(), ctx.size(), a.weighted, entries);
+  finish_matrix(ctx, p);
+  const std::vector<cyclic_place> places = column_places(p, ctx.size());
+  rename(std::span<const cyclic_place>(places), std::span<std::int64_t>(p.nonzero));
+  sort_nonzeros(p);
+  return p;
+}
+
+}  // namespace
+
+sparse_matrix permute_matrix_exchange(context& ctx, const sparse_matrix& a, std::span<const std::int64_t> rperm,
+                                      std::span<const std::int64_t> cperm, std::int64_t buf_cnt) {
+  check_perms(ctx, a, rperm, cperm, "permute_matrix_exchange");
+  if (buf_cnt < 1) throw std::invalid_argument("permute_matrix_exchange: buf_cnt " + std::to_string(buf_cnt) + ", expected >= 1");
+  const int pes = ctx.size();
+  const auto limit = static_cast<std::size_t>(buf_cnt);
+  std::vector<matrix_entry> moved;  // bale's entries in order: a's nonzeros with their new rows
+  moved.reserve(a.nonzero.size());
+  std::vector<int> dest;
+  dest.reserve(a.nonzero.size());
+  for_each_moved(a, rperm, pes, [&](int pe, const matrix_entry& e) {
+    dest.push_back(pe);
+    moved.push_back(e);
+  });
+  std::vector<matrix_entry> arrived;
+  sparse_exchange<matrix_entry> exchange(ctx);
+  std::size_t next = 0;
+  while (!(ctx.allreduce(next == moved.size() ? 0 : 1, reduce_op::sum) == 0)) {  // bale's exstack_proceed
+    std::vector<parcel<matrix_entry>> outgoing(static_cast<std::size_t>(pes));
+    for (int pe = 0; pe < pes; ++pe) outgoing[static_cast<std::size_t>(pe)].peer = pe;
+    for (; next < moved.size(); ++next) {
+      auto& items = outgoing[static_cast<std::size_t>(dest[next])].items;
+      if (items.size() == limit) break;
+      items.push_back(moved[next]);
+    }
+    for (const auto& in : exchange.run(std::move(outgoing))) arrived.insert(arrived.end(), in.items.begin(), in.items.end());
+  }
+  return finish_permuted(ctx, a, arrived, [&](std::span<const cyclic_place> places, std::span<std::int64_t> target) {
+    exchange_gather(ctx, places, cperm, target, buf_cnt);
+  });
+}
+
+sparse_matrix permute_matrix_streamer(context& ctx, const sparse_matrix& a, std::span<const std::int64_t> rperm,
+                                      std::span<const std::int64_t> cperm) {
+  check_perms(ctx, a, rperm, cperm, "permute_matrix_streamer");
+  std::vector<matrix_entry> arrived;
+  {
+    streamer<matrix_entry> moves(ctx, {}, [&arrived](const matrix_entry& e) { arrived.push_back(e); });
+    for_each_moved(a, rperm, ctx.size(), [&](int pe, const matrix_entry& e) { moves.insert(e, pe); });
+    moves.finish();
+  }
+  streamer_gather gather(ctx, cperm);
+  return finish_permuted(ctx, a, arrived, [&](std::span<const cyclic_place> places, std::span<std::int64_t> target) {
+    gather.run(places, target);
+  });
+}
+
+sparse_matrix permute_matrix_global_array(context& ctx, const sparse_matrix& a, std::span<const std::int64_t> rperm,
+                                          std::span<const std::int64_t> cperm) {
+  check_perms(ctx, a, rperm, cperm, "permute_matrix_global_array");
+  const int pes = ctx.size(), me = ctx.rank();
+  const auto upes = static_cast<std::size_t>(pes);
+  // bale's cyclic arrays as block-distributed global arrays: PE p's block holds PE p's part.
+  const auto row_block = static_cast<std::size_t>(cyclic_share(a.numrows, 0, pes));
+  const auto col_block = static_cast<std::size_t>(cyclic_share(a.numcols, 0, pes));
+  const auto nz_block = static_cast<std::size_t>(ctx.allreduce(a.lnnz, reduce_op::max));
+  const auto slot = [pes](std::int64_t g, std::size_t block) {
+    return static_cast<std::size_t>(g % pes) * block + static_cast<std::size_t>(g / pes);
+  };
+  global_array<std::int64_t> old_row(ctx, row_block * upes);  // bale's rperminv
+  global_array<std::int64_t> starts(ctx, row_block * upes), counts(ctx, row_block * upes);
+  global_array<std::int64_t> nonzeros(ctx, std::max<std::size_t>(nz_block, 1) * upes);
+  std::optional<global_array<double>> values;
+  if (a.weighted) values.emplace(ctx, std::max<std::size_t>(nz_block, 1) * upes);
+  global_array<std::int64_t> col_perm(ctx, col_block * upes);
+  for (std::int64_t i = 0; i < a.lnumrows; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    starts.local()[k] = a.offset[k];
+    counts.local()[k] = a.row_count(i);
+  }
+  std::copy(a.nonzero.begin(), a.nonzero.end(), nonzeros.local().begin());
+  if (values) std::copy(a.value.begin(), a.value.end(), values->local().begin());
+  std::copy(cperm.begin(), cperm.end(), col_perm.local().begin());
+  {
+    std::vector<region> targets;
+    std::vector<std::int64_t> rows;
+    for (std::int64_t i = 0; i < a.lnumrows; ++i) {
+      targets.push_back({slot(rperm[static_cast<std::size_t>(i)], row_block), 1});
+      rows.push_back(a.global_row(i));
+    }
+    old_row.put_regions(targets, rows);
+  }
+  old_row.sync();
+  starts.sync();
+
+  // Each new row's old row: its start and count on its PE, then its nonzeros (and values).
+  const std::int64_t lnumrows = cyclic_share(a.numrows, me, pes);
+  std::vector<region> where;
+  where.reserve(static_cast<std::size_t>(lnumrows));
+  for (std::int64_t i = 0; i < lnumrows; ++i) where.push_back({slot(old_row.local()[static_cast<std::size_t>(i)], row_block), 1});
+  std::vector<std::int64_t> start(where.size()), count(where.size());
+  starts.get_regions(where, start);
+  counts.get_regions(where, count);
+  sparse_matrix p = make_matrix(a.numrows, a.numcols, me, pes, a.weighted);
+  std::vector<region> rows_at;
+  rows_at.reserve(where.size());
+  for (std::size_t i = 0; i < where.size(); ++i) {
+    const std::int64_t old = old_row.local()[i];
+    rows_at.push_back({static_cast<std::size_t>(old % pes) * nz_block + static_cast<std::size_t>(start[i]),
+                       static_cast<std::size_t>(count[i])});
+    p.offset[i + 1] = p.offset[i] + count[i];
+  }
+  p.nonzero.resize(static_cast<std::size_t>(p.offset.back()));
+  nonzeros.get_regions(rows_at, p.nonzero);
+  if (values) {
+    p.value.resize(p.nonzero.size());
+    values->get_regions(rows_at, p.value);
+  }
+  finish_matrix(ctx, p);
+  const std::vector<cyclic_place> places = column_places(p, pes);
+  global_array_gather(col_perm, col_block, places, p.nonzero);
+  ctx.barrier();  // every PE's gets served before the arrays go
+  sort_nonzeros(p);
+  return p;
+}
+
+namespace {
+
+/// Collective: `a` permuted on one PE (gathered, permuted, dealt out again): the reference the
+/// styles are checked against for small matrices.
+sparse_matrix permute_reference(context& ctx, const sparse_matrix& a, std::span<const std::int64_t> rperm,
+                                std::span<const std::int64_t> cperm) {
+  const int pes = ctx.size(), me = ctx.rank();
+  const auto whole = [&](std::span<const std::int64_t> part, std::int64_t n) {
+    std::vector<std::int64_t> all(static_cast<std::size_t>(n), 0);
+    for (std::size_t i = 0; i < part.size(); ++i) all[i * static_cast<std::size_t>(pes) + static_cast<std::size_t>(me)] = part[i];
+    ctx.allreduce(std::span<std::int64_t>(all), reduce_op::sum);
+    return all;
+  };
+  const std::vector<std::int64_t> r = whole(rperm, a.numrows), c = whole(cperm, a.numcols);
+  const sparse_matrix local = gather_matrix(ctx, a);
+  std::vector<matrix_entry> entries;
+  for (std::int64_t i = 0; i < local.lnumrows; ++i) {
+    const auto begin = static_cast<std::size_t>(local.offset[static_cast<std::size_t>(i)]);
+    const auto end = static_cast<std::size_t>(local.offset[static_cast<std::size_t>(i) + 1]);
+    for (std::size_t j = begin; j < end; ++j)
+      entries.push_back({r[static_cast<std::size_t>(i)], c[static_cast<std::size_t>(local.nonzero[j])],
+                         local.weighted ? local.value[j] : 0.0});
+  }
+  sparse_matrix p = matrix_from_entries(local.numrows, local.numcols, 0, 1, local.weighted, entries);
+  p.nnz = p.lnnz;
+  sort_nonzeros(p);
+  return distribute_local(p, me, pes);
+}
+
+/// PE 0 writes a permutation one entry a line, as bale's -D does.
+void dump_perm(context& ctx, std::span<const std::int64_t> part, std::int64_t n, const char* path) {
+  const int pes = ctx.size(), me = ctx.rank();
+  std::vector<std::int64_t> all(static_cast<std::size_t>(n), 0);
+  for (std::size_t i = 0; i < part.size(); ++i) all[i * static_cast<std::size_t>(pes) + static_cast<std::size_t>(me)] = part[i];
+  ctx.allreduce(std::span<std::int64_t>(all), reduce_op::sum);
+  if (me != 0) return;
+  std::FILE* file = std::fopen(path, "w");
+  if (file == nullptr) throw input_error(std::string("-D: got '") + path + "', expected a file that can be written");
+  for (const std::int64_t v : all) std::fprintf(file, "%" PRId64 "\n", v);
+  std::fclose(file);
+}
+
+}  // namespace
+
+int permute_matrix_main(context& ctx, const permute_matrix_options& options, const std::string& command_line) {
+  const int me = ctx.rank();
+  const bale_graph_options graph = resolve_graph_options(options.graph, ctx.size());
+  bale_report report(ctx, options.std, "permute_matrix", command_line);
+  if (!report.opened()) return 2;
+  write_graph_options(report, graph);
+  report.write_std_options();
+  sparse_matrix in;
+  try {
+    in = get_input_graph(ctx, report, options.std, graph);
+  } catch (const input_error& e) {
+    if (me == 0) std::fprintf(stderr, "transit: error: %s\n", e.what());
+    return 2;
+  }
+  // bale's permutations: rand_permp with the same seed on every PE.
+  const std::vector<std::int64_t> rperm = rand_perm(ctx, in.numrows, options.std.seed);
+  const std::vector<std::int64_t> cperm = rand_perm(ctx, in.numcols, options.std.seed + 12345);
+  int failed_io = 0;
+  if (options.std.dump_files) {
+    try {
+      write_matrix_mm(ctx, in, "permute_matrix_inmat");
+      dump_perm(ctx, rperm, in.numrows, "permute_matrix_rperm");
+      dump_perm(ctx, cperm, in.numcols, "permute_matrix_cperm");
+    } catch (const input_error& e) {
+      if (me == 0) std::fprintf(stderr, "transit: error: %s\n", e.what());
+      failed_io = 1;
+    }
+    if (ctx.allreduce(failed_io, reduce_op::max) != 0) return 2;
+  }
+
+  // The one-PE reference, for inputs small enough to gather on every PE.
+  constexpr std::int64_t reference_limit = 1 << 20;
+  std::optional<sparse_matrix> reference;
+  if (in.nnz <= reference_limit) reference = permute_reference(ctx, in, rperm, cperm);
+
+  std::optional<sparse_matrix> first;  // bale checks every style against the first one run
+  sparse_matrix out;
+  std::int64_t errors = 0;
+  bale_run_styles(
+      ctx, report, options.std, -1.0,
+      [&](std::int64_t bit) {
+        return bale_timed(ctx, [&] {
+          if (bit == agp_style) out = permute_matrix_global_array(ctx, in, rperm, cperm);
+          else if (bit == exstack_style) out = permute_matrix_exchange(ctx, in, rperm, cperm, options.std.buf_cnt);
+          else out = permute_matrix_streamer(ctx, in, rperm, cperm);
+        });
+      },
+      [&](std::int64_t bit) {
+        if (first) {
+          if (!compare_matrix(ctx, *first, out)) {
+            if (me == 0) std::fprintf(stderr, "ERROR: permute_matrix does not match!\n");
+            ++errors;
+          }
+          return;
+        }
+        first = std::move(out);
+        if (reference && !compare_matrix(ctx, *first, *reference)) {
+          if (me == 0) std::fprintf(stderr, "ERROR: style %" PRId64 ": the permuted matrix is not the one-PE reference!\n", bit);
+          ++errors;
+        }
+      });
+  if (options.std.dump_files && first) {
+    try {
+      write_matrix_mm(ctx, *first, "permute_matrix_outmat");
+    } catch (const input_error& e) {
+      if (me == 0) std::fprintf(stderr, "transit: error: %s\n", e.what());
+      return 2;
+    }
+  }
+  report.finish();
+  return errors == 0 ? 0 : 1;
+}
+
+}  // namespace transit::apps
