@@ -10,6 +10,17 @@
 
 namespace transit::apps {
 
+/// Local: bale's name of a style ("AGP", "Exstack", "Conveyor") for the styles transit has, or
+/// nullptr for exstack2, alternate and anything else (sssp names its implementations with it).
+inline const char* bale_style_name(std::int64_t bit) {
+  switch (bit) {
+    case agp_style: return "AGP";
+    case exstack_style: return "Exstack";
+    case conveyor_style: return "Conveyor";
+    default: return nullptr;
+  }
+}
+
 /// Collective: for each style -M selects, in bale's order, `kernel(bit)` (returning this PE's
 /// seconds), the mean over PEs reported, then `after(bit)` (a self-check between styles, say).
 /// With `volume_per_node` >= 0 the time goes on stderr as histo and ig print it ("%10s: %8.3lf
