@@ -68,8 +68,8 @@ toposort_result toposort_global_array(context& ctx, const sparse_matrix& mat, co
 
 /// Collective: bale's generate_toposort_input: `tri` (unit upper or lower triangular; a lower
 /// one is transposed) permuted by bale's rand_permp(numrows, seed) for the rows and
-/// rand_permp(numrows, seed + 12345) for the columns. Throws input_error on every PE when `tri` is
-/// neither triangular with unit diagonal.
+/// rand_permp(numrows, seed + 12345) for the columns, then bale's permute_matrix (its exstack
+/// version). Throws std::invalid_argument on every PE when `tri` is neither.
 sparse_matrix toposort_input(context& ctx, const sparse_matrix& tri, std::int64_t seed);
 
 /// Collective: bale's check_is_triangle: both are permutations, and `mat` permuted by them is
