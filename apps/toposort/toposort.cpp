@@ -58,34 +58,42 @@ void check_arguments(context& ctx, const sparse_matrix& mat, const sparse_matrix
                                 " PEs, expected one entry per local row");
 }
 
+/// A row's state, in one 16-byte record so that an elimination touches one cache line: the sum
+/// and the count of its columns not yet eliminated, and its level so far.
+struct row_state {
+  int64_t sum;
+  std::uint32_t count;
+  std::uint32_t level;
+};
+
 /// Each PE's rows as bale's kernels start them: the count and the sum of the columns of each
 /// row, the rows with one nonzero queued (level 0), and room for the rest.
 struct topo_rows {
-  std::vector<int64_t> rowsum, rowcnt, level, matched_col, rowqueue;
+  std::vector<row_state> state;
+  std::vector<int64_t> matched_col, rowqueue;
   std::size_t rownext = 0;
 
-  explicit topo_rows(const sparse_matrix& mat)
-      : rowsum(at(mat.lnumrows)), rowcnt(at(mat.lnumrows)), level(at(mat.lnumrows)), matched_col(at(mat.lnumrows)) {
+  explicit topo_rows(const sparse_matrix& mat) : state(at(mat.lnumrows)), matched_col(at(mat.lnumrows)) {
     rowqueue.reserve(at(mat.lnumrows));
     for (int64_t i = 0; i < mat.lnumrows; ++i) {
-      rowcnt[at(i)] = mat.row_count(i);
       int64_t sum = 0;
       for (const int64_t c : mat.row(i)) sum += c;
-      rowsum[at(i)] = sum;
-      if (rowcnt[at(i)] == 1) rowqueue.push_back(i);
+      state[at(i)] = row_state{sum, static_cast<std::uint32_t>(mat.row_count(i)), 0};
+      if (mat.row_count(i) == 1) rowqueue.push_back(i);
     }
   }
 
   /// An elimination of column `col`, from a row of level `from_level`, arrived at local row
   /// `row`; returns whether the row is now left with one nonzero (bale's rule: its level is
   /// at least one more than from_level; a matched row receives its own column too).
-  bool eliminate(std::size_t row, int64_t col, int64_t from_level, int64_t& max_level) {
-    rowsum[row] -= col;
-    if (from_level + 1 > level[row]) {
-      level[row] = from_level + 1;
-      max_level = std::max(max_level, from_level + 1);
+  bool eliminate(std::size_t row, int64_t col, std::uint32_t from_level, int64_t& max_level) {
+    row_state& r = state[row];
+    r.sum -= col;
+    if (from_level + 1 > r.level) {
+      r.level = from_level + 1;
+      max_level = std::max<int64_t>(max_level, r.level);
     }
-    return --rowcnt[row] == 1;
+    return --r.count == 1;
   }
 };
 
@@ -100,14 +108,14 @@ void check_all_matched(context& ctx, int64_t matched, int64_t numrows, const cha
 /// Collective: bale's rperm from the levels: rows by level, the highest level first from the
 /// last position down (rperm = numrows - 1 - the row's place), within a level PE 0's rows first,
 /// each PE's in local order. Returns bale's number of levels (the largest level plus one).
-int64_t rperm_from_levels(context& ctx, std::span<const int64_t> level, int64_t max_level, int64_t numrows,
+int64_t rperm_from_levels(context& ctx, std::span<const row_state> rows, int64_t max_level, int64_t numrows,
                           std::span<int64_t> rperm) {
   const int64_t num_levels = ctx.allreduce(max_level, reduce_op::max) + 1;
   const auto levels = at(num_levels);
   const auto pes = static_cast<std::size_t>(ctx.size()), me = static_cast<std::size_t>(ctx.rank());
   // Every PE's count per level in one allreduce (bale: a prior_add and a reduce_add per level).
   std::vector<int64_t> counts(pes * levels);
-  for (const int64_t l : level) ++counts[me * levels + at(l)];
+  for (const row_state& r : rows) ++counts[me * levels + r.level];
   ctx.allreduce(std::span<int64_t>(counts), reduce_op::sum);
   std::vector<int64_t> start(levels);
   int64_t total = 0;
@@ -120,7 +128,7 @@ int64_t rperm_from_levels(context& ctx, std::span<const int64_t> level, int64_t 
     start[l] = total + prior;
     total += all;
   }
-  for (std::size_t i = 0; i < level.size(); ++i) rperm[i] = (numrows - 1) - start[at(level[i])]++;
+  for (std::size_t i = 0; i < rows.size(); ++i) rperm[i] = (numrows - 1) - start[rows[i].level]++;
   return num_levels;
 }
 
@@ -131,7 +139,7 @@ template <class Send>
 int64_t place_rows(context& ctx, const topo_rows& rows, int64_t matched, int64_t max_level, int64_t numrows,
                    const char* kernel, std::span<int64_t> rperm, Send&& send) {
   check_all_matched(ctx, matched, numrows, kernel);
-  const int64_t num_levels = rperm_from_levels(ctx, rows.level, max_level, numrows, rperm);
+  const int64_t num_levels = rperm_from_levels(ctx, rows.state, max_level, numrows, rperm);
   const int64_t pes = ctx.size();
   for (std::size_t i = 0; i < rperm.size(); ++i) {
     const int64_t col = rows.matched_col[i];
@@ -158,10 +166,10 @@ toposort_result toposort_streamer(context& ctx, const sparse_matrix& mat, const 
     }
     const std::size_t row = item.row;
     if (rows.eliminate(row, item.col, item.level, max_level)) {
-      const int64_t col = rows.rowsum[row];
+      const int64_t col = rows.state[row].sum;
       rows.matched_col[row] = col;
       ++matched;
-      self->insert(topo_item{col, matched_tag, static_cast<std::uint32_t>(rows.level[row])}, static_cast<int>(col % pes));
+      self->insert(topo_item{col, matched_tag, rows.state[row].level}, static_cast<int>(col % pes));
     }
   });
   self = &topo;
@@ -170,7 +178,7 @@ toposort_result toposort_streamer(context& ctx, const sparse_matrix& mat, const 
   toposort_result result;
   result.seconds = bale_timed(ctx, [&] {
     for (const int64_t row : rows.rowqueue) {
-      const int64_t col = rows.rowsum[at(row)];
+      const int64_t col = rows.state[at(row)].sum;
       rows.matched_col[at(row)] = col;
       ++matched;
       topo.insert(topo_item{col, matched_tag, 0}, static_cast<int>(col % pes));
@@ -221,13 +229,13 @@ toposort_result toposort_exchange(context& ctx, const sparse_matrix& mat, const 
       bool full = false;
       while (rows.rownext < rows.rowqueue.size()) {
         const std::size_t row = at(rows.rowqueue[rows.rownext]);
-        const int64_t col = rows.rowsum[row];
+        const int64_t col = rows.state[row].sum;
         auto& items = out[at(col % pes)].items;
         if (items.size() == limit) {
           full = true;
           break;
         }
-        items.push_back(topo_item{col, matched_tag, static_cast<std::uint32_t>(rows.level[row])});
+        items.push_back(topo_item{col, matched_tag, rows.state[row].level});
         rows.matched_col[row] = col;
         ++matched;
         ++rows.rownext;
