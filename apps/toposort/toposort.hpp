@@ -45,9 +45,11 @@ struct toposort_result {
 // arrays: entry g at local offset g / P, mat.lnumrows entries each): row g goes to rperm[g],
 // column g to cperm[g]. Throw std::invalid_argument on every PE for spans of another size, a
 // matrix that is not square, or a matrix that is no permutation of a unit upper triangular one
-// (some row never left with a single nonzero). The streamer and exchange styles give bale's
-// exstack and conveyor answers exactly; the AGP style, as bale's, places rows in the order PEs
-// claim their pivots.
+// (some row never left with a single nonzero). The streamer and exchange styles give the same
+// permutations, whatever the message order (a row's level is a maximum, its place follows from
+// the levels), computed by bale's exstack and conveyor rules (the number of levels is checked
+// against bale's; bale prints no permutation to compare); the AGP style, as bale's, places rows
+// in the order PEs claim their pivots.
 
 /// conveyor -> streamer: one quiesce() step; a row left with one nonzero sends its column to the
 /// column's PE, whose delivery streams the column's elimination to every row of it (tmat's row),
