@@ -1,8 +1,8 @@
 // toposort's three styles (streamer, sparse_exchange, global_array): each finds permutations that
 // make the matrix upper triangular with unit diagonal (bale's check), the streamer and exchange
-// styles the same ones (bale's conveyor and exstack answers are the same: levels and places do
-// not depend on message order), every style bale's number of levels; a matrix that is no
-// permutation of a triangular one is refused on every PE.
+// styles the same ones (levels and places do not depend on message order), every style the same
+// number of levels (bale's own numbers are checked end to end, CMakeLists.txt); a matrix that is
+// no permutation of a triangular one is refused on every PE.
 #include <gtest/gtest.h>
 
 #include <cstdint>
