@@ -11,7 +11,8 @@
 #
 # BALE_PREFIX: what bench/bale/build.sh installed (bin/APP, bin/bale-oshrun); TRANSIT_BIN: the
 # transit command. PES (default 2) and RUNS (default 5) from the environment; above the core
-# count both sides run oversubscribed.
+# count both sides run oversubscribed, both with Open MPI's mpi_yield_when_idle (its busy polling
+# would otherwise take the cores of the ranks it waits for). bale's toposort is its program `topo`: APP is transit's name, bale's is mapped.
 set -euo pipefail
 
 if [ $# -lt 3 ]; then
@@ -21,7 +22,10 @@ fi
 bale=$(cd "$1" && pwd) transit=$(realpath "$2") app=$3
 shift 3
 pes=${PES:-2} runs=${RUNS:-5}
-for f in "$bale/bin/$app" "$bale/bin/bale-oshrun" "$transit"; do
+bale_app=$app
+[ "$app" = toposort ] && bale_app=topo
+if [ "$pes" -gt "$(nproc)" ]; then export OMPI_MCA_mpi_yield_when_idle=1; fi
+for f in "$bale/bin/$bale_app" "$bale/bin/bale-oshrun" "$transit"; do
   [ -x "$f" ] || { echo "$0: '$f' is not an executable (build bale with bench/bale/build.sh)" >&2; exit 2; }
 done
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -34,8 +38,8 @@ echo "# $app $*, $pes PEs, $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -n), $(npro
 echo "# run  bale_conveyor bale_exstack  transit_streamer transit_exchange  (seconds)"
 : >"$work/bale"; : >"$work/transit"
 for run in $(seq 1 "$runs"); do
-  (cd "$work" && "$bale/bin/bale-oshrun" --oversubscribe -n "$pes" "$bale/bin/$app" "$@" -M 10 -j "$work/b.json" \
-    >"$work/b.log" 2>&1) || { echo "$0: bale's $app failed (run $run): $(tail -3 "$work/b.log")" >&2; exit 1; }
+  (cd "$work" && "$bale/bin/bale-oshrun" --oversubscribe -n "$pes" "$bale/bin/$bale_app" "$@" -M 10 -j "$work/b.json" \
+    >"$work/b.log" 2>&1) || { echo "$0: bale's $bale_app failed (run $run): $(tail -3 "$work/b.log")" >&2; exit 1; }
   (cd "$work" && mpirun --oversubscribe -n "$pes" "$transit" app "$app" "$@" -M 10 -j "$work/t.json" \
     --transit-backend=mpi >"$work/t.log" 2>&1) || { echo "$0: transit app $app failed (run $run): $(tail -3 "$work/t.log")" >&2; exit 1; }
   b=$(times_of "$work/b.json"); tr=$(times_of "$work/t.json")
