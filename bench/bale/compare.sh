@@ -12,7 +12,8 @@
 # BALE_PREFIX: what bench/bale/build.sh installed (bin/APP, bin/bale-oshrun); TRANSIT_BIN: the
 # transit command. PES (default 2) and RUNS (default 5) from the environment; above the core
 # count both sides run oversubscribed, both with Open MPI's mpi_yield_when_idle (its busy polling
-# would otherwise take the cores of the ranks it waits for). bale's toposort is its program `topo`: APP is transit's name, bale's is mapped.
+# would otherwise take the cores of the ranks it waits for). bale's toposort is its program
+# `topo`: APP is transit's name, bale's is mapped.
 set -euo pipefail
 
 if [ $# -lt 3 ]; then
