@@ -20,6 +20,10 @@ inline cyclic_place cyclic_place_of(std::int64_t index, int pes) {
   return {static_cast<int>(index % pes), index / pes};
 }
 
+/// Local: how many of `count` cyclically placed entries (rows, indices) PE `pe` of `pes` holds:
+/// bale's lnumrows, (count + pes - pe - 1) / pes, the first count % pes PEs one more.
+inline std::int64_t cyclic_local_count(std::int64_t count, int pe, int pes) { return (count + pes - pe - 1) / pes; }
+
 /// Local: the `count` indices bale's histo and ig draw on PE `pe` of `pes` for `seed`, each in
 /// [0, pes * table_per_pe). Throws std::invalid_argument for count < 0, pes < 1, pe outside
 /// [0, pes) or a table of pes * table_per_pe outside [1, 2^51) entries.
@@ -39,7 +43,7 @@ bale_draws bale_draw_places(std::int64_t seed, int pe, int pes, std::int64_t cou
 /// Local: PE `pe`'s share of a count bale's apps take per PE (-n, `per_pe`) or over all PEs (-N,
 /// `total`, taking precedence when nonzero: the first total % pes PEs get one more).
 inline std::int64_t bale_share(std::int64_t per_pe, std::int64_t total, int pe, int pes) {
-  return total == 0 ? per_pe : (total + pes - pe - 1) / pes;
+  return total == 0 ? per_pe : cyclic_local_count(total, pe, pes);
 }
 
 /// Collective: whether a table of `table_per_pe` entries per PE stays below bale's 2^51 entries

@@ -2,10 +2,10 @@
 
 #include <cinttypes>
 #include <cstdio>
-#include <utility>
 
 #include "common/bale_styles.hpp"
 #include "common/bale_timing.hpp"
+#include "common/exstack_rounds.hpp"
 
 namespace transit::apps {
 
@@ -30,28 +30,12 @@ double histo_streamer(context& ctx, const histo_updates& updates, global_array<s
 double histo_exchange(context& ctx, const histo_updates& updates, global_array<std::int64_t>& counts,
                       std::int64_t buf_cnt) {
   const std::span<std::int64_t> table = counts.local();
-  const auto pes = static_cast<std::size_t>(ctx.size());
-  const auto limit = static_cast<std::size_t>(buf_cnt);
-  sparse_exchange<std::int64_t> exchange(ctx);
+  sparse_exchange<std::int64_t> exchange(ctx, exstack_exchange_options());
+  exstack_rounds rounds(ctx, exchange, buf_cnt,
+                        [table](const std::int64_t& offset) { ++table[static_cast<std::size_t>(offset)]; });
   return bale_timed(ctx, [&] {
-    std::size_t next = 0;
-    const std::size_t total = updates.places.size();
-    for (;;) {
-      // One exstack round: push until some destination's buffer is full (bale's exstack_push
-      // refuses, and the update waits for the next round), exchange, pull.
-      std::vector<parcel<std::int64_t>> outgoing(pes);
-      for (std::size_t pe = 0; pe < pes; ++pe) outgoing[pe].peer = static_cast<int>(pe);
-      for (; next < total; ++next) {
-        const cyclic_place& p = updates.places[next];
-        auto& items = outgoing[static_cast<std::size_t>(p.pe)].items;
-        if (items.size() == limit) break;
-        items.push_back(p.offset);
-      }
-      const bool mine_sent = next == total;
-      for (const auto& in : exchange.run(std::move(outgoing)))
-        for (const std::int64_t offset : in.items) ++table[static_cast<std::size_t>(offset)];
-      if (ctx.allreduce(mine_sent ? 0 : 1, reduce_op::sum) == 0) break;  // every PE has sent all
-    }
+    for (const cyclic_place& p : updates.places) rounds.push(p.offset, p.pe);
+    rounds.finish();
     ctx.barrier();
   });
 }

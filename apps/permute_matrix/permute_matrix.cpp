@@ -22,8 +22,8 @@ namespace {
 /// Collective: throws on every PE when some PE's parts of the permutations have the wrong length.
 void check_perms(context& ctx, const sparse_matrix& a, std::span<const std::int64_t> rperm,
                  std::span<const std::int64_t> cperm, const char* style) {
-  const bool mine = static_cast<std::int64_t>(rperm.size()) == cyclic_share(a.numrows, ctx.rank(), ctx.size()) &&
-                    static_cast<std::int64_t>(cperm.size()) == cyclic_share(a.numcols, ctx.rank(), ctx.size());
+  const bool mine = static_cast<std::int64_t>(rperm.size()) == cyclic_local_count(a.numrows, ctx.rank(), ctx.size()) &&
+                    static_cast<std::int64_t>(cperm.size()) == cyclic_local_count(a.numcols, ctx.rank(), ctx.size());
   if (ctx.allreduce(mine ? 0 : 1, reduce_op::sum) != 0)
     throw std::invalid_argument(std::string(style) + ": a permutation's part has the wrong length on some PE (expected " +
                                 "this PE's share of " + std::to_string(a.numrows) + " rows and " +

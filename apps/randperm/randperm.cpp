@@ -38,8 +38,8 @@ struct throw_state {
   std::int64_t slots;  // M = 2N
 
   throw_state(context& ctx, std::int64_t n, std::int64_t seed)
-      : darts(static_cast<std::size_t>(cyclic_share(n, ctx.rank(), ctx.size()))),
-        target(static_cast<std::size_t>(cyclic_share(2 * n, ctx.rank(), ctx.size())), empty_slot),
+      : darts(static_cast<std::size_t>(cyclic_local_count(n, ctx.rank(), ctx.size()))),
+        target(static_cast<std::size_t>(cyclic_local_count(2 * n, ctx.rank(), ctx.size())), empty_slot),
         random(knuth_ranf::for_pe(static_cast<std::int32_t>(seed), ctx.rank())),
         slots(2 * n) {
     for (std::size_t i = 0; i < darts.size(); ++i) darts[i] = static_cast<std::int64_t>(i) * ctx.size() + ctx.rank();
@@ -189,7 +189,7 @@ std::vector<std::int64_t> rand_perm_streamer(context& ctx, std::int64_t n, std::
 
 bool is_perm(context& ctx, std::span<const std::int64_t> local, std::int64_t n) {
   const int pes = ctx.size(), me = ctx.rank();
-  const auto share = static_cast<std::size_t>(cyclic_share(n, me, pes));
+  const auto share = static_cast<std::size_t>(cyclic_local_count(n, me, pes));
   std::int64_t errors = local.size() == share ? 0 : 1;
   std::vector<parcel<std::int64_t>> outgoing(static_cast<std::size_t>(pes));
   for (int pe = 0; pe < pes; ++pe) outgoing[static_cast<std::size_t>(pe)].peer = pe;
@@ -218,7 +218,7 @@ int randperm_main(context& ctx, const randperm_options& options, const std::stri
   bale_report report(ctx, options.std, "randperm", command_line);
   if (!report.opened()) return 2;
   report.write_int("num_rows_total", n);
-  report.write_int("num_rows_per_pe", cyclic_share(n, me, pes));  // PE 0's, as bale prints it
+  report.write_int("num_rows_per_pe", cyclic_local_count(n, me, pes));  // PE 0's, as bale prints it
   report.write_std_options();
 
   const std::int64_t seed = options.std.seed + me;  // as bale's randperm passes it

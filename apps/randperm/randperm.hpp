@@ -20,13 +20,10 @@
 #include <vector>
 
 #include "common/bale_report.hpp"
+#include "common/index_stream.hpp"  // cyclic_local_count
 #include "transit/transit.hpp"
 
 namespace transit::apps {
-
-/// Local: the number of entries of a cyclic array of `n` entries on PE `pe` of `pes` (bale's
-/// (n + THREADS - MYTHREAD - 1) / THREADS).
-inline std::int64_t cyclic_share(std::int64_t n, int pe, int pes) { return (n + pes - pe - 1) / pes; }
 
 // The styles. Collective: every PE passes the same n (and buf_cnt). `seed` is the seed bale's
 // rand_permp_* receives on this PE (an int in bale: only its low 32 bits count; each PE then
@@ -57,7 +54,7 @@ inline std::vector<std::int64_t> rand_perm(context& ctx, std::int64_t n, std::in
 }
 
 /// Collective: bale's is_perm: whether the cyclic array whose part on this PE is `local` (n
-/// entries over all PEs, cyclic_share(n, ...) here) holds every value of [0, n) once. false, not
+/// entries over all PEs, cyclic_local_count(n, ...) here) holds every value of [0, n) once. false, not
 /// an exception, for a part of the wrong size or values outside [0, n).
 bool is_perm(context& ctx, std::span<const std::int64_t> local, std::int64_t n);
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/index_stream.hpp"  // cyclic_local_count: bale's lnumrows
 #include "common/ranf.hpp"
 #include "transit/transit.hpp"
 
@@ -33,12 +34,6 @@ class input_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-
-/// Local: how many of `numrows` cyclic rows PE `pe` of `pes` holds (bale's lnumrows:
-/// (numrows + pes - pe - 1) / pes).
-inline std::int64_t cyclic_local_count(std::int64_t numrows, int pe, int pes) {
-  return (numrows + pes - pe - 1) / pes;
-}
 
 /// bale's sparsemat_t: this PE's rows of a matrix whose row i lives on PE i % pes as local row
 /// i / pes. A "local" matrix in bale's sense (init_local_matrix: every row here) is pes == 1.

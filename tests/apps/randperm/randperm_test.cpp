@@ -59,7 +59,7 @@ TEST(Randperm, ExchangeGivesBalesExstackPermutation) {
     for (const auto& [key, bale] : bale_exstack) {
       if (key.pes != ctx.size()) continue;
       const auto perm = apps::rand_perm_exchange(ctx, key.n, key.seed + ctx.rank(), key.buf_cnt);
-      EXPECT_EQ(static_cast<std::int64_t>(perm.size()), apps::cyclic_share(key.n, ctx.rank(), ctx.size()));
+      EXPECT_EQ(static_cast<std::int64_t>(perm.size()), apps::cyclic_local_count(key.n, ctx.rank(), ctx.size()));
       EXPECT_TRUE(apps::is_perm(ctx, perm, key.n));
       EXPECT_EQ(checksum(ctx, perm), bale) << "-N " << key.n << " -b " << key.buf_cnt;
       if (key.buf_cnt == 128) {
