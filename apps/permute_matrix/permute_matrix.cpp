@@ -10,6 +10,7 @@
 
 #include "common/bale_styles.hpp"
 #include "common/bale_timing.hpp"
+#include "common/exstack_rounds.hpp"
 #include "common/gather.hpp"
 #include "common/graph_app.hpp"
 #include "spmat/matrix_market.hpp"
@@ -68,29 +69,11 @@ sparse_matrix permute_matrix_exchange(context& ctx, const sparse_matrix& a, std:
                                       std::span<const std::int64_t> cperm, std::int64_t buf_cnt) {
   check_perms(ctx, a, rperm, cperm, "permute_matrix_exchange");
   if (buf_cnt < 1) throw std::invalid_argument("permute_matrix_exchange: buf_cnt " + std::to_string(buf_cnt) + ", expected >= 1");
-  const int pes = ctx.size();
-  const auto limit = static_cast<std::size_t>(buf_cnt);
-  std::vector<matrix_entry> moved;  // bale's entries in order: a's nonzeros with their new rows
-  moved.reserve(a.nonzero.size());
-  std::vector<int> dest;
-  dest.reserve(a.nonzero.size());
-  for_each_moved(a, rperm, pes, [&](int pe, const matrix_entry& e) {
-    dest.push_back(pe);
-    moved.push_back(e);
-  });
   std::vector<matrix_entry> arrived;
-  sparse_exchange<matrix_entry> exchange(ctx);
-  std::size_t next = 0;
-  while (!(ctx.allreduce(next == moved.size() ? 0 : 1, reduce_op::sum) == 0)) {  // bale's exstack_proceed
-    std::vector<parcel<matrix_entry>> outgoing(static_cast<std::size_t>(pes));
-    for (int pe = 0; pe < pes; ++pe) outgoing[static_cast<std::size_t>(pe)].peer = pe;
-    for (; next < moved.size(); ++next) {
-      auto& items = outgoing[static_cast<std::size_t>(dest[next])].items;
-      if (items.size() == limit) break;
-      items.push_back(moved[next]);
-    }
-    for (const auto& in : exchange.run(std::move(outgoing))) arrived.insert(arrived.end(), in.items.begin(), in.items.end());
-  }
+  sparse_exchange<matrix_entry> exchange(ctx, exstack_exchange_options());
+  exstack_rounds rounds(ctx, exchange, buf_cnt, [&arrived](const matrix_entry& e) { arrived.push_back(e); });
+  for_each_moved(a, rperm, ctx.size(), [&rounds](int pe, const matrix_entry& e) { rounds.push(e, pe); });
+  rounds.finish();
   return finish_permuted(ctx, a, arrived, [&](std::span<const cyclic_place> places, std::span<std::int64_t> target) {
     exchange_gather(ctx, places, cperm, target, buf_cnt);
   });

@@ -25,6 +25,8 @@ for f in "$bale/bin/$app" "$bale/bin/bale-oshrun" "$transit"; do
 done
 transit=$(cd "$(dirname "$transit")" && pwd)/$(basename "$transit")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Above the core count both sides run oversubscribed, with Open MPI's mpi_yield_when_idle (as compare.sh).
+if [ "$pes" -gt "$(nproc)" ]; then export OMPI_MCA_mpi_yield_when_idle=1; fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/bale" "$work/transit"
@@ -42,7 +44,7 @@ print(" ".join(re.sub(r" \(.*\)$", "", k).replace(" ", "_") + "=" + v for k, v i
 echo "# $app $*, $pes PEs, $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -n), $(nproc) cores"
 : >"$work/bale.times"; : >"$work/transit.times"
 for run in $(seq 1 "$runs"); do
-  (cd "$work/bale" && "$bale/bin/bale-oshrun" -n "$pes" "$bale/bin/$app" "$@" -D -M 10 -j b.json >/dev/null 2>&1) ||
+  (cd "$work/bale" && "$bale/bin/bale-oshrun" --oversubscribe -n "$pes" "$bale/bin/$app" "$@" -D -M 10 -j b.json >/dev/null 2>&1) ||
     { echo "$0: bale's $app failed (run $run)" >&2; exit 1; }
   (cd "$work/transit" && mpirun --oversubscribe -n "$pes" "$transit" app "$app" "$@" -D -M 10 -j t.json \
     --transit-backend=mpi >/dev/null 2>&1) || { echo "$0: transit app $app failed (run $run)" >&2; exit 1; }
