@@ -14,6 +14,7 @@
 #include "transit/detail/core/error.hpp"
 #include "core/simulated_costs.hpp"
 #include "core/wire_error.hpp"
+#include "trace/recorder.hpp"
 
 namespace transit {
 
@@ -291,6 +292,8 @@ exchange_method exchange_engine::next_method() const {
 }
 
 void exchange_engine::run(const outgoing_plan& out, std::vector<incoming_record>& in) {
+  trace::recorder* const tracer = context_access::net(ctx_).tracer();
+  const std::int64_t traced_start = tracer != nullptr ? trace::recorder::now() : 0;
   ++stats_.runs;
   port_.begin_run(static_cast<std::uint32_t>(stats_.runs));
   const exchange_method m = next_method();
@@ -316,6 +319,9 @@ void exchange_engine::run(const outgoing_plan& out, std::vector<incoming_record>
   last_ = m;
   last_used_transport_ = method.uses_transport();
   if (requested_ == exchange_method::automatic) after_automatic_run(largest_volume, seconds);
+  if (tracer != nullptr)
+    tracer->slice(tracer->label(concat("sparse_exchange run (", to_string(m), ")"), "bytes out", "records in"),
+                  traced_start, trace::recorder::now(), volume, in.size());
 }
 
 // Every method waits for the messages its steps expect; one still unread when the run ends is of

@@ -71,6 +71,7 @@ context::~context() {
 #ifdef TRANSIT_SIMGRID
   std::erase(live_contexts(), this);
 #endif
+  if (state_->timeline) state_->timeline->write(state_->watchdog_fired ? "end, after the watchdog fired" : "end");
   if (state_->mail.dropped_after_close() > 0)
     std::fprintf(stderr, "transit: PE %d: %zu messages arrived for endpoints already destroyed (they are lost)\n",
                  rank_, state_->mail.dropped_after_close());
@@ -140,6 +141,16 @@ std::string context_state::late_arrival_message(std::uint32_t channel, int sourc
                 "on every PE");
 }
 
+std::unique_ptr<trace::recorder> context_state::make_recorder(transport& net, const run_options& options) {
+  if (options.trace.empty()) return nullptr;
+  // pid: the process (the MPI rank; the local backend's PEs are threads of one), tid: the PE.
+  const int process = net.backend() == "local" ? 0 : net.rank() / std::max(1, options.threads_per_rank);
+  auto recorder = std::make_unique<trace::recorder>(options.trace, net.rank(), net.size(), process,
+                                                    std::string(net.backend()), options.trace_events);
+  net.set_tracer(recorder.get());
+  return recorder;
+}
+
 std::unique_ptr<context> context_access::make(std::unique_ptr<transport> net, std::shared_ptr<const transit::machine> m,
                                               std::shared_ptr<const topology_manager> topology, run_options options) {
   auto state = std::make_unique<context_state>(std::move(net), std::move(m), std::move(topology), std::move(options));
@@ -200,7 +211,58 @@ void context_access::end_job(context& c, const std::string& why) { c.state_->net
 transport& context_access::net(context& c) noexcept { return *c.state_->net; }
 mailbox& context_access::mail(context& c) noexcept { return c.state_->mail; }
 
+namespace {
+
+// The timeline trace's view of one wait: a slice named by what is waited for, and inside it the
+// idle spans (polls that found nothing, yields and naps) longer than a microsecond. Does nothing
+// when tracing is off (a null recorder): one branch per wait and per idle round.
+class traced_wait {
+ public:
+  traced_wait(trace::recorder* t, std::string_view what)
+      : trace_(t), what_(what), start_(t != nullptr ? trace::recorder::now() : 0) {}
+  traced_wait(const traced_wait&) = delete;
+  traced_wait& operator=(const traced_wait&) = delete;
+  ~traced_wait() { close(); }
+  /// Records the wait so far (before the watchdog writes the file); nothing more afterwards.
+  void close() noexcept {
+    if (trace_ == nullptr) return;
+    try {
+      progressed();
+      trace_->slice(trace_->label(what_), start_, trace::recorder::now());
+    } catch (...) {  // a simulated clock read while SimGrid ends this rank: the wait goes unrecorded
+    }
+    trace_ = nullptr;
+  }
+  bool on() const noexcept { return trace_ != nullptr; }
+  void idle_round() {
+    const std::int64_t now = trace::recorder::now();
+    if (idle_since_ < 0) idle_since_ = now;
+    idle_until_ = now;
+  }
+  void napped(std::int64_t ns) noexcept { napped_ += static_cast<std::uint64_t>(ns); }
+  void progressed() {
+    if (idle_since_ < 0) return;
+    if (idle_until_ - idle_since_ >= 1000) {
+      if (idle_label_ == 0) idle_label_ = trace_->label("idle", "napped ns");
+      trace_->slice(idle_label_, idle_since_, idle_until_, napped_);
+    }
+    idle_since_ = -1;
+    napped_ = 0;
+  }
+
+ private:
+  trace::recorder* trace_;
+  std::string_view what_;
+  std::int64_t start_;
+  std::int64_t idle_since_ = -1, idle_until_ = 0;
+  std::uint64_t napped_ = 0;
+  std::uint32_t idle_label_ = 0;
+};
+
+}  // namespace
+
 void context_access::wait_loop(context& c, function_ref<step_result()> step, std::string_view what) {
+  traced_wait traced(c.state_->timeline.get(), what);
   backoff pause;
   const auto watchdog = c.state_->options.watchdog;
   auto last_progress = steady_clock::now();
@@ -211,6 +273,7 @@ void context_access::wait_loop(context& c, function_ref<step_result()> step, std
     switch (hooks_progressed && result == step_result::idle ? step_result::progressed : result) {
       case step_result::done: return;
       case step_result::progressed:
+        if (traced.on()) [[unlikely]] traced.progressed();
         pause.reset();
         if (watchdog.count() > 0) last_progress = steady_clock::now();
         break;
@@ -225,11 +288,19 @@ void context_access::wait_loop(context& c, function_ref<step_result()> step, std
         if (watchdog.count() == 0 && c.state_->net->wait_for_activity()) break;
         // One question per idle round, not per item: a PE whose own sends are pending yields
         // but never naps (backoff.hpp: an mpi rendezvous moves only while both sides poll).
-        pause.idle(c.state_->net->pending_sends() > 0,
-                   [&c](std::chrono::nanoseconds nap) { c.state_->net->nap(nap); });
+        pause.idle(c.state_->net->pending_sends() > 0, [&c, &traced](std::chrono::nanoseconds nap) {
+          if (!traced.on()) return c.state_->net->nap(nap);
+          const std::int64_t start = trace::recorder::now();
+          c.state_->net->nap(nap);
+          traced.napped(trace::recorder::now() - start);
+        });
+        if (traced.on()) [[unlikely]] traced.idle_round();
         if (watchdog.count() > 0 && pause.past_spinning()) {
           const auto idle = steady_clock::now() - last_progress;
-          if (idle >= watchdog) watchdog_expired(c, what, idle);
+          if (idle >= watchdog) {
+            traced.close();
+            watchdog_expired(c, what, idle);
+          }
         }
         break;
     }
@@ -241,6 +312,12 @@ void context_access::watchdog_expired(context& c, std::string_view what, steady_
   const double seconds = std::chrono::duration<double>(idle).count();
   std::string report = concat("watchdog: no progress for ", seconds, " s while in ", what);
   for (const auto& [id, describe] : c.state_->diagnostics) report += "\n  " + describe();
+  // The timeline up to here is what shows how the PE got stuck; on the mpi backend the job may
+  // end without this context's destructor.
+  if (c.state_->timeline) {
+    c.state_->watchdog_fired = true;
+    c.state_->timeline->write("watchdog");
+  }
   throw std::runtime_error(report);
 }
 

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "trace/recorder.hpp"
 #include "transit/detail/runtime/context_access.hpp"
 #include "transit/detail/transport/mailbox.hpp"
 #include "transit/detail/transport/transport.hpp"
@@ -20,7 +21,8 @@ namespace transit::detail {
 struct context_state {
   context_state(std::unique_ptr<transport> t, std::shared_ptr<const transit::machine> m,
                 std::shared_ptr<const topology_manager> topo, run_options o)
-      : net(std::move(t)),
+      : timeline(make_recorder(*t, o)),
+        net(std::move(t)),
         mail(*net),
         machine(std::move(m)),
         topology(std::move(topo)),
@@ -35,7 +37,10 @@ struct context_state {
     });
   }
   static std::string late_arrival_message(std::uint32_t channel, int source);
+  /// The PE's timeline trace when options.trace names a directory, attached to `net`; else null.
+  static std::unique_ptr<trace::recorder> make_recorder(transport& net, const run_options& options);
 
+  std::unique_ptr<trace::recorder> timeline;  // first: it outlives the transport that records into it
   std::unique_ptr<transport> net;
   mailbox mail;
   std::shared_ptr<const transit::machine> machine;
@@ -47,6 +52,7 @@ struct context_state {
   std::vector<std::pair<int, std::function<bool()>>> progress_hooks;
   int next_progress_hook = 0;
   bool running_progress_hooks = false;
+  bool watchdog_fired = false;  // the trace was written then (the file says which write it is)
 #ifdef TRANSIT_SIMGRID
   // What this PE waits in while blocked in the transport: SimGrid's deadlock report names it.
   std::string_view blocked_in;

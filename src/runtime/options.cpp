@@ -1,7 +1,13 @@
 #include "transit/runtime/options.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -44,9 +50,30 @@ bool parse_switch(std::string_view name, std::string_view text) {
   return text == "1";
 }
 
-constexpr std::array<std::string_view, 9> option_names{"backend",  "pes",         "pes-force",        "pes-per-node",
-                                                       "physical", "watchdog",    "mpi-threads",      "threads-per-rank",
-                                                       "comm-thread"};
+// The trace is written when the job ends: a directory it cannot be written to is refused now,
+// before any PE starts, rather than found out after the work is done. Created if missing (by every
+// process of a launch: creating one that exists is no error); written to by a probe file.
+void check_trace_directory(std::string_view value) {
+  const auto refuse = [&](const std::string& why) {
+    detail::throw_invalid("--transit-trace", value,
+                          detail::concat("a directory transit can create and write the trace files in (", why, ")"));
+  };
+  if (value.empty()) refuse("an empty path");
+  const std::filesystem::path dir{std::string(value)};
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) refuse(error.message());
+  if (!std::filesystem::is_directory(dir, error)) refuse("not a directory");
+  const std::string probe = (dir / detail::concat(".transit-trace-probe-", ::getpid())).string();
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) refuse(std::strerror(errno));
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+constexpr std::array<std::string_view, 11> option_names{
+    "backend",     "pes",       "pes-force",        "pes-per-node", "physical",    "watchdog",
+    "mpi-threads", "threads-per-rank", "comm-thread", "trace",        "trace-events"};
 
 // A prefix's 8 bits carry the sending thread (src/transport/mpi/wire.hpp).
 constexpr int max_threads_per_rank = 256;
@@ -55,7 +82,8 @@ constexpr int max_threads_per_rank = 256;
   detail::throw_invalid("option", detail::concat("--transit-", name),
                         "one of --transit-backend, --transit-pes, --transit-pes-force, "
                         "--transit-pes-per-node, --transit-physical, --transit-watchdog, --transit-mpi-threads, "
-                        "--transit-threads-per-rank, --transit-comm-thread");
+                        "--transit-threads-per-rank, --transit-comm-thread, --transit-trace, "
+                        "--transit-trace-events");
 }
 
 void apply(run_options& o, std::string_view name, std::string_view value) {
@@ -84,6 +112,11 @@ void apply(run_options& o, std::string_view name, std::string_view value) {
                             detail::concat("a thread count from 1 to ", max_threads_per_rank));
   } else if (name == "comm-thread") {
     o.comm_thread = parse_switch("--transit-comm-thread", value);
+  } else if (name == "trace") {
+    check_trace_directory(value);
+    o.trace = value;
+  } else if (name == "trace-events") {
+    o.trace_events = static_cast<std::size_t>(parse_positive("--transit-trace-events", value));
   } else {
     unknown_option(name);
   }
@@ -134,6 +167,8 @@ run_options parse_run_options(int& argc, char**& argv) {
   apply_env(o, "TRANSIT_MPI_THREADS", "mpi-threads");
   apply_env(o, "TRANSIT_THREADS_PER_RANK", "threads-per-rank");
   apply_env(o, "TRANSIT_COMM_THREAD", "comm-thread");
+  apply_env(o, "TRANSIT_TRACE", "trace");
+  apply_env(o, "TRANSIT_TRACE_EVENTS", "trace-events");
 
   constexpr std::string_view prefix = "--transit-";
   bool pes_from_command_line = false, threads_from_command_line = false, comm_thread_from_command_line = false;

@@ -13,6 +13,7 @@
 #include "transit/detail/core/clock.hpp"
 #include "transit/detail/core/error.hpp"
 #include "core/simulated_costs.hpp"
+#include "trace/recorder.hpp"
 
 namespace transit::detail {
 
@@ -102,6 +103,21 @@ streamer_core::streamer_core(context& ctx, const streamer_options& options, std:
   }
   diagnostic_id_ = context_access::add_diagnostic(ctx_, [this] { return describe(); });
   step_started_ = steady_clock::now();
+  trace_step_start();
+}
+
+void streamer_core::trace_step_start() {
+  if (net().tracer() == nullptr) return;
+  traced_step_start_ = trace::recorder::now();
+  traced_items_at_step_start_ = stats_.items_inserted;
+}
+
+void streamer_core::trace_step_end() {
+  trace::recorder* t = net().tracer();
+  if (t == nullptr) return;
+  t->slice(t->label(concat("streamer<", type_name_, "> #", channel_, " step"), "step", "items inserted"),
+           traced_step_start_, trace::recorder::now(), step_ - 1,  // end_step() has counted the step
+           stats_.items_inserted - traced_items_at_step_start_);
 }
 
 std::string streamer_core::describe_self() const {
@@ -379,6 +395,11 @@ void streamer_core::send(link& l, flush_kind kind, bool with_final_marker) {
     return;
   }
   charge_items();  // the items' work comes before the message leaves
+  if (trace::recorder* t = net().tracer()) [[unlikely]] {
+    constexpr trace::send_cause causes[] = {trace::send_cause::full, trace::send_cause::timer, trace::send_cause::final,
+                                            trace::send_cause::bound};
+    t->note_send(l.phase, causes[static_cast<int>(kind)]);
+  }
   net().send(l.pe, channel_, std::move(l.buffer));
   l.buffer = message_buffer();
   ++l.sent;
@@ -630,6 +651,12 @@ void streamer_core::retune() {
                                       static_cast<double>(longest) * 1e-9, sums[0], exploring_});
   const step_configuration next = tuner_->next(outcome, current);
   exploring_ = tuner_->explored();
+  if (trace::recorder* t = net().tracer()) {
+    t->instant(t->label(concat("tuning: next grid ", next.grid.ndims() == 1 ? "direct" : next.grid.str(), ", routing ",
+                               to_string(next.route), exploring_ ? " (exploring)" : " (settled or best)"),
+                        "after step", "buffer items"),
+               trace::recorder::now(), outcome.step, next.buffer_items);
+  }
   reconfigure(next);
   step_started_ = steady_clock::now();
   items_at_step_start_ = stats_.items_inserted;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "streamer/wire.hpp"
+#include "trace/recorder.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/detail/streamer/core.hpp"
 
@@ -33,6 +34,7 @@ void streamer_core::discover_in_links() {
     const wire_header h{0, static_cast<std::uint8_t>(links_[i].phase), link_announcement, step_tag(step_), 0};
     std::memcpy(b.payload(), &h, sizeof h);
     b.set_size(sizeof h);
+    if (trace::recorder* t = net().tracer()) t->note_send(links_[i].phase, trace::send_cause::links);
     net().send(links_[i].pe, channel_, std::move(b));
   }
   const std::uint64_t expected = counts[rank_];
@@ -92,6 +94,7 @@ void streamer_core::announce_departure() {
     const wire_header h{0, static_cast<std::uint8_t>(links_[i].phase), peer_left, step_tag(step_), 0};
     std::memcpy(b.payload(), &h, sizeof h);
     b.set_size(sizeof h);
+    if (trace::recorder* t = net().tracer()) t->note_send(links_[i].phase, trace::send_cause::left);
     net().send(links_[i].pe, channel_ | mailbox::control_bit, std::move(b));
   }
 }
@@ -150,8 +153,10 @@ void streamer_core::end_step() {
     accepting_handed_ = true;
   }
   for (auto& il : in_links_) il.final_received = false;
+  trace_step_end();
   if (tuner_ && !tuner_->settled()) retune();
   activity_at_step_start_ = activity();
+  trace_step_start();
 }
 
 void streamer_core::done_impl() {
@@ -252,6 +257,9 @@ void streamer_core::quiesce_members(context& ctx, std::span<streamer_core* const
         if (wave.in_flight) {
           if (!group.test()) return progressed ? step_result::progressed : step_result::idle;
           wave.in_flight = false;
+          if (trace::recorder* t = context_access::net(ctx).tracer())
+            t->instant(t->label("termination wave", "messages sent", "messages received"), trace::recorder::now(),
+                       wave.counts[0], wave.counts[1]);
           if (wave.counts[0] == wave.counts[1] && wave.counts[0] == wave.previous[0] &&
               wave.counts[1] == wave.previous[1])
             return step_result::done;

@@ -29,6 +29,9 @@ struct command_entry {
   std::function<int(context&)> run{};
   /// The command's job on the local backend when the user chose neither (flag or environment).
   int local_pes = 0, local_pes_per_node = 0;
+  /// False for a command that reads traces (transit trace): its own job then records none, so that
+  /// a --transit-trace or TRANSIT_TRACE meant for the run never overwrites the files it reads.
+  bool traced = true;
 };
 
 /// Adds a command; call from a namespace-scope initialiser. Returns true.

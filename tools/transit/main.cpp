@@ -15,6 +15,7 @@
 #include <iostream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli.hpp"
@@ -132,7 +133,7 @@ const char* launch_options_help =
     "Launch options, anywhere on the line (also TRANSIT_* environment variables, see README):\n"
     "  --transit-backend=local|mpi  --transit-pes=N  --transit-pes-force  --transit-pes-per-node=K\n"
     "  --transit-physical=SPEC  --transit-watchdog=SECONDS  --transit-mpi-threads=multiple|funneled\n"
-    "  --transit-threads-per-rank=T  --transit-comm-thread=1|0\n";
+    "  --transit-threads-per-rank=T  --transit-comm-thread=1|0  --transit-trace=DIR  --transit-trace-events=N\n";
 
 }  // namespace
 
@@ -189,7 +190,19 @@ int main(int argc, char** argv) {
   const bool local = launch.backend == "local" || (launch.backend.empty() && !transit::started_by_mpi_launcher());
   if (local && command->local_pes > 0 && launch.pes == 0) run_args.push_back(pes.data());
   if (local && command->local_pes_per_node > 0 && launch.pes_per_node == 0) run_args.push_back(per_node.data());
-  run_args.insert(run_args.end(), argv + 1, argv + argc);
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (!command->traced && arg.rfind("--transit-trace", 0) == 0) {
+      if (arg.find('=') == std::string_view::npos && i + 1 < argc) ++i;  // "--transit-trace DIR"
+      continue;
+    }
+    if (arg == "--") {  // what follows is not an option
+      run_args.insert(run_args.end(), argv + i, argv + argc);
+      break;
+    }
+    run_args.push_back(argv[i]);
+  }
+  if (!command->traced) ::unsetenv("TRANSIT_TRACE");
   int run_argc = static_cast<int>(run_args.size());
   run_args.push_back(nullptr);
   char** run_argv = run_args.data();

@@ -2,6 +2,7 @@
 // Launch options: --transit-* on the command line, TRANSIT_* in the environment (the command line
 // wins). Parsed once by transit::run; exposed so that tools and tests can inspect them.
 #include <chrono>
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -40,6 +41,14 @@ struct run_options {
   /// Unset: the communication thread (measured faster, docs/hybrid.md). --transit-comm-thread=1|0,
   /// TRANSIT_COMM_THREAD; 1 with one thread per rank is refused.
   std::optional<bool> comm_thread;
+  /// --transit-trace=DIR (TRANSIT_TRACE): every PE writes its timeline to DIR/transit-trace-<PE>.json
+  /// (Chrome trace event format, for Perfetto; docs/trace.md) when its context ends, and when the
+  /// watchdog fires. Empty = off (the default; off costs one branch per message, nothing per item).
+  /// The directory is created if missing; one that cannot be created or written is refused.
+  std::string trace;
+  /// --transit-trace-events=N (TRANSIT_TRACE_EVENTS): the events each PE keeps (56 bytes each);
+  /// past that the oldest are overwritten and the file says how many were lost.
+  std::size_t trace_events = std::size_t{1} << 17;
 };
 
 /// True when the job's ranks run a communication thread (options.comm_thread, resolved). Local.

@@ -17,8 +17,6 @@ class local_transport final : public transport {
   int rank() const noexcept override { return rank_; }
   int size() const noexcept override { return world_.size(); }
   std::string_view backend() const noexcept override { return "local"; }
-  void send(int dest, std::uint32_t channel, message_buffer&& data) override;
-  std::size_t poll(std::vector<message>& sink, std::size_t max) override;
   std::size_t pending_sends() const noexcept override { return 0; }
   std::unique_ptr<collective_group> make_group() override;
   void nap(std::chrono::nanoseconds longest) override { world_.nap(rank_, longest); }
@@ -27,6 +25,8 @@ class local_transport final : public transport {
   std::unique_ptr<node_memory> make_node_memory(const node_memory_setup& setup) override;
 
  private:
+  void send_message(int dest, std::uint32_t channel, message_buffer&& data) override;
+  std::size_t poll_messages(std::vector<message>& sink, std::size_t max) override;
   local_world& world_;
   int rank_;
   std::uint64_t next_group_ = 0;

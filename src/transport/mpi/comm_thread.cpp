@@ -274,7 +274,7 @@ comm_thread_lane::comm_thread_lane(std::shared_ptr<rank_lanes> lanes, int lane)
 
 comm_thread_lane::~comm_thread_lane() { hub_.lane_finished(); }
 
-void comm_thread_lane::send(int dest, std::uint32_t channel, message_buffer&& data) {
+void comm_thread_lane::send_message(int dest, std::uint32_t channel, message_buffer&& data) {
   TRANSIT_ASSERT(dest >= 0 && dest < size_, "send to a PE outside the job");
   if (dest == rank_) {
     to_self_.push_back(message{rank_, channel, std::move(data)});
@@ -288,7 +288,7 @@ void comm_thread_lane::send(int dest, std::uint32_t channel, message_buffer&& da
 
 void comm_thread_lane::nap(std::chrono::nanoseconds longest) { lanes_->inboxes().nap(lane_, longest); }
 
-std::size_t comm_thread_lane::poll(std::vector<message>& sink, std::size_t) {
+std::size_t comm_thread_lane::poll_messages(std::vector<message>& sink, std::size_t) {
   std::size_t received = to_self_.size();
   for (auto& m : to_self_) sink.push_back(std::move(m));
   to_self_.clear();

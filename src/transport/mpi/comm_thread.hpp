@@ -133,8 +133,6 @@ class comm_thread_lane final : public transport, public mpi_access {
   int rank() const noexcept override { return rank_; }
   int size() const noexcept override { return size_; }
   std::string_view backend() const noexcept override { return "mpi"; }
-  void send(int dest, std::uint32_t channel, message_buffer&& data) override;
-  std::size_t poll(std::vector<message>& sink, std::size_t max) override;
   std::size_t pending_sends() const noexcept override { return hub_.pending(lane_); }
   /// Woken by an arrival: the communication thread delivers into this PE's inbox.
   void nap(std::chrono::nanoseconds longest) override;
@@ -153,6 +151,8 @@ class comm_thread_lane final : public transport, public mpi_access {
   void on_mpi_thread(const std::function<void()>& work) override { hub_.run_on_comm_thread(work); }
 
  private:
+  void send_message(int dest, std::uint32_t channel, message_buffer&& data) override;
+  std::size_t poll_messages(std::vector<message>& sink, std::size_t max) override;
   std::shared_ptr<rank_lanes> lanes_;
   comm_thread_hub& hub_;
   int lane_, lane_count_, rank_, size_, mpi_rank_;

@@ -170,7 +170,7 @@ void mpi_transport::end_job(const std::string& why) {
   abort_job();
 }
 
-void mpi_transport::send(int dest, std::uint32_t channel, message_buffer&& data) {
+void mpi_transport::send_message(int dest, std::uint32_t channel, message_buffer&& data) {
   send_from(lane_, dest, channel, std::move(data));
 }
 
@@ -288,7 +288,7 @@ void mpi_transport::send_completed(std::size_t i) {
   in_flight_.pop_back();
 }
 
-std::size_t mpi_transport::poll(std::vector<message>& sink, std::size_t max) {
+std::size_t mpi_transport::poll_messages(std::vector<message>& sink, std::size_t max) {
   complete_sends();
   std::size_t received = 0;
   if (!to_self_.empty()) {

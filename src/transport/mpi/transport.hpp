@@ -89,8 +89,6 @@ class mpi_transport final : public transport, public mpi_access {
   int rank() const noexcept override { return rank_; }
   int size() const noexcept override { return size_; }
   std::string_view backend() const noexcept override { return "mpi"; }
-  void send(int dest, std::uint32_t channel, message_buffer&& data) override;
-  std::size_t poll(std::vector<message>& sink, std::size_t max) override;
   std::size_t pending_sends() const noexcept override { return in_flight_.size() + backlogged_; }
   std::unique_ptr<collective_group> make_group() override;
   bool wait_for_activity() override;
@@ -115,6 +113,8 @@ class mpi_transport final : public transport, public mpi_access {
   static receive_mode receive_mode_from_environment();
 
  private:
+  void send_message(int dest, std::uint32_t channel, message_buffer&& data) override;
+  std::size_t poll_messages(std::vector<message>& sink, std::size_t max) override;
   struct in_flight {
     message_buffer data;                   // whole messages
     std::shared_ptr<message_buffer> piece_of;  // pieces of a large message share its buffer

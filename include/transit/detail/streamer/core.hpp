@@ -473,6 +473,11 @@ class streamer_core {
   steady_clock::time_point step_started_;
   std::uint64_t items_at_step_start_ = 0;
   std::uint64_t messages_at_step_start_ = 0;
+  // The timeline trace (--transit-trace), when on: where the running step started, its items.
+  void trace_step_start();
+  void trace_step_end();
+  std::int64_t traced_step_start_ = 0;
+  std::uint64_t traced_items_at_step_start_ = 0;
 };
 
 /// Several streamers progressed and quiesced together (active_messages' streamers): one transport

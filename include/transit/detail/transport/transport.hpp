@@ -23,6 +23,9 @@
 namespace transit::detail {
 
 class mpi_access;          // src/transport/mpi_access.hpp: what layers above may ask of MPI
+namespace trace {
+class recorder;            // src/trace/recorder.hpp: the timeline trace (--transit-trace)
+}
 class node_memory;         // src/transport/node_memory.hpp: helper mode's node-shared memory
 struct node_memory_setup;  // (both private to the library)
 
@@ -57,11 +60,24 @@ class transport {
   /// Returns a consumed buffer (a received message's) for reuse.
   void recycle(message_buffer&& b) { pool_.give(std::move(b)); }
   /// Non-blocking send of data.size() payload bytes to `dest` (which may be this PE).
-  virtual void send(int dest, std::uint32_t channel, message_buffer&& data) = 0;
+  void send(int dest, std::uint32_t channel, message_buffer&& data) {
+    if (trace_ != nullptr) [[unlikely]] {
+      traced_send(dest, channel, std::move(data));
+      return;
+    }
+    send_message(dest, channel, std::move(data));
+  }
   /// Appends arrived messages to `sink`; returns how many. Also completes sends. `max` bounds the
   /// messages taken from the network in one call (mpi); messages already queued in this process
   /// (the local backend's inbox, messages to this PE) are handed over whole.
-  virtual std::size_t poll(std::vector<message>& sink, std::size_t max) = 0;
+  std::size_t poll(std::vector<message>& sink, std::size_t max) {
+    if (trace_ != nullptr) [[unlikely]] return traced_poll(sink, max);
+    return poll_messages(sink, max);
+  }
+  /// The timeline trace this PE records into, or null (off, the default). Every send and every
+  /// received message then passes through it, on every backend: this seam is where they all meet.
+  trace::recorder* tracer() const noexcept { return trace_; }
+  void set_tracer(trace::recorder* t) noexcept { trace_ = t; }
   /// Sends accepted but not yet complete (queued or in flight).
   virtual std::size_t pending_sends() const noexcept = 0;
   /// Collective: a new, independent group of collectives.
@@ -107,12 +123,19 @@ class transport {
   std::uint64_t network_messages() const noexcept { return network_messages_; }
 
  protected:
+  /// The backend's send and poll, behind send() and poll() (same contracts).
+  virtual void send_message(int dest, std::uint32_t channel, message_buffer&& data) = 0;
+  virtual std::size_t poll_messages(std::vector<message>& sink, std::size_t max) = 0;
   bool polling_held() const noexcept { return polling_holds_ > 0; }
   buffer_pool pool_;
   std::uint64_t network_messages_ = 0;
 
  private:
+  // Out of line (src/trace/seam.cpp), so that the inline send and poll stay a branch and a call.
+  void traced_send(int dest, std::uint32_t channel, message_buffer&& data);
+  std::size_t traced_poll(std::vector<message>& sink, std::size_t max);
   int polling_holds_ = 0;
+  trace::recorder* trace_ = nullptr;
 };
 
 }  // namespace transit::detail

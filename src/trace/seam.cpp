@@ -1,0 +1,28 @@
+// The transport seam's side of the timeline trace: transport::send and poll come here only while
+// a recorder is attached (--transit-trace), and record each message around the backend's own call.
+#include "trace/recorder.hpp"
+#include "transit/detail/transport/transport.hpp"
+
+namespace transit::detail {
+
+void transport::traced_send(int dest, std::uint32_t channel, message_buffer&& data) {
+  const std::size_t bytes = data.size();
+  const std::int64_t start = trace::recorder::now();
+  send_message(dest, channel, std::move(data));
+  trace_->sent(dest, channel, bytes, start, trace::recorder::now());
+}
+
+std::size_t transport::traced_poll(std::vector<message>& sink, std::size_t max) {
+  const std::size_t before = sink.size();
+  const std::int64_t start = trace::recorder::now();
+  const std::size_t n = poll_messages(sink, max);
+  if (n == 0) return 0;  // an empty poll is idle time, which the wait loop records
+  const std::int64_t end = trace::recorder::now();
+  for (std::size_t i = 0; i < n; ++i) {
+    const message& m = sink[before + i];
+    trace_->received(m.source, m.channel, m.data.size(), start, end, i, n);
+  }
+  return n;
+}
+
+}  // namespace transit::detail
