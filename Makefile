@@ -51,7 +51,10 @@ test-tsan: setup
 
 # The library and the transit command built against SimGrid's SMPI, in build-sim (docs/simulation.md):
 # the mpi backend then runs on simulated machines under smpirun. The normal build never needs SimGrid.
-sim: setup
+# scripts/simulate also runs the normal build's transit command (it writes the platform: a program
+# built with smpicxx runs only under smpirun), so `make sim` builds that one target of $(BUILD) too.
+sim: setup configure
+	cmake --build $(BUILD) -j $(JOBS) --target transit_cli
 	cmake -S . -B build-sim -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRANSIT_SIMGRID=ON \
 	  -DCMAKE_C_COMPILER=smpicc -DCMAKE_CXX_COMPILER=smpicxx -DMPI_CXX_COMPILER=smpicxx \
 	  -DTRANSIT_BUILD_TESTS=OFF -DTRANSIT_WITH_SCOTCH=OFF $(CMAKE_FLAGS)

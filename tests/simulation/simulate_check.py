@@ -7,7 +7,8 @@ simulation build is missing: `make test` builds both.
             simulated times are identical; then with 100x the link latency: simulated time grows
   measured  the same kernel in measured mode (this host's CPU time): runs and verifies
   kernels   every bench kernel scripts/simulate accepts runs verified at 8 ranks; the ones it
-            refuses are refused with a one-line error, status 2
+            refuses are refused with a one-line error, status 2; a --json of the user's is passed once
+  make_sim  `make sim` alone builds both transit commands scripts/simulate runs (make's dry run)
   deadlock  a stuck program (PE 1 never ends its step): without a watchdog the simulated job ends
             with transit's report of what every PE waits in (SimGrid's own deadlock ends with status
             0), and with TRANSIT_WATCHDOG the watchdog fires in simulated time
@@ -98,8 +99,10 @@ KERNELS = {  # small runs of every kernel scripts/simulate accepts
 }
 # Kernels run a second way: captureless active-message handlers find their PE's state without
 # per-rank copies of globals (scripts/simulate runs SMPI without privatization).
+# And a kernel option the runner adds itself (--json), given by the user too: passed once.
 VARIANTS = [("histogram", ["--items-per-pe", "1024", "--api", "active"]),
-            ("phold", ["--items-per-pe", "1024", "--api", "active"])]
+            ("phold", ["--items-per-pe", "1024", "--api", "active"]),
+            ("histogram", ["--items-per-pe", "1024", "--json"])]
 
 
 def check_kernels():
@@ -144,7 +147,23 @@ def check_deadlock():
     print("with the watchdog:", next(l for l in watched.stderr.splitlines() if "watchdog:" in l))
 
 
-CHECKS = {"modelled": check_modelled, "measured": check_measured, "kernels": check_kernels,
+def check_make_sim():
+    """`make sim` alone builds what scripts/simulate runs: the simulation build's transit and the
+    normal build's, which writes the platform (a dry run of make: nothing is built here)."""
+    root = os.path.dirname(os.path.dirname(SIMULATE))
+    run = subprocess.run(["make", "-n", "-C", root, "sim", "BUILD=build"], capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"simulate_check: make -n sim: status {run.returncode}\n{run.stderr}")
+    commands = [line.split() for line in run.stdout.splitlines()]
+    builds = [c for c in commands if c[:3] == ["cmake", "--build", "build"] and "transit_cli" in c]
+    sims = [c for c in commands if c[:3] == ["cmake", "--build", "build-sim"]]
+    print("\n".join(" ".join(c) for c in builds + sims))
+    if not builds or not sims:
+        sys.exit(f"simulate_check: make sim does not build both build/bin/transit (target transit_cli) and "
+                 f"build-sim:\n{run.stdout}")
+
+
+CHECKS = {"make_sim": check_make_sim, "modelled": check_modelled, "measured": check_measured, "kernels": check_kernels,
           "deadlock": check_deadlock}
 if len(sys.argv) != 2 or sys.argv[1] not in CHECKS:
     sys.exit(f"usage: simulate_check.py {'|'.join(CHECKS)}")

@@ -154,6 +154,23 @@ TEST(SimgridPlatform, RejectsFiguresThatAreNotPositiveAndFinite) {
   links.link_latency_seconds = -1e-6;
   EXPECT_EQ(invalid_message([&] { simgrid_platform(torus, links); }),
             "link latency (seconds): got '-1e-06', expected a finite number of seconds >= 0");
+  links = {};
+  links.nic_bytes_per_second = -1;
+  EXPECT_EQ(invalid_message([&] { simgrid_platform(torus, links); }),
+            "network interface bandwidth (bytes per second): got '-1', expected a finite number >= 0 (0: none)");
+}
+
+TEST(SimgridPlatform, ANetworkInterfaceIsALimiterLinkWhereSimGridLimitsOnlyNodes) {
+  platform_links links;
+  links.nic_bytes_per_second = 3e9;
+  EXPECT_NE(simgrid_platform(physical_topology::parse("torus:2x2:1"), links).find("limiter_link=\"3e+09Bps\""),
+            std::string::npos);
+  EXPECT_EQ(simgrid_platform(physical_topology::parse("torus:2x2:1")).find("limiter_link"), std::string::npos);
+  // A fat tree's or a dragonfly's node injects through its own link: no limiter (SimGrid would
+  // limit every switch too), and the platform says so rather than dropping the figure silently.
+  const std::string tree = simgrid_platform(physical_topology::parse("fattree:2x3x2:1"), links);
+  EXPECT_EQ(tree.find("limiter_link"), std::string::npos);
+  EXPECT_NE(tree.find("interface bandwidth given (3e+09 B/s) applies to tori"), std::string::npos);
 }
 
 }  // namespace

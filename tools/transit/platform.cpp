@@ -65,6 +65,8 @@ void add_platform_options(CLI::App& app) {
   figure("--loopback-bandwidth", links.loopback_bytes_per_second, "bytes/s between PEs of one node", false, "B/S");
   figure("--loopback-latency", links.loopback_latency_seconds, "seconds between PEs of one node", true, "SECONDS");
   figure("--core-speed", links.core_flops, "flop/s of each core", false, "FLOPS");
+  figure("--nic-bandwidth", links.nic_bytes_per_second,
+         "bytes/s of each node's network interface, in and out together (default 0: none)", true, "B/S");
   app.final_callback([] {
     const physical_topology phys = physical_topology::parse(command_line.physical);
     if (command_line.pes > phys.capacity())
