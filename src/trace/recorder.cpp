@@ -321,7 +321,8 @@ bool recorder::write(std::string_view why) noexcept {
 
     const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
-      std::fprintf(stderr, "transit: PE %d: warning: --transit-trace: %s could not be created (%s): this PE's trace is lost\n",
+      std::fprintf(stderr,
+                   "transit: PE %d: warning: --transit-trace: %s could not be created (%s): this PE's trace is lost\n",
                    pe_, file.c_str(), std::strerror(errno));
       std::fflush(stderr);
       return false;

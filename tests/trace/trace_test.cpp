@@ -59,7 +59,8 @@ std::map<int, std::uint64_t> traced_run(const std::string& dir, const char* even
                   streamer<std::uint64_t> s(ctx, options, [&](const std::uint64_t& v) { sum += v; });
                   std::mt19937_64 rng(static_cast<std::uint64_t>(ctx.rank()) + 1);
                   for (int step = 0; step < 2; ++step) {
-                    for (int i = 0; i < 5000; ++i) s.insert(1, static_cast<int>(rng() % static_cast<unsigned>(ctx.size())));
+                    const auto pes = static_cast<unsigned>(ctx.size());
+                    for (int i = 0; i < 5000; ++i) s.insert(1, static_cast<int>(rng() % pes));
                     if (step == 0) {
                       s.finish();
                     } else {

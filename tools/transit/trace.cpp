@@ -121,7 +121,8 @@ int summarize(const std::map<int, std::filesystem::path>& files) {
         s.send_us += dur;
         ++s.messages_sent;
         s.bytes_sent += bytes;
-        dimension_summary& d = dimensions[args.contains("dim") ? "dim " + std::to_string(args["dim"].get<int>()) : "other"];
+        const std::string dimension = args.contains("dim") ? "dim " + std::to_string(args["dim"].get<int>()) : "other";
+        dimension_summary& d = dimensions[dimension];
         ++d.messages;
         d.bytes += bytes;
         ++d.causes[args.value("cause", "other")];
@@ -171,7 +172,8 @@ int summarize(const std::map<int, std::filesystem::path>& files) {
   for (const auto& s : pes) dropped += s.dropped;
   std::printf("transit trace %s: %zu PE files (%s, %d PEs in the run), %" PRIu64 " events, %s\n",
               command_line.dir.c_str(), pes.size(), backend.c_str(), pes_in_run, events,
-              dropped == 0 ? "none dropped" : (std::to_string(dropped) + " dropped (the oldest: rings were full)").c_str());
+              dropped == 0 ? "none dropped"
+                           : (std::to_string(dropped) + " dropped (the oldest: rings were full)").c_str());
   for (int pe = 0; pe < pes_in_run; ++pe)
     if (files.find(pe) == files.end()) std::printf("  warning: no file for PE %d\n", pe);
   for (const auto& s : pes) {
@@ -197,23 +199,29 @@ int summarize(const std::map<int, std::filesystem::path>& files) {
     for (const auto& [cause, n] : d.causes) causes += (causes.empty() ? "" : ", ") + cause + " " + std::to_string(n);
     std::printf("  %-8s %10" PRIu64 " messages %11s   mean %s   (%s)\n", name.c_str(), d.messages,
                 human_bytes(static_cast<double>(d.bytes)).c_str(),
-                human_bytes(d.messages > 0 ? static_cast<double>(d.bytes) / static_cast<double>(d.messages) : 0).c_str(),
+                human_bytes(d.messages > 0 ? static_cast<double>(d.bytes) / static_cast<double>(d.messages) : 0)
+                    .c_str(),
                 causes.c_str());
   }
 
   std::uint64_t total_bytes = 0;
   for (const auto& s : pes) total_bytes += s.bytes_sent;
-  const auto share = [&](std::uint64_t bytes) { return total_bytes > 0 ? 100.0 * static_cast<double>(bytes) / static_cast<double>(total_bytes) : 0.0; };
+  const auto share = [&](std::uint64_t bytes) {
+    return total_bytes > 0 ? 100.0 * static_cast<double>(bytes) / static_cast<double>(total_bytes) : 0.0;
+  };
   std::vector<const pe_summary*> by_bytes;
   for (const auto& s : pes) by_bytes.push_back(&s);
-  std::sort(by_bytes.begin(), by_bytes.end(), [](const pe_summary* a, const pe_summary* b) { return a->bytes_sent > b->bytes_sent; });
+  std::sort(by_bytes.begin(), by_bytes.end(),
+            [](const pe_summary* a, const pe_summary* b) { return a->bytes_sent > b->bytes_sent; });
   std::printf("\nbusiest PEs (bytes sent)\n");
   for (std::size_t i = 0; i < std::min<std::size_t>(5, by_bytes.size()); ++i)
     std::printf("  PE %-5d %11s (%.1f%%), %" PRIu64 " messages\n", by_bytes[i]->pe,
                 human_bytes(static_cast<double>(by_bytes[i]->bytes_sent)).c_str(), share(by_bytes[i]->bytes_sent),
                 by_bytes[i]->messages_sent);
-  std::vector<std::pair<std::pair<int, int>, std::pair<std::uint64_t, std::uint64_t>>> busiest(links.begin(), links.end());
-  std::sort(busiest.begin(), busiest.end(), [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
+  std::vector<std::pair<std::pair<int, int>, std::pair<std::uint64_t, std::uint64_t>>> busiest(links.begin(),
+                                                                                                links.end());
+  std::sort(busiest.begin(), busiest.end(),
+            [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
   std::printf("busiest links (bytes, of %zu links used)\n", links.size());
   for (std::size_t i = 0; i < std::min<std::size_t>(5, busiest.size()); ++i)
     std::printf("  PE %d -> PE %d  %11s (%.1f%%), %" PRIu64 " messages\n", busiest[i].first.first,
@@ -283,7 +291,8 @@ int trace_command() {
 
 void add_trace_options(CLI::App& app) {
   app.require_subcommand(1, 1);
-  CLI::App* summarize_app = app.add_subcommand("summarize", "a report of a run's trace: time, messages, busiest PEs and links");
+  CLI::App* summarize_app =
+      app.add_subcommand("summarize", "a report of a run's trace: time, messages, busiest PEs and links");
   CLI::App* merge_app = app.add_subcommand("merge", "merge a run's per-PE trace files into one");
   for (CLI::App* sub : {summarize_app, merge_app}) {
     sub->add_option("dir", command_line.dir, "the directory given to --transit-trace")->required()->type_name("DIR");

@@ -41,7 +41,7 @@ struct run_options {
   /// Unset: the communication thread (measured faster, docs/hybrid.md). --transit-comm-thread=1|0,
   /// TRANSIT_COMM_THREAD; 1 with one thread per rank is refused.
   std::optional<bool> comm_thread;
-  /// --transit-trace=DIR (TRANSIT_TRACE): every PE writes its timeline to DIR/transit-trace-<PE>.json
+  /// --transit-trace=DIR (TRANSIT_TRACE): every PE writes its timeline to `DIR/transit-trace-<PE>.json`
   /// (Chrome trace event format, for Perfetto; docs/trace.md) when its context ends, and when the
   /// watchdog fires. Empty = off (the default; off costs one branch per message, nothing per item).
   /// The directory is created if missing; one that cannot be created or written is refused.
