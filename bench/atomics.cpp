@@ -71,6 +71,9 @@ measurement run_atomics(context& ctx, const setup&) {
   m.extra["accumulate_us"] = ctx.allreduce(accumulate_us, reduce_op::max);
   m.extra["fetch_add_us"] = ctx.allreduce(fetch_add_us, reduce_op::max);
   m.extra["nodes_apart"] = ctx.machine().node_of(0) != ctx.machine().node_of(last);
+  // true: the first PE applied the array's operations itself, through its node's shared memory.
+  const std::uint64_t applied = ctx.rank() == 0 ? words.stats().applied_in_node : std::uint64_t{0};
+  m.extra["applied_in_node"] = ctx.allreduce(applied, reduce_op::sum) > 0;
   return m;
 }
 

@@ -203,6 +203,8 @@ measurement run_hotspot(context& ctx, const setup& s) {
     m.extra["region_bytes"] = p.region_bytes;
   }
   m.extra["requests_issued"] = ctx.allreduce(st.requests_sent, reduce_op::sum);
+  // Operations on their own node's elements that PEs applied through its shared memory: no message.
+  m.extra["applied_in_node"] = ctx.allreduce(st.applied_in_node, reduce_op::sum);
   m.extra["requests_aimed_at_pe0"] = aimed_at_pe0;
   m.extra["request_messages_between_nodes"] = ctx.allreduce(st.request_messages_between_nodes, reduce_op::sum);
   // null where there is nothing to say: mpi_rma's messages are MPI's own; at 0% contention no

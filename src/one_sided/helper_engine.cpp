@@ -3,10 +3,11 @@
 // shared memory holds, 64-byte aligned:
 //   elements (u64) | request ring (PE -> helper) | reply ring (helper -> PE) | the PE's block of elements
 // (the helper checks requests from the wire against a block's elements before it touches them).
-// A PE applies operations on its own node's elements itself (atomics atomically) and pushes the
-// rest into its request ring; the helper aggregates the rings of all its PEs into its links,
-// forwards and serves like any endpoint, and pushes replies and acknowledgements into the reply
-// rings (into a private overflow queue when a ring is full: it never waits for a PE).
+// A PE applies operations on its own node's elements itself (routed_engine's same-node path, as in
+// polling mode) and pushes the rest into its request ring; the helper aggregates the rings of all
+// its PEs into its links, forwards and serves like any endpoint, and pushes replies and
+// acknowledgements into the reply rings (into a private overflow queue when a ring is full: it
+// never waits for a PE).
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -234,7 +235,6 @@ class helper_engine final : public routed_engine {
   bool submit(const request_record& r, const std::byte* payload) override {
     return requests_.push(&r, sizeof r, payload, r.payload_bytes);
   }
-  bool apply_directly(const request_record& r, const std::byte* payload, std::byte* out) override;
   bool poll_endpoint(bool) override {
     context_access::mail(ctx_).pump();  // keep the context's transport moving for other layers
     return replies_.drain([&](const std::byte* record, std::size_t) {
@@ -261,7 +261,6 @@ class helper_engine final : public routed_engine {
   std::unique_ptr<node_memory> resources_;
   byte_ring requests_;  // producer side
   byte_ring replies_;   // consumer side
-  std::vector<std::byte*> node_blocks_;  // by local rank
   std::unique_ptr<node_helper> helper_;  // on the node's first PE
   std::size_t links_ = 0;
   std::uint64_t share_bytes_ = 0;
@@ -321,7 +320,11 @@ helper_engine::helper_engine(context& ctx, const engine_config& config) : routed
   place_block(mine + layout.block);
   requests_ = byte_ring(mine + layout.requests, layout.ring_bytes);
   replies_ = byte_ring(mine + layout.replies, layout.ring_bytes);
-  for (int l = 0; l < m.pes_on_node(node); ++l) node_blocks_.push_back(resources_->part(l) + layout.block);
+  if (!config.mutexes) {  // mutex queues live in the helper
+    std::vector<std::byte*> blocks;
+    for (int l = 0; l < m.pes_on_node(node); ++l) blocks.push_back(resources_->part(l) + layout.block);
+    share_node_blocks(std::move(blocks));
+  }
 
   hub::config routes = plan_routes(plan);
   links_ = routes.links.size();
@@ -342,39 +345,6 @@ helper_engine::helper_engine(context& ctx, const engine_config& config) : routed
   context_access::finish_collective(ctx, *group_, "helper-mode set-up (barrier)");
   if (helper_) helper_->start();
   diagnostic_ = context_access::add_diagnostic(ctx, [this] { return describe_requests(); });
-}
-
-bool helper_engine::apply_directly(const request_record& r, const std::byte* payload, std::byte* out) {
-  if (config_.mutexes) return false;  // mutex queues live in the helper
-  const machine& m = ctx_.machine();
-  if (m.node_of(r.owner) != m.node_of(rank_)) return false;
-  const std::size_t size = config_.element_size;
-  std::byte* word = node_blocks_[static_cast<std::size_t>(m.local_rank(r.owner))] + r.offset * size;
-  switch (r.op) {
-    case op_code::put:
-      copy_into_block(word, payload, r.count, size, true);
-      break;
-    case op_code::get:
-      copy_from_block(out, word, r.count, size, true);
-      break;
-    case op_code::accumulate:
-      config_.ops->accumulate(word, payload, r.count, static_cast<reduce_op>(r.reduce), true);
-      break;
-    case op_code::fetch_add:
-      config_.ops->fetch_add(word, payload, out, true);
-      break;
-    case op_code::compare_exchange:
-      config_.ops->compare_exchange(word, payload, out, true);
-      break;
-    case op_code::put_packed:
-    case op_code::get_packed:
-      apply_packed(r, payload, node_blocks_[static_cast<std::size_t>(m.local_rank(r.owner))], out, size, true);
-      break;
-    case op_code::lock:
-    case op_code::unlock:
-      return false;
-  }
-  return true;
 }
 
 void helper_engine::abandon() noexcept {
@@ -413,7 +383,7 @@ helper_engine::~helper_engine() {
 
 one_sided_stats helper_engine::stats() const {
   one_sided_stats s;
-  s.requests_sent = requests_sent_;
+  add_requester_counters(s);
   s.links = links_;
   s.request_buffer_bytes = share_bytes_;
   if (helper_) add_hub_counters(s, helper_->published());  // reported by the node's first PE

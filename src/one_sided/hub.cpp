@@ -44,10 +44,12 @@ void copy_words(std::byte* to, const std::byte* from, std::size_t count, bool in
     Word w;
     if (into_block) {
       std::memcpy(&w, from + i * sizeof(Word), sizeof(Word));
-      std::atomic_ref<Word>(*reinterpret_cast<Word*>(to + i * sizeof(Word))).store(w, std::memory_order_relaxed);
+      // Release and acquire (plain moves on x86): a put seen by a get publishes the puts before it,
+      // so a flag written after its data and polled with get orders them, inside a node too.
+      std::atomic_ref<Word>(*reinterpret_cast<Word*>(to + i * sizeof(Word))).store(w, std::memory_order_release);
     } else {
       w = std::atomic_ref<Word>(*const_cast<Word*>(reinterpret_cast<const Word*>(from + i * sizeof(Word))))
-              .load(std::memory_order_relaxed);
+              .load(std::memory_order_acquire);
       std::memcpy(to + i * sizeof(Word), &w, sizeof(Word));
     }
   }

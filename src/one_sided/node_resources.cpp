@@ -5,10 +5,13 @@
 
 namespace transit::detail {
 
-std::unique_ptr<node_memory> make_node_resources(context& ctx, std::size_t part_bytes) {
+std::unique_ptr<node_memory> make_node_resources(context& ctx, std::size_t part_bytes, bool helper,
+                                                 std::string* why_not) {
   node_memory_setup setup;
   setup.m = &ctx.machine();
   setup.part_bytes = part_bytes;
+  setup.helper = helper;
+  setup.why_not = why_not;
   // The PE's wait loop: its transport keeps being polled (messages for later layers wait in the
   // mailbox), and a failing job unwinds it.
   setup.wait = [&ctx](const std::function<bool()>& done, const char* what) {

@@ -1,10 +1,19 @@
 // progress_mode::polling: every PE is an endpoint of its own and serves inside its transit calls.
+// Where the node shares memory (node_resources: always on the local backend, an
+// MPI_Win_allocate_shared window on mpi), each PE's part of it holds, 64-byte aligned:
+//   elements (u64) | the PE's block of elements
+// and every PE of the node applies operations on the node's elements itself (routed_engine's
+// same-node path, as in helper mode); only other nodes' elements become requests, and a request
+// that reaches its target's node is served by the PE it reaches there, through the same memory.
+// Where it does not, the block is private memory and the last hop goes to the owner.
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <set>
 #include <new>
+#include <string>
 
+#include "node_resources.hpp"
 #include "routed_engine.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
@@ -31,24 +40,32 @@ class polling_engine final : public routed_engine, private hub::host {
   }
   bool submit(const request_record& r, const std::byte* payload) override { return hub_->submit(r, payload); }
   bool poll_endpoint(bool waiting) override { return hub_->poll(waiting); }
-  std::byte* block_of(int) override { return block_.data(); }
+  std::byte* block_of(int pe) override { return node_shared() ? node_block(pe) : block_.data(); }
   void deliver_reply(int, std::uint32_t ticket, const std::byte* data, std::size_t bytes) override {
     on_reply(ticket, data, bytes);
   }
   void deliver_acks(int, std::uint64_t count) override { on_acks(count); }
-  std::uint64_t block_elements(int) override { return block_.size() / config_.element_size; }
+  std::uint64_t block_elements(int pe) override {
+    if (!node_shared()) return block_.size() / config_.element_size;
+    std::uint64_t n = 0;
+    std::memcpy(&n, resources_->part(ctx_.machine().local_rank(pe)), sizeof n);  // written before the set-up barrier
+    return n;
+  }
   std::string refuse(const control_record& c) override { return control_problem(c); }
   hub::config plan_routes() const;
 
-  std::unique_ptr<std::byte, free_deleter> storage_;
+  std::unique_ptr<node_memory> resources_;  // null: the node shares no memory (why: unshared_)
+  std::string unshared_;
+  std::unique_ptr<std::byte, free_deleter> storage_;  // the block when the node shares no memory
   std::unique_ptr<hub> hub_;
   int hook_ = -1;
   int diagnostic_ = -1;
 };
 
 // Between nodes: the node router's hop, to the PE with this PE's local rank on the next node
-// (modulo its size). Inside the target's node: straight to the owner. One link per next-hop PE,
-// so a PE's links are its node-grid peers plus the other PEs of its node.
+// (modulo its size). Inside the target's node: served by the PE the request reaches there when
+// the node shares memory, else straight to the owner. One link per next-hop PE, so a PE's links
+// are its node-grid peers (plus the other PEs of its node when it shares no memory).
 hub::config polling_engine::plan_routes() const {
   const machine& m = ctx_.machine();
   const node_plan plan = make_node_plan(config_.options.topology, m.num_nodes());
@@ -58,7 +75,8 @@ hub::config polling_engine::plan_routes() const {
   hub::config c = hub_basics();
   c.self = rank_;
   c.self_requester = rank_;
-  c.atomic = false;  // only this PE's thread touches its block
+  const bool shared = node_shared();
+  c.atomic = shared;  // the node's PEs touch each other's blocks; without sharing, only the owner
   c.route.assign(static_cast<std::size_t>(ctx_.size()), -1);
   c.endpoint_of.resize(static_cast<std::size_t>(ctx_.size()));
   std::map<int, int> link_of;  // next PE -> link
@@ -66,6 +84,7 @@ hub::config polling_engine::plan_routes() const {
     c.endpoint_of[static_cast<std::size_t>(owner)] = owner;
     if (owner == rank_) continue;
     const int target = m.node_of(owner);
+    if (target == node && shared) continue;  // served here, through the node's memory
     const int next = target == node ? owner : on_node(plan.route->next_hop(node, target, -1).pe, local);
     const auto [it, added] = link_of.emplace(next, static_cast<int>(c.links.size()));
     if (added) {
@@ -74,10 +93,11 @@ hub::config polling_engine::plan_routes() const {
     }
     c.route[static_cast<std::size_t>(owner)] = it->second;
   }
-  // Incoming links: the node's other PEs, and the PEs of upstream nodes that map onto this one.
+  // Incoming links: the node's other PEs (without sharing), and the PEs of upstream nodes that
+  // map onto this one.
   std::set<int> senders;
   for (const int q : m.node_pes(node)) {
-    if (q != rank_) senders.insert(q);
+    if (q != rank_ && !shared) senders.insert(q);
   }
   for (const hop& in : plan.route->in_links(node)) {
     for (const int q : m.node_pes(in.pe)) {
@@ -90,14 +110,37 @@ hub::config polling_engine::plan_routes() const {
 
 polling_engine::polling_engine(context& ctx, const engine_config& config) : routed_engine(ctx, config) {
   const std::size_t bytes = config.local_elements * config.element_size;
-  storage_.reset(static_cast<std::byte*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64)));
-  if (!storage_) throw std::bad_alloc();
-  place_block(storage_.get());
+  constexpr std::size_t block_at = 64;  // after the part's element count
+  // Mutexes keep their queues at the home's endpoint: no memory to share.
+  if (!config.mutexes) resources_ = make_node_resources(ctx, block_at + bytes, false, &unshared_);
+  if (resources_) {
+    const machine& m = ctx.machine();
+    std::byte* mine = resources_->part(m.local_rank(rank_));
+    const std::uint64_t elements = config.local_elements;
+    std::memcpy(mine, &elements, sizeof elements);
+    place_block(mine + block_at);
+    std::vector<std::byte*> blocks;
+    for (int l = 0; l < m.pes_on_node(m.node_of(rank_)); ++l) blocks.push_back(resources_->part(l) + block_at);
+    share_node_blocks(std::move(blocks));
+  } else {
+    storage_.reset(static_cast<std::byte*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64)));
+    if (!storage_) throw std::bad_alloc();
+    place_block(storage_.get());
+  }
   hub_ = std::make_unique<hub>(plan_routes(), context_access::net(ctx), &context_access::mail(ctx), channel_,
                                static_cast<hub::host&>(*this));
+  if (!config.mutexes) {
+    // Every block is placed everywhere before a PE touches another's (every PE, shared or not:
+    // nodes may differ).
+    group_->start_barrier();
+    context_access::finish_collective(ctx, *group_, "one-sided set-up (barrier)");
+  }
   // Serve whenever this PE waits anywhere in transit (collectives, other layers, other engines).
   hook_ = context_access::add_progress_hook(ctx, [this] { return in_wait_ ? false : poll(true); });
-  diagnostic_ = context_access::add_diagnostic(ctx, [this] { return describe_requests() + "; " + hub_->describe(); });
+  diagnostic_ = context_access::add_diagnostic(ctx, [this] {
+    const std::string path = unshared_.empty() ? "" : "; its node shares no memory: " + unshared_;
+    return describe_requests() + path + "; " + hub_->describe();
+  });
 }
 
 polling_engine::~polling_engine() {
@@ -115,7 +158,10 @@ polling_engine::~polling_engine() {
           std::string(config_.what) + " teardown");
     } catch (...) {
       // Another PE failed while this one was tearing down; the job is ending.
+      if (resources_) resources_->abandon();
     }
+  } else if (resources_) {
+    resources_->abandon();  // the node's other PEs may still touch this memory
   }
   context_access::remove_progress_hook(ctx_, hook_);
   context_access::remove_diagnostic(ctx_, diagnostic_);
@@ -124,7 +170,7 @@ polling_engine::~polling_engine() {
 
 one_sided_stats polling_engine::stats() const {
   one_sided_stats s;
-  s.requests_sent = requests_sent_;
+  add_requester_counters(s);
   add_hub_counters(s, hub_->counters());
   s.links = hub_->num_links();
   s.request_buffer_bytes = hub_->buffer_bound();

@@ -1,6 +1,7 @@
 #pragma once
 // Private to src/one_sided: the requesting half of a PE in both routed progress modes (tickets,
-// backlog, fence accounting, waiting), and what the engines share (node plan, teardown waves).
+// backlog, fence accounting, waiting, the same-node path through the node's shared memory), and
+// what the engines share (node plan, teardown waves).
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -64,9 +65,6 @@ class routed_engine : public one_sided_engine {
   /// Hands a request to this PE's endpoint; false when it has no room now (the request stays in
   /// the backlog, in order, and is retried after polls).
   virtual bool submit(const request_record& r, const std::byte* payload) = 0;
-  /// Applies r now when this PE may do so itself (helper mode: its own node's elements), writing
-  /// any result to `out`; false to send it.
-  virtual bool apply_directly(const request_record&, const std::byte*, std::byte*) { return false; }
   /// Receives replies (and in polling mode serves and forwards). `waiting`: this PE has nothing
   /// else to do, so partial buffers may go now.
   virtual bool poll_endpoint(bool waiting) = 0;
@@ -76,6 +74,15 @@ class routed_engine : public one_sided_engine {
   hub::config hub_basics() const;
   /// Makes [at, at + local elements) this PE's block and value-initialises it.
   void place_block(std::byte* at);
+  /// From now on this PE applies operations on its node's elements itself, through the node's
+  /// shared memory: blocks[l] is the block of the node's PE with local rank l. Every PE of the
+  /// node must have placed its block before any of them issues (a barrier after set-up).
+  void share_node_blocks(std::vector<std::byte*> blocks) { node_blocks_ = std::move(blocks); }
+  bool node_shared() const noexcept { return !node_blocks_.empty(); }
+  /// The block of `pe`, a PE of this node (node_shared() only).
+  std::byte* node_block(int pe) const { return node_blocks_[static_cast<std::size_t>(ctx_.machine().local_rank(pe))]; }
+  /// The requesting half's counters: requests sent, operations applied in the node, the path.
+  void add_requester_counters(one_sided_stats& s) const noexcept;
   void on_reply(std::uint32_t ticket, const std::byte* data, std::size_t bytes);
   void on_acks(std::uint64_t count) noexcept { acks_received_ += count; }
   /// Why a reply or acknowledgement record from the wire does not fit what this PE awaits (a
@@ -113,6 +120,14 @@ class routed_engine : public one_sided_engine {
     completion* done;                      // completes when submitted (no ticket)
   };
   std::uint32_t new_ticket(std::byte* out, std::size_t bytes, completion* done, std::shared_ptr<completion> keep);
+  /// Applies r at once when its owner is on this PE's node and the node shares memory (atomics
+  /// atomically, words of 1 to 8 bytes as single atomic words), writing any result to `out`;
+  /// false to send it.
+  bool apply_in_node(const request_record& r, const std::byte* payload, std::byte* out);
+  /// Every 32 issues that sent requests, or 1024 applied in the node: this engine's endpoint, then
+  /// every other engine's (progress hooks), as a wait would; an operation applied in the node
+  /// never waits, and a PE that only issues those must still serve its peers.
+  void serve_while_issuing();
   bool drain_backlog();
   template <class Done>
   void wait_for(Done&& finished, std::string_view what);
@@ -124,6 +139,10 @@ class routed_engine : public one_sided_engine {
   std::uint64_t acks_received_ = 0;
   std::deque<pending> backlog_;
   std::uint32_t issued_since_poll_ = 0;
+  std::uint32_t applied_since_serve_ = 0;
+  std::vector<std::byte*> node_blocks_;  // by local rank; empty: the node shares no memory
+  int node_ = -1;
+  std::uint64_t applied_in_node_ = 0;
   int uncaught_at_start_;
   engine_registration registration_;
 };

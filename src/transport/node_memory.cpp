@@ -6,8 +6,10 @@
 
 namespace transit::detail {
 
-std::unique_ptr<node_memory> transport::make_node_memory(const node_memory_setup&) {
-  throw std::logic_error("this transport has no node-shared memory for one-sided helper mode");
+std::unique_ptr<node_memory> transport::make_node_memory(const node_memory_setup& setup) {
+  if (setup.helper) throw std::logic_error("this transport has no node-shared memory for one-sided helper mode");
+  if (setup.why_not != nullptr) *setup.why_not = "this transport has no node-shared memory";
+  return nullptr;
 }
 
 node_memory::~node_memory() {

@@ -1,9 +1,10 @@
 #pragma once
-// Private to the library: the memory one-sided helper mode shares within a node, made by the
+// Private to the library: the memory the one-sided engines share within a node, made by the
 // transport (transport::make_node_memory) from the job's shared state, so that no address travels
-// in a message. Every PE of a node gets a part all of the node's PEs (and its helper) can reach,
-// and each node's first PE gets the transport its helper sends and receives on (one rank per node,
-// rank = node), and a driver that runs the helper's rounds.
+// in a message. Every PE of a node gets a part all of the node's PEs (and its helper) can reach;
+// in helper mode each node's first PE also gets the transport its helper sends and receives on
+// (one rank per node, rank = node), and a driver that runs the helper's rounds. Polling mode asks
+// without a helper, and takes no for an answer (the node's PEs then keep sending requests).
 //  - local (src/transport/local/node_memory.cpp): one allocation per node, and a world of one
 //    inbox per node for the helpers, met in the job's local_world; the helper is a thread.
 //  - mpi (src/transport/mpi/node_memory.cpp): an MPI_Win_allocate_shared window per node (a rank's
@@ -18,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -34,6 +36,12 @@ constexpr std::size_t align64(std::size_t n) { return (n + 63) / 64 * 64; }
 struct node_memory_setup {
   const machine* m = nullptr;  // the job's machine
   std::size_t part_bytes = 0;  // this PE's part
+  /// A helper will run (helper mode): its transport is made, MPI must allow it, and a node that
+  /// cannot share memory is an error. False (polling mode): no helper, and make_node_memory
+  /// returns null where the node cannot share memory, alike on all of the node's PEs.
+  bool helper = true;
+  /// Without a helper: why the node cannot share memory, when make_node_memory returns null.
+  std::string* why_not = nullptr;
   /// Returns once `done()` is true, keeping this PE's transport polled meanwhile (and unwinding if
   /// the job aborts); `what` names the wait in a diagnostic.
   std::function<void(const std::function<bool()>& done, const char* what)> wait;

@@ -117,7 +117,8 @@ TEST(one_sided_errors, bad_options) {
 // refuses, unless a communication thread makes MPI's calls (and runs the helper). A node's helper
 // serves whole ranks. Registered on mpi at the default level (it works), with
 // --transit-mpi-threads=funneled (refused at one PE per rank, served by the communication thread
-// with PE threads), and with PE threads and a node per PE (refused).
+// with PE threads), and with PE threads and a node per PE (refused). Polling mode beside it shares
+// its nodes' memory at every level, except where a node holds part of a rank.
 TEST(one_sided_errors, helper_mode_needs_mpi_thread_multiple) {
   EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
               one_sided_options o;
@@ -145,6 +146,21 @@ TEST(one_sided_errors, helper_mode_needs_mpi_thread_multiple) {
                 a.get(0, std::span<int>(&first, 1));
                 EXPECT_EQ(first, ctx.size());
               }
+              // Polling mode runs no helper: it shares its node's memory at any MPI thread level,
+              // wherever the nodes hold whole ranks (MPI shares memory between ranks), and sends
+              // requests elsewhere (docs/one_sided.md, "Inside a node").
+              const machine& m = ctx.machine();
+              bool whole_ranks = true;
+              for (int n = 0; n < m.num_nodes(); ++n)
+                whole_ranks = whole_ranks && m.pe_on_node(n, 0) % threads == 0 && m.pes_on_node(n) % threads == 0;
+              global_array<int> polled(ctx, 4);
+              EXPECT_EQ(polled.stats().node_memory_shared, (!mpi || whole_ranks) ? 1u : 0u);
+              EXPECT_GE(polled.fetch_add(0, 1), 0);
+              polled.sync();
+              int total = 0;
+              polled.get(0, std::span<int>(&total, 1));
+              EXPECT_EQ(total, ctx.size());
+              polled.sync();
               if (mpi && threads > 1) {
                 one_sided_options rma;
                 rma.topology = request_topology::mpi_rma;

@@ -83,7 +83,10 @@ TEST(global_array, thousands_of_requests_through_tight_buffers) {
       if (o.topology != request_topology::mpi_rma) {
         // The buffers really ran out of credit (the path under test), yet memory stayed in bound.
         const auto waits = ctx.allreduce(a.stats().credit_waits + hits.stats().credit_waits, reduce_op::sum);
-        const int endpoints = o.progress == progress_mode::polling ? ctx.size() : ctx.machine().num_nodes();
+        // Requests travel between nodes only, unless polling PEs whose node shares no memory send
+        // them to the node's other PEs too.
+        const bool pe_links = o.progress == progress_mode::polling && a.stats().node_memory_shared == 0;
+        const int endpoints = pe_links ? ctx.size() : ctx.machine().num_nodes();
         if (endpoints >= 3) {
           EXPECT_GT(waits, 0u) << describe(ctx, o);
         }
@@ -131,6 +134,87 @@ void expect_permutation(context& ctx, one_sided_options o, bool nonblocking) {
     ASSERT_EQ(seen.local()[k], 1u) << describe(ctx, o) << ": old value " << seen.local_begin() + k;
 }
 
+// docs/one_sided.md, "Inside a node": in both progress modes a PE applies the operations on its
+// own node's elements itself, through the node's shared memory: no request and no message. Every
+// PE runs every kind of operation on its node's elements only (put, fetch_add, accumulate,
+// compare_exchange on each node PE's block, packed region transfers, a get across the node's
+// blocks), then checks the values and that its counters show no request and no message. A node
+// holding whole ranks (always on the local backend; every test here runs on one host) must share
+// memory; one that holds part of a rank's PE threads cannot, and then every operation is a request
+// (the request path stays) and the counters must say so.
+TEST(global_array, same_node_operations_send_no_message) {
+  for_each_node_size([](context& ctx) {
+    const machine& m = ctx.machine();
+    const int node = m.node_of(ctx.rank());
+    const auto first = static_cast<std::size_t>(m.pe_on_node(node, 0));
+    const auto pes = static_cast<std::size_t>(m.pes_on_node(node));
+    const auto local = static_cast<std::size_t>(m.local_rank(ctx.rank()));
+    // transit::testing::helper_runs: the nodes hold whole ranks, so MPI can share their memory.
+    const bool shared = transit::testing::helper_runs(ctx);
+    for (auto o : configurations(ctx)) {
+      if (o.topology == request_topology::mpi_rma) continue;
+      constexpr std::size_t per_pe = 8;  // slots 0..2: puts by local rank; 3: regions; 5..7: atomics
+      global_array<std::int64_t> a(ctx, per_pe * static_cast<std::size_t>(ctx.size()), o);
+      ctx.barrier();
+      const one_sided_stats before = a.stats();
+      const auto at = [&](std::size_t q, std::size_t slot) { return (first + q) * per_pe + slot; };
+      for (std::size_t q = 0; q < pes; ++q) {
+        const std::int64_t mine = 100 * ctx.rank() + static_cast<std::int64_t>(q);
+        a.put(at(q, local), std::span<const std::int64_t>(&mine, 1));
+        a.fetch_add(at(q, 7), 1);
+        const std::int64_t plus = ctx.rank() + 1;
+        a.accumulate(at(q, 6), std::span<const std::int64_t>(&plus, 1), reduce_op::sum);
+        for (std::int64_t seen = 0;;) {
+          const std::int64_t was = a.compare_exchange(at(q, 5), seen, seen + 1);
+          if (was == seen) break;
+          seen = was;
+        }
+      }
+      std::vector<region> slots;
+      std::vector<std::int64_t> marks;
+      for (std::size_t q = 0; q < pes; ++q) {
+        slots.push_back({at(q, 3), 1});
+        marks.push_back(1000 + static_cast<std::int64_t>(q));
+      }
+      if (local == 0) a.put_regions(slots, marks, transfer_protocol::packed);
+      const one_sided_stats issued = a.stats();  // the writes alone, before sync and the reads
+      a.sync();
+      std::vector<std::int64_t> back(pes, -1);
+      a.get_regions(slots, back, transfer_protocol::packed);
+      std::vector<std::int64_t> all(pes * per_pe, -1);
+      a.get(at(0, 0), all);  // one region across the node's blocks
+      const one_sided_stats after = a.stats();
+      EXPECT_EQ(back, marks) << describe(ctx, o);
+      std::int64_t ranks_plus_one = 0;
+      for (std::size_t l = 0; l < pes; ++l) ranks_plus_one += static_cast<std::int64_t>(first + l) + 1;
+      for (std::size_t q = 0; q < pes; ++q) {
+        for (std::size_t l = 0; l < pes; ++l)
+          EXPECT_EQ(all[q * per_pe + l], 100 * static_cast<std::int64_t>(first + l) + static_cast<std::int64_t>(q))
+              << describe(ctx, o) << " block " << q << " slot " << l;
+        EXPECT_EQ(all[q * per_pe + 5], static_cast<std::int64_t>(pes)) << describe(ctx, o);
+        EXPECT_EQ(all[q * per_pe + 6], ranks_plus_one) << describe(ctx, o);
+        EXPECT_EQ(all[q * per_pe + 7], static_cast<std::int64_t>(pes)) << describe(ctx, o);
+      }
+      const bool expect_shared = shared || o.progress == progress_mode::helper_thread;
+      EXPECT_EQ(after.node_memory_shared, expect_shared ? 1u : 0u) << describe(ctx, o);
+      if (expect_shared) {
+        // put, fetch_add, accumulate and at least one compare_exchange per node PE; the regions;
+        // one get piece per block.
+        const std::uint64_t least = 4 * pes + (local == 0 ? 1 : 0) + 1 + pes;
+        EXPECT_GE(after.applied_in_node - before.applied_in_node, least) << describe(ctx, o);
+        EXPECT_EQ(after.requests_sent, before.requests_sent) << describe(ctx, o);
+        EXPECT_EQ(issued.messages_sent, before.messages_sent) << describe(ctx, o);
+        EXPECT_EQ(after.messages_sent, before.messages_sent) << describe(ctx, o);
+        EXPECT_EQ(after.request_messages_sent, before.request_messages_sent) << describe(ctx, o);
+      } else {
+        EXPECT_EQ(after.applied_in_node, 0u) << describe(ctx, o);
+        EXPECT_GE(after.requests_sent - before.requests_sent, 4 * pes) << describe(ctx, o);
+      }
+      a.sync();
+    }
+  });
+}
+
 TEST(global_array, fetch_add_old_values_are_a_permutation) {
   for_each_node_size([](context& ctx) {
     for (auto o : configurations(ctx)) {
@@ -157,7 +241,10 @@ TEST(global_array, combining_merges_requests_and_splits_replies) {
                     std::vector<request> pending;
                     for (int i = 0; i < per_pe; ++i) pending.push_back(counter.fetch_add_nb(0, 2, &old[i]));
                     for (auto& r : pending) r.wait();
-                    if (ctx.rank() != 0 && o.progress == progress_mode::polling) {
+                    // Only requests combine: PE 0's node applies its fetch_adds itself (when it shares memory).
+                    const bool requests = ctx.machine().node_of(ctx.rank()) != ctx.machine().node_of(0) ||
+                                          counter.stats().node_memory_shared == 0;
+                    if (ctx.rank() != 0 && o.progress == progress_mode::polling && requests) {
                       EXPECT_GE(counter.stats().requests_combined, static_cast<std::uint64_t>(per_pe - 1))
                           << describe(ctx, o);
                     }

@@ -205,6 +205,8 @@ TEST(protocols, bad_input_names_the_value) {
 
 // The protocols differ on the wire: 64 one-element regions to another PE are 64 request pieces
 // pipelined, a handful packed (several regions per request), and as many blocking as pipelined.
+// Nodes of one PE: inside a node a PE applies regions itself, through shared memory, with no
+// request at all (docs/one_sided.md, "Inside a node").
 TEST(protocols, packed_sends_fewer_requests_than_pipelined) {
   if (std::getenv("TRANSIT_PROTOCOL") != nullptr) GTEST_SKIP() << "explicit protocols only";
   EXPECT_EQ(run_spmd([](context& ctx) {
@@ -227,7 +229,7 @@ TEST(protocols, packed_sends_fewer_requests_than_pipelined) {
               EXPECT_LE(sent[2], 4u);
               EXPECT_GE(sent[2], 1u);
               a.sync();
-            }),
+            }, {"--transit-pes-per-node=1"}),
             0);
 }
 
@@ -235,7 +237,8 @@ TEST(protocols, packed_sends_fewer_requests_than_pipelined) {
 // as a message of its own size when larger than a buffer: 48 regions of 8 KiB (half a default
 // buffer each) go in two packed requests instead of 48 pipelined ones, and a region above the
 // packed limit goes pipelined in buffer-sized pieces (the AMSize rule); every element checked,
-// written with put_regions and read back with get_regions.
+// written with put_regions and read back with get_regions. Nodes of one PE, so that the
+// neighbour's regions travel as requests.
 TEST(protocols, packed_carries_regions_beyond_one_buffer_in_one_request) {
   if (std::getenv("TRANSIT_PROTOCOL") != nullptr) GTEST_SKIP() << "explicit protocols only";
   EXPECT_EQ(run_spmd([](context& ctx) {
@@ -288,7 +291,7 @@ TEST(protocols, packed_carries_regions_beyond_one_buffer_in_one_request) {
                   a.sync();
                 }
               }
-            }),
+            }, {"--transit-pes-per-node=1"}),
             0);
 }
 

@@ -136,7 +136,26 @@ void print_single_copy(const context& ctx) {
   }
 }
 
+/// Collective: how one-sided operations (global_array, polling mode, the default) reach the
+/// elements of their own node in this job: loads, stores and atomics in the node's shared memory,
+/// or requests to the owner where a node could not share memory (docs/one_sided.md, "Inside a
+/// node"). Asked of a small global array on every PE; the node's first PE answers for its node.
+std::string one_sided_path(context& ctx) {
+  global_array<std::uint64_t> probe(ctx, static_cast<std::size_t>(ctx.size()));
+  const machine& m = ctx.machine();
+  const bool answers = m.local_rank(ctx.rank()) == 0;
+  const std::uint64_t shared =
+      ctx.allreduce(answers && probe.stats().node_memory_shared != 0 ? std::uint64_t{1} : std::uint64_t{0}, reduce_op::sum);
+  const auto nodes = static_cast<std::uint64_t>(m.num_nodes());
+  if (shared == nodes)
+    return detail::concat("shared memory (loads, stores and atomics, no message) on all ", nodes, " node",
+                       nodes == 1 ? "" : "s");
+  if (shared == 0) return "requests to the owner: no node could share memory";
+  return detail::concat("shared memory on ", shared, " of ", nodes, " nodes, requests to the owner on the others");
+}
+
 int info(context& ctx) {
+  const std::string same_node = one_sided_path(ctx);
   ctx.barrier();
   if (ctx.rank() != 0) return 0;
   const auto& m = ctx.machine();
@@ -147,12 +166,13 @@ int info(context& ctx) {
   print_profile(ctx);
   print_single_copy(ctx);
   std::printf("protocol profile: %s\n", protocol_profile_in_use(ctx).description.c_str());
+  std::printf("one-sided inside a node: %s\n", same_node.c_str());
   return 0;
 }
 
 const bool registered = register_command({
     .name = "info",
-    .summary = "print backend, PEs, nodes, PEs per node, the physical topology, the profile and the protocol profile in use",
+    .summary = "print backend, PEs, nodes, PEs per node, the physical topology, the profiles in use and the one-sided path inside a node",
     .run = info,
 });
 

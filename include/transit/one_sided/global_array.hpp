@@ -23,8 +23,10 @@ namespace transit {
 
 /// Elements [0, size()) spread over the PEs in contiguous blocks (the first size() % P PEs hold
 /// one more), or round robin under array_layout::cyclic (element i on PE i mod P at offset i / P
-/// of its local(): bale's SHARED arrays). Requests are forwarded and aggregated over the node
-/// topology of the options and served by the owner (polling) or its node's helper thread. Every
+/// of its local(): bale's SHARED arrays). A PE applies operations on its own node's elements
+/// itself, through the node's shared memory, in both progress modes; the others are requests,
+/// forwarded and aggregated over the node topology of the options and served on the target's node
+/// by the PE they reach there (polling) or its helper thread. Every
 /// operation takes global indices under either layout; a region of a cyclic array travels as one
 /// piece per element (its neighbours live on other PEs), which the aggregation carries together.
 ///
@@ -77,9 +79,10 @@ class global_array {
   }
   /// Local. The layout chosen at construction.
   array_layout layout() const noexcept { return layout_.cyclic ? array_layout::cyclic : array_layout::block; }
-  /// Local. This PE's elements (block: a block; cyclic: elements rank, rank + P, ...). Remote
-  /// operations change them only inside transit calls of this PE (polling) or at any time
-  /// (helper_thread); read them after sync() or under a mutex.
+  /// Local. This PE's elements (block: a block; cyclic: elements rank, rank + P, ...). Other
+  /// PEs' operations change them at any time: the node's PEs apply theirs, and serve other nodes'
+  /// requests, through the node's shared memory (where a node cannot share memory, polling mode
+  /// changes them only inside this PE's transit calls). Read them after sync() or under a mutex.
   std::span<T> local() noexcept {
     const auto bytes = engine_->local_block();
     return {reinterpret_cast<T*>(bytes.data()), bytes.size() / sizeof(T)};

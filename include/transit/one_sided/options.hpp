@@ -59,9 +59,16 @@ struct one_sided_options {
 
 /// Counters of one PE (helper mode: the node's helper counters are reported by the node's first PE).
 struct one_sided_stats {
-  /// Request pieces this PE issued through its endpoint (helper mode: not the operations it
-  /// applied itself to its own node's memory; mpi_rma: every MPI operation).
+  /// Request pieces this PE issued through its endpoint: not the operations it applied itself to
+  /// its own node's memory (applied_in_node); mpi_rma: every MPI operation.
   std::uint64_t requests_sent = 0;
+  /// Operation pieces on its own node's elements this PE applied itself, through the node's shared
+  /// memory (loads, stores and atomics): no request and no message (mpi_rma: 0).
+  std::uint64_t applied_in_node = 0;
+  /// 1 when this PE reaches its node's elements through shared memory, 0 when it sends them
+  /// requests as to any other node's (its node could not share memory: `transit info` says so;
+  /// global_mutexes; mpi_rma).
+  std::uint64_t node_memory_shared = 0;
   std::uint64_t requests_forwarded = 0;   ///< requests that passed through on their way elsewhere
   std::uint64_t requests_combined = 0;    ///< requests merged into another for the same word
   std::uint64_t requests_served = 0;      ///< requests applied to memory (or mutexes) here

@@ -1,10 +1,12 @@
-// Helper mode's node memory on the local backend: the PEs of a node meet in the job's local_world,
-// give their parts' sizes, and the node's first PE makes one allocation for all of them; the
-// nodes' first PEs meet there too for the helpers' world (one inbox per node). One process, one
-// address space: the addresses are shared in memory, never sent.
+// The one-sided engines' node memory on the local backend: the PEs of a node meet in the job's
+// local_world, give their parts' sizes, and the node's first PE makes one allocation for all of
+// them; in helper mode the nodes' first PEs meet there too for the helpers' world (one inbox per
+// node). Always shared: one process, one address space; the addresses are shared in memory, never
+// sent.
 #include <cstdlib>
 #include <new>
 
+#include "transit/detail/core/error.hpp"
 #include "transport/local/transport.hpp"
 
 namespace transit::detail {
@@ -44,7 +46,7 @@ class local_node_memory final : public node_memory {
                                           [&] { return std::make_shared<node_block>(pes); });
     block_->give_size(local, setup.part_bytes);
     if (local == 0) {
-      setup.wait([&] { return block_->sizes_given(); }, "helper-mode set-up (the node's part sizes)");
+      setup.wait([&] { return block_->sizes_given(); }, "one-sided set-up (the node's part sizes)");
       std::size_t total = 0;
       for (const auto s : block_->sizes()) total += align64(s);
       block_->block = static_cast<std::byte*>(std::aligned_alloc(64, std::max<std::size_t>(total, 64)));
@@ -56,16 +58,18 @@ class local_node_memory final : public node_memory {
         offset += align64(s);
       }
       block_->publish(std::move(parts));
-      helpers_ = job.board().meet<helpers_world>(key | 0xffffffffu, m.num_nodes(),
-                                                 [&] { return std::make_shared<helpers_world>(m.num_nodes()); });
+      if (setup.helper)
+        helpers_ = job.board().meet<helpers_world>(key | 0xffffffffu, m.num_nodes(),
+                                                   [&] { return std::make_shared<helpers_world>(m.num_nodes()); });
     } else {
-      setup.wait([&] { return block_->published(); }, "helper-mode set-up (shared memory)");
+      setup.wait([&] { return block_->published(); }, "one-sided set-up (shared memory)");
     }
     parts_ = block_->parts();
   }
 
   std::byte* part(int local) const override { return parts_[static_cast<std::size_t>(local)]; }
   std::unique_ptr<transport> make_helper_transport() override {
+    TRANSIT_ASSERT(helpers_ != nullptr, "only a node's first PE runs a helper, in helper mode");
     return std::make_unique<local_transport>(*helpers_->world, node_);
   }
   void abandon() noexcept override {

@@ -4,24 +4,31 @@
 // owner and call issue(); everything below runs per request piece and is compiled once, in
 // src/one_sided. The choices, and why:
 //
+// Inside a node. In both progress modes the node's elements live in memory the node shares (plain
+// memory on the local backend, MPI_Win_allocate_shared on mpi), and a PE applies operations on its
+// own node's elements itself, atomically where the contract says atomic (ARMCI's and MPI-3 osc
+// sm's loads, stores and atomics): no request, no message. Only other nodes' elements become
+// requests. Where a node cannot share memory (polling mode only: a simulation, a node holding part
+// of a rank's PE threads, ranks on several hosts, MPI_Win_allocate_shared failing) its PEs send
+// requests to their node's elements as to any other.
+//
 // Endpoints. A request is served by an *endpoint*: in progress_mode::polling every PE is one, and
 // serves inside every transit call it makes (a progress hook in the context's waiting loop, so
-// barrier, allreduce and other layers' waits serve too); in helper_thread mode one helper thread
-// per node is the endpoint of all the node's PEs and reaches their elements through memory the
-// node shares (plain memory on the local backend, MPI_Win_allocate_shared on mpi). In helper
-// mode a PE applies operations on its own node's elements itself (atomically where the contract
-// says atomic), and hands the rest to its helper through a ring in shared memory, so the helper
-// aggregates the requests of every PE of its node (HiCOO's multicore cooperation).
+// barrier, allreduce and other layers' waits serve too, and every 32 requests or 1024 operations
+// applied in the node); in helper_thread mode one helper thread per node is the endpoint of all
+// the node's PEs, which hand it their requests through a ring in shared memory, so the helper
+// aggregates the requests of every PE of its node (HiCOO's multicore cooperation). Either serves a
+// request for any element of its node.
 //
 // Routing. Nodes sit on a virtual grid: 1-D for fcg, virtual_grid::balanced(nodes, 2) for mfcg,
 // balanced(nodes, 3) for cfcg, 2x2x..x2 for hypercube (power-of-two node counts only). Between
 // nodes a request follows grid/'s lowest-dimension-first router (HiCOO Algorithm 1 with its
 // partial-grid rule; any node count for fcg, mfcg, cfcg). In polling mode a hop to another node
-// goes to the PE with this PE's local rank there (modulo that node's size), and the last hop,
-// inside the target's node, goes straight to the owner. An endpoint keeps one link (one request
-// buffer) per next-hop endpoint: sum(d_i - 1) node-grid peers, plus, in polling mode, the other
-// PEs of its node. Replies and acknowledgements go straight back to the requester's endpoint,
-// never along the route.
+// goes to the PE with this PE's local rank there (modulo that node's size), which serves the
+// request if it is for its node (without shared memory: one last hop, straight to the owner). An
+// endpoint keeps one link (one request buffer) per next-hop endpoint: sum(d_i - 1) node-grid
+// peers (plus, in polling mode without shared memory, the other PEs of its node). Replies and
+// acknowledgements go straight back to the requester's endpoint, never along the route.
 //
 // Why not the streamer: requests vary in size (a put carries its data, a get none), replies go
 // back outside the grid, forwarding endpoints rewrite requests (combining), there are no

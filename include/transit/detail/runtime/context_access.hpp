@@ -56,6 +56,10 @@ class context_access {
   /// wait inside a hook runs no hooks. Returns an id for remove_progress_hook.
   static int add_progress_hook(context& c, std::function<bool()> poll);
   static void remove_progress_hook(context& c, int id);
+  /// Runs every progress hook once, outside a waiting loop (a one-sided PE that applies its
+  /// operations itself must still serve its peers); false inside a hook. Returns whether any hook
+  /// did something.
+  static bool run_progress_hooks(context& c);
 
   /// Registers a description of some endpoint's state for watchdog reports; returns an id.
   static int add_diagnostic(context& c, std::function<std::string()> describe);
@@ -70,7 +74,6 @@ class context_access {
   static void wait_loop(context& c, function_ref<step_result()> step, std::string_view what);
   [[noreturn]] static void watchdog_expired(context& c, std::string_view what,
                                             steady_clock::duration idle);
-  static bool run_progress_hooks(context& c);
 };
 
 }  // namespace transit::detail

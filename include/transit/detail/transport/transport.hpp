@@ -26,7 +26,7 @@ class mpi_access;          // src/transport/mpi_access.hpp: what layers above ma
 namespace trace {
 class recorder;            // src/trace/recorder.hpp: the timeline trace (--transit-trace)
 }
-class node_memory;         // src/transport/node_memory.hpp: helper mode's node-shared memory
+class node_memory;         // src/transport/node_memory.hpp: the one-sided engines' node-shared memory
 struct node_memory_setup;  // (both private to the library)
 
 /// A message as received: who sent it, on which channel, and the payload.
@@ -114,9 +114,10 @@ class transport {
   virtual void end_job(const std::string& why) = 0;
   /// The mpi backend's answers for a layer that calls MPI itself; null on other backends.
   virtual mpi_access* mpi() noexcept { return nullptr; }
-  /// Collective over all PEs: the memory one-sided helper mode shares within each node, made by the
-  /// backend from the job's shared state (src/transport/node_memory.hpp). Throws std::logic_error
-  /// on a transport that has none.
+  /// Collective over all PEs: the memory the one-sided engines share within each node, made by
+  /// the backend from the job's shared state (src/transport/node_memory.hpp). Where a node cannot
+  /// share memory: throws for helper mode (std::logic_error on a transport that has none), returns
+  /// null for polling mode (setup.helper false), alike on all of the node's PEs.
   virtual std::unique_ptr<node_memory> make_node_memory(const node_memory_setup& setup);
   /// Messages this PE has sent through the network library (MPI) so far; a message handed to a
   /// PE of its own process by pointer is not one (0 on the local backend).
