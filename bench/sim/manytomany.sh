@@ -30,7 +30,7 @@
 # (default 3600 s). Needs `make build sim`. Real time here (2-core VM shared with 8-9 other
 # simulations, 2026-11-26): grids 1 s to 5 min (3-D) and 19 min (2-D) at 1024 ranks; direct up to
 # 2 min at 256 ranks; none 2-6 min at 32-128 ranks. None at 8 ranks and at 1024, and direct at 512,
-# did not finish within the hour (docs/simulation.md gives the arithmetic in their place).
+# did not finish within the hour (docs/simulation-results.md gives the arithmetic in their place).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 series=${1:-none direct node 3d}

@@ -1,7 +1,9 @@
 #include "simulated_costs.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <string>
 #include <string_view>
 #include <system_error>
 
@@ -10,9 +12,10 @@
 
 #ifdef TRANSIT_SIMGRID
 #include <mpi.h>
+#include <simgrid/engine.h>
 
 #include <cstdlib>
-#include <vector>
+#include <unordered_map>
 #endif
 
 namespace transit::detail {
@@ -21,23 +24,64 @@ namespace {
 
 bool given(const char* text) { return text != nullptr && *text != '\0'; }
 
+// A cost of a second or more per item, byte or message is no machine's: most likely a unit
+// mistake (nanoseconds written as seconds).
+bool parse_cost(std::string_view text, double& value) {
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc() && end == text.data() + text.size() && std::isfinite(value) && value >= 0 && value < 1;
+}
+
 double parse_seconds(const char* variable, const char* text) {
-  const std::string_view view(text);
   double value = 0;
-  const auto [end, ec] = std::from_chars(view.data(), view.data() + view.size(), value);
-  // A cost of a second or more per item or message is no machine's: most likely a unit mistake
-  // (nanoseconds written as seconds).
-  if (ec != std::errc() || end != view.data() + view.size() || !std::isfinite(value) || value < 0 || value >= 1)
-    throw_invalid(variable, view, "a number of seconds in [0, 1), such as 2.96e-07");
+  if (!parse_cost(text, value)) throw_invalid(variable, text, "a number of seconds in [0, 1), such as 2.96e-07");
   return value;
 }
 
 }  // namespace
 
-simulated_costs parse_simulated_costs(const char* mode, const char* seconds_per_item,
-                                      const char* seconds_per_message) {
+message_overhead message_overhead::parse(std::string_view variable, std::string_view text) {
+  message_overhead out;
+  const auto fail = [&] {
+    throw_invalid(variable, text,
+                  "sections BYTES:SECONDS:SECONDS_PER_BYTE joined by ';' (SimGrid's smpi/os), such as "
+                  "0:3.6e-06:0;65536:5e-06:1e-10, with whole bytes and seconds in [0, 1)");
+  };
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find(';', at), text.size());
+    const std::string_view part = text.substr(at, end - at);
+    at = end + 1;
+    const std::size_t first = part.find(':'), second = part.find(':', first == part.npos ? first : first + 1);
+    if (first == part.npos || second == part.npos || part.find(':', second + 1) != part.npos) fail();
+    section s;
+    const std::string_view bytes = part.substr(0, first);
+    const auto [bytes_end, ec] = std::from_chars(bytes.data(), bytes.data() + bytes.size(), s.bytes);
+    if (ec != std::errc() || bytes_end != bytes.data() + bytes.size() || bytes.empty()) fail();
+    if (!parse_cost(part.substr(first + 1, second - first - 1), s.seconds) ||
+        !parse_cost(part.substr(second + 1), s.seconds_per_byte))
+      fail();
+    out.sections_.push_back(s);
+  }
+  std::stable_sort(out.sections_.begin(), out.sections_.end(),
+                   [](const section& a, const section& b) { return a.bytes < b.bytes; });
+  return out;
+}
+
+double message_overhead::seconds(std::size_t bytes) const noexcept {
+  // SimGrid 3.32's rule (smpi::Host::orecv, osend, oisend): the first section's cost, replaced by
+  // each following section's while the size is above that section's bytes.
+  if (sections_.empty()) return 0;
+  const auto cost = [bytes](const section& s) { return s.seconds + s.seconds_per_byte * static_cast<double>(bytes); };
+  double current = cost(sections_.front());
+  for (const section& s : sections_) {
+    if (bytes <= s.bytes) return current;
+    current = cost(s);
+  }
+  return current;
+}
+
+simulated_costs parse_simulated_costs(const std::function<const char*(std::string_view)>& variable) {
   simulated_costs costs;
-  if (given(mode)) {
+  if (const char* mode = variable("TRANSIT_SIM_MODE"); given(mode)) {
     const std::string_view m(mode);
     if (m == "modelled") {
       costs.modelled = true;
@@ -45,15 +89,26 @@ simulated_costs parse_simulated_costs(const char* mode, const char* seconds_per_
       throw_invalid("TRANSIT_SIM_MODE", m, "'modelled' or 'measured'");
     }
   }
-  if (given(seconds_per_item)) {
-    costs.seconds_per_item = parse_seconds("TRANSIT_SIM_SECONDS_PER_ITEM", seconds_per_item);
-  } else if (costs.modelled) {
-    throw_invalid("TRANSIT_SIM_SECONDS_PER_ITEM", "", "a number of seconds with TRANSIT_SIM_MODE=modelled");
-  }
-  if (given(seconds_per_message)) {
-    costs.seconds_per_message = parse_seconds("TRANSIT_SIM_SECONDS_PER_MESSAGE", seconds_per_message);
-  } else if (costs.modelled) {
-    throw_invalid("TRANSIT_SIM_SECONDS_PER_MESSAGE", "", "a number of seconds with TRANSIT_SIM_MODE=modelled");
+  const auto required_seconds = [&](const char* name, double& into) {
+    if (const char* text = variable(name); given(text)) {
+      into = parse_seconds(name, text);
+    } else if (costs.modelled) {
+      throw_invalid(name, "", "a number of seconds with TRANSIT_SIM_MODE=modelled");
+    }
+  };
+  required_seconds("TRANSIT_SIM_SECONDS_PER_ITEM", costs.seconds_per_item);
+  required_seconds("TRANSIT_SIM_SECONDS_PER_BYTE", costs.seconds_per_byte);
+  if (const char* text = variable("TRANSIT_SIM_SEND_OVERHEAD"); given(text))
+    costs.send_overhead = message_overhead::parse("TRANSIT_SIM_SEND_OVERHEAD", text);
+  if (const char* text = variable("TRANSIT_SIM_RECEIVE_OVERHEAD"); given(text))
+    costs.receive_overhead = message_overhead::parse("TRANSIT_SIM_RECEIVE_OVERHEAD", text);
+  if (const char* text = variable("TRANSIT_SIM_NIC_MESSAGES_PER_SECOND"); given(text)) {
+    const std::string_view view(text);
+    double rate = 0;
+    const auto [end, ec] = std::from_chars(view.data(), view.data() + view.size(), rate);
+    if (ec != std::errc() || end != view.data() + view.size() || !std::isfinite(rate) || rate < 0)
+      throw_invalid("TRANSIT_SIM_NIC_MESSAGES_PER_SECOND", view, "a number of messages per second >= 0 (0: no limit)");
+    costs.nic_messages_per_second = rate;
   }
   return costs;
 }
@@ -66,12 +121,44 @@ const simulated_costs& simulation_costs() {
 
 void charge_simulated(double) {}
 #else
+namespace {
+
+// A node's network interface injects one message per 1 / rate seconds, first come first served:
+// a message from one node to another waits until the interface is free, then holds it for its
+// slot, and the sending rank is back when its message has left (end of the slot), or after its
+// own overhead if that is longer. The interfaces' state is the simulated machine's, shared by
+// its ranks (all in this process, run one at a time by SimGrid): not per-PE state.
+void install_nic(const simulated_costs& costs) {
+  const double slot = 1 / costs.nic_messages_per_second;
+  const message_overhead overhead = costs.send_overhead;
+  const SmpiOpCostCb send_cost = [slot, overhead](std::size_t size, simgrid::s4u::Host* source,
+                                                  simgrid::s4u::Host* dest) {
+    static std::unordered_map<const void*, double> free_at;  // by node: when its interface is next free
+    const double own = overhead.seconds(size);
+    if (source == dest) return own;  // within a node: no interface
+    const double now = simgrid_get_clock();
+    double& next_free = free_at[source];
+    const double start = std::max(now, next_free);
+    next_free = start + slot;
+    return std::max(own, next_free - now);
+  };
+  smpi_register_op_cost_callback(SmpiOperation::SEND, send_cost);
+  smpi_register_op_cost_callback(SmpiOperation::ISEND, send_cost);
+}
+
+simulated_costs costs_from_environment() {
+  simulated_costs costs =
+      parse_simulated_costs([](std::string_view name) { return std::getenv(std::string(name).c_str()); });
+  if (costs.nic_messages_per_second > 0) install_nic(costs);
+  return costs;
+}
+
+}  // namespace
+
 const simulated_costs& simulation_costs() {
   // Read once per rank (smpi/privatization gives each rank its own copy of this static; without
   // it, once for all): SMPI runs its ranks one at a time, never in parallel.
-  static const simulated_costs costs =
-      parse_simulated_costs(std::getenv("TRANSIT_SIM_MODE"), std::getenv("TRANSIT_SIM_SECONDS_PER_ITEM"),
-                            std::getenv("TRANSIT_SIM_SECONDS_PER_MESSAGE"));
+  static const simulated_costs costs = costs_from_environment();
   return costs;
 }
 

@@ -1,12 +1,26 @@
 #pragma once
-// transit's own work in simulated time (TRANSIT_SIMGRID, docs/simulation.md). Two modes, set by the
+// transit's own work in simulated time (TRANSIT_SIMGRID, docs/simulation.md). Set by the
 // environment of a simulated job (scripts/simulate sets it):
 //
-//   TRANSIT_SIM_MODE                  measured (or unset) | modelled
-//   TRANSIT_SIM_SECONDS_PER_ITEM      seconds per item per hop: its copy into a buffer at the
-//                                     source, each routing step, its delivery (the thesis's o_a)
-//   TRANSIT_SIM_SECONDS_PER_MESSAGE   seconds per message sent and per message received
-//                                     (transit's own per-message path: the thesis's o_s and o_d)
+//   TRANSIT_SIM_MODE                     measured (or unset) | modelled
+//   TRANSIT_SIM_SECONDS_PER_ITEM         seconds per item per hop: its copy into a buffer at the
+//                                        source, each routing step, its delivery (the thesis's o_a)
+//   TRANSIT_SIM_SECONDS_PER_BYTE         seconds per byte transit copies into a message it sends
+//   TRANSIT_SIM_SEND_OVERHEAD            a message's overhead at its sender and its receiver, by
+//   TRANSIT_SIM_RECEIVE_OVERHEAD         size, as SimGrid's smpi/os (= smpi/ois) and smpi/or
+//                                        ("BYTES:SECONDS:SECONDS_PER_BYTE;..."), which the runner
+//                                        sets to the same values
+//   TRANSIT_SIM_NIC_MESSAGES_PER_SECOND  messages a node's network interface injects per second
+//                                        (unset or 0: no limit)
+//
+// One cost model for everything that sends: SMPI charges every MPI message, transit's and the
+// baselines' (MPI_Alltoallv, MPI RMA, collectives), its per-message overhead at the sender
+// (smpi/os, smpi/ois) and at the receiver (smpi/or), and transit charges only its own work on top
+// (items per hop, bytes copied). Two gaps of SMPI 3.32 are closed here: it charges smpi/or only
+// for a message whose send was detached, which a synchronous send never is, so transit charges
+// the receiver's overhead of its own synchronous sends itself; and it has no network interface
+// per node, so with a message rate transit's cost callbacks for sends (smpi_register_op_cost_
+// callback, which replace smpi/os and smpi/ois) add each message's wait for its node's interface.
 //
 // measured: SMPI times transit's real CPU bursts on the host (smpi/simulate-computation) and
 // nothing is charged here. modelled: the runner switches SMPI's timing off
@@ -15,42 +29,84 @@
 // every run. Per-item costs are not charged item by item: the streamer's statistics already count
 // every item at every hop (inserted, forwarded, delivered), and the debt is charged once per
 // message sent and once per poll (streamer_core::charge_items).
+#include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <string_view>
+#include <vector>
 
 #include "transit/detail/core/simulation.hpp"
 
 namespace transit::detail {
 
+/// A per-message overhead by message size, piecewise linear, in SimGrid's notation for smpi/os,
+/// smpi/or and smpi/ois: sections "BYTES:SECONDS:SECONDS_PER_BYTE" joined by ';'. A message of n
+/// bytes costs SECONDS + n x SECONDS_PER_BYTE of the last section (by BYTES) whose BYTES is below
+/// n, or of the first section: SimGrid 3.32's rule (smpi::Host::orecv), so that what transit
+/// charges itself equals what SMPI charges from the same text.
+class message_overhead {
+ public:
+  struct section {
+    std::size_t bytes = 0;
+    double seconds = 0;
+    double seconds_per_byte = 0;
+  };
+  /// Parses `text` (empty: no overhead). Throws std::invalid_argument naming `variable`, the text
+  /// and the expected form: a section without three fields, a size that is not a whole number of
+  /// bytes, a cost that is not a number of seconds in [0, 1).
+  static message_overhead parse(std::string_view variable, std::string_view text);
+  /// The seconds a message of `bytes` bytes costs (0 without sections).
+  [[nodiscard]] double seconds(std::size_t bytes) const noexcept;
+  [[nodiscard]] bool empty() const noexcept { return sections_.empty(); }
+
+ private:
+  std::vector<section> sections_;  // by bytes, smallest first
+};
+
 struct simulated_costs {
   bool modelled = false;
   double seconds_per_item = 0;
-  double seconds_per_message = 0;
+  double seconds_per_byte = 0;
+  message_overhead send_overhead;
+  message_overhead receive_overhead;
+  double nic_messages_per_second = 0;  // 0: no limit
 };
 
-/// The costs that the three variables' values give (nullptr or "" = unset). Throws
-/// std::invalid_argument naming the variable, its value and what was expected: a mode other than
-/// `measured` or `modelled`; a cost that is not a number of seconds in [0, 1); a modelled mode
-/// without both costs. In measured mode the costs are checked and then not used.
-simulated_costs parse_simulated_costs(const char* mode, const char* seconds_per_item,
-                                      const char* seconds_per_message);
+/// The costs that the variables above give, each looked up by name through `variable` (nullptr or
+/// "" = unset). Throws std::invalid_argument naming the variable, its value and what was expected:
+/// a mode other than `measured` or `modelled`; a cost that is not a number of seconds in [0, 1);
+/// an overhead not in SimGrid's notation; a message rate that is not a number >= 0; a modelled
+/// mode without the cost per item or per byte. In measured mode the values are checked and then
+/// not used.
+simulated_costs parse_simulated_costs(const std::function<const char*(std::string_view)>& variable);
 
 /// The costs of this job, read from the environment at the first call (under SMPI all ranks share
-/// one process and one environment). Throws as parse_simulated_costs. Outside a simulation build
-/// there are none (measured mode, nothing charged) and the environment is not read.
+/// one process and one environment); with a NIC message rate, the first call also installs the
+/// send cost callbacks. Throws as parse_simulated_costs. Outside a simulation build there are none
+/// (measured mode, nothing charged) and the environment is not read.
 const simulated_costs& simulation_costs();
 
 /// Passes `seconds` of simulated time on this rank's core; nothing for seconds <= 0, and nothing
 /// outside a simulation build.
 void charge_simulated(double seconds);
 
-// The one way transit charges its own work in simulated time: these two calls, made
-// unconditionally by every layer (each is an empty inline function outside a simulation build).
+// The one way transit charges its own work in simulated time: these calls, made unconditionally
+// by every layer (each is an empty inline function outside a simulation build).
 
-/// Modelled mode: charges `messages` messages' own costs now; nothing in measured mode.
-inline void charge_messages(std::uint64_t messages) {
+/// Modelled mode: charges `bytes` bytes that transit copied into a message; nothing in measured mode.
+inline void charge_bytes_copied(std::uint64_t bytes) {
   if constexpr (simulated_build) {
     const simulated_costs& c = simulation_costs();
-    if (c.modelled && messages > 0) charge_simulated(static_cast<double>(messages) * c.seconds_per_message);
+    if (c.modelled && bytes > 0) charge_simulated(static_cast<double>(bytes) * c.seconds_per_byte);
+  }
+}
+
+/// Modelled mode: charges the receiver's overhead (smpi/or) of a message of `bytes` bytes that was
+/// sent synchronously, which SMPI does not charge; nothing in measured mode.
+inline void charge_synchronous_receive(std::size_t bytes) {
+  if constexpr (simulated_build) {
+    const simulated_costs& c = simulation_costs();
+    if (c.modelled) charge_simulated(c.receive_overhead.seconds(bytes));
   }
 }
 

@@ -166,7 +166,9 @@ class mpi_alltoallv_method final : public mpi_method {
     theirs.resize(mine.size());
     const std::uint64_t largest_mine = largest_record(r.out);
     x_.send.assign(static_cast<std::size_t>(size), nullptr);
+    std::uint64_t packed = 0;
     for (const auto& record : r.out.records) {
+      packed += record.bytes;
       mine[3 * static_cast<std::size_t>(record.dest)] = record.bytes;
       x_.send[static_cast<std::size_t>(record.dest)] = &record;
     }
@@ -186,7 +188,10 @@ class mpi_alltoallv_method final : public mpi_method {
     }
     if (largest_count == 0) return largest_volume;
     const std::uint64_t chunk = std::max<std::uint64_t>(1, std::min<std::uint64_t>(limit_, INT_MAX / size));
-    charge_item_hops(r.out.records.size());  // modelled simulation: each record copied into the send buffer
+    // Modelled simulation: each record copied into the send buffer, as transit's own methods are
+    // charged (SMPI charges the messages of MPI_Alltoallv as it charges transit's).
+    charge_item_hops(r.out.records.size());
+    charge_bytes_copied(packed);
     in_rounds(r.out, x_, chunk, rounds_for(largest_count, chunk), port_.stats(),
               [&](const std::byte* sb, const int* sc, const int* sd, std::byte* rb, const int* rc, const int* rd) {
                 mpi_check(MPI_Alltoallv(sb, sc, sd, MPI_BYTE, rb, rc, rd, MPI_BYTE, comm_), "MPI_Alltoallv");

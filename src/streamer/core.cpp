@@ -406,7 +406,10 @@ void streamer_core::send(link& l, flush_kind kind, bool with_final_marker) {
   ++stats_.messages_sent;
   if (l.inter_node) ++stats_.inter_node_messages;
   stats_.bytes_sent += bytes;
-  if (n == 0) return;
+  if (n == 0) {
+    ++stats_.marker_messages;
+    return;
+  }
   switch (kind) {
     case flush_kind::full: ++stats_.flushes_full; break;
     case flush_kind::timer: ++stats_.flushes_timer; break;

@@ -9,6 +9,8 @@ simulation build is missing: `make test` builds both.
   kernels   every bench kernel scripts/simulate accepts runs verified at 8 ranks; the ones it
             refuses are refused with a one-line error, status 2; a --json of the user's is passed once
   make_sim  `make sim` alone builds both transit commands scripts/simulate runs (make's dry run)
+  fair      a baseline's message (MPI_Alltoallv inside SMPI) pays the overheads a transit message
+            pays, and a node's NIC message rate bounds what its PEs inject together
   deadlock  a stuck program (PE 1 never ends its step): without a watchdog the simulated job ends
             with transit's report of what every PE waits in (SimGrid's own deadlock ends with status
             0), and with TRANSIT_WATCHDOG the watchdog fires in simulated time
@@ -147,6 +149,66 @@ def check_deadlock():
     print("with the watchdog:", next(l for l in watched.stderr.splitlines() if "watchdog:" in l))
 
 
+def exchange(platform, method, *settings):
+    """One method of `bench exchange` (8 ranks, every PE sends a parcel to every other) with the
+    calibration changed by settings: its record (the method's fields merged in), verified."""
+    record = records("--platform", platform, "--ranks", "8", *settings, "--", "bench", "exchange",
+                     "--pattern", "dense", "--samples", "3", "--method", method)[0]  # verified
+    if record.get("method") != method:
+        sys.exit(f"simulate_check: exchange --method {method} gave a record of {record.get('method')}")
+    return record
+
+
+def check_fair():
+    """One cost model for everything that sends: a baseline's message (MPI_Alltoallv inside SMPI)
+    pays the per-message overheads a transit message pays; a node's message rate limits what its
+    PEs inject together."""
+    # Every cost as bgq's but the overhead at each end, cheap then dear (never 0: a sample repeats
+    # exchanges until it lasts 2 ms of simulated time, thousands of them when they cost nothing).
+    cheap, dear = 1e-6, 1e-4
+    paid = {}
+    for method in ("direct", "mpi_alltoallv"):
+        low = exchange("torus:2x2:2", method, "--set", f"seconds_per_message={cheap!r}")
+        high = exchange("torus:2x2:2", method, "--set", f"seconds_per_message={dear!r}")
+        per_pe = high["messages_sent"] / 8  # per exchange (summed over PEs in the record)
+        paid[method] = (high["seconds_per_exchange"] - low["seconds_per_exchange"]) / per_pe / (dear - cheap)
+        print(f"{method}: {per_pe:g} messages per PE per exchange; {low['seconds_per_exchange']:.3e} s per exchange "
+              f"at {cheap:g} s per message and end, {high['seconds_per_exchange']:.3e} s at {dear:g}: "
+              f"{paid[method]:.2f} overheads per message counted")
+        # A PE receives about as many messages as it sends: two overheads per message counted.
+        # Neither count is exact (transit's consensus allreduce and SMPI's own algorithms send
+        # messages the records do not count), but a message charged at one end only pays one.
+        if not 1.3 <= paid[method] <= 4:
+            sys.exit(f"simulate_check: exchange {method}: {paid[method]:.2f} overheads per message and PE, expected "
+                     f"about 2 (one at the sender, one at the receiver)")
+    ratio = paid["mpi_alltoallv"] / paid["direct"]
+    print(f"a baseline message pays {ratio:.2f}x what a transit message pays")
+    if not 0.5 <= ratio <= 1.5:
+        sys.exit(f"simulate_check: MPI_Alltoallv's messages pay {ratio:.2f}x what transit's pay, expected the same")
+
+    # The NIC: 100 us per message a node injects. MPI_Alltoallv's counts and data are P - 1
+    # messages each per PE, P - (PEs per node) of them to other nodes.
+    rate = 1e4
+    limited = ["--set", f"nic_messages_per_second={rate!r}"]
+    times = {}
+    for platform, per_node in (("torus:2x2:2", 2), ("torus:2x2x2:1", 1)):
+        free = exchange(platform, "mpi_alltoallv")
+        slow = exchange(platform, "mpi_alltoallv", *limited)
+        injected = per_node * (8 - per_node) * 2
+        bound = injected / rate
+        times[per_node] = slow["seconds_per_exchange"]
+        print(f"{platform}: {free['seconds_per_exchange']:.3e} s per exchange without a message rate, "
+              f"{slow['seconds_per_exchange']:.3e} s at {rate:g} messages per second per node: {injected} "
+              f"messages leave each node, at least {bound:.3e} s")
+        if not slow["seconds_per_exchange"] >= 0.95 * bound:
+            sys.exit(f"simulate_check: {platform}: an exchange took {slow['seconds_per_exchange']:.3e} s, below "
+                     f"the {bound:.3e} s its nodes need to inject {injected} messages at {rate:g} per second")
+    expected = (2 * 6) / (1 * 7)
+    if not times[2] / times[1] > 0.8 * expected:
+        sys.exit(f"simulate_check: two PEs per node took {times[2] / times[1]:.2f}x the time of one, expected about "
+                 f"{expected:.2f}x: the PEs of a node share its interface")
+
+
 def check_make_sim():
     """`make sim` alone builds what scripts/simulate runs: the simulation build's transit and the
     normal build's, which writes the platform (a dry run of make: nothing is built here)."""
@@ -163,7 +225,7 @@ def check_make_sim():
                  f"build-sim:\n{run.stdout}")
 
 
-CHECKS = {"make_sim": check_make_sim, "modelled": check_modelled, "measured": check_measured, "kernels": check_kernels,
+CHECKS = {"make_sim": check_make_sim, "fair": check_fair, "modelled": check_modelled, "measured": check_measured, "kernels": check_kernels,
           "deadlock": check_deadlock}
 if len(sys.argv) != 2 or sys.argv[1] not in CHECKS:
     sys.exit(f"usage: simulate_check.py {'|'.join(CHECKS)}")

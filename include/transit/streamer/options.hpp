@@ -60,6 +60,7 @@ struct streamer_stats {
   std::uint64_t items_delivered = 0;   ///< deliver callbacks run on this PE
   std::uint64_t items_forwarded = 0;   ///< items that arrived here and were buffered for a next hop
   std::uint64_t messages_sent = 0;     ///< transport messages (final markers included)
+  std::uint64_t marker_messages = 0;   ///< of those, bare final markers: messages that carry no item
   std::uint64_t inter_node_messages = 0; ///< those sent to a PE on another node (machine())
   std::uint64_t messages_received = 0;  ///< transport messages received (final markers included)
   std::uint64_t bytes_sent = 0;        ///< payload bytes of those messages
@@ -82,6 +83,7 @@ inline streamer_stats& operator+=(streamer_stats& into, const streamer_stats& s)
   into.items_delivered += s.items_delivered;
   into.items_forwarded += s.items_forwarded;
   into.messages_sent += s.messages_sent;
+  into.marker_messages += s.marker_messages;
   into.inter_node_messages += s.inter_node_messages;
   into.messages_received += s.messages_received;
   into.bytes_sent += s.bytes_sent;

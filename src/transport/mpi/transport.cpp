@@ -176,7 +176,9 @@ void mpi_transport::send_message(int dest, std::uint32_t channel, message_buffer
 
 void mpi_transport::send_from(int source_lane, int dest, std::uint32_t channel, message_buffer&& data) {
   TRANSIT_ASSERT(dest >= 0 && dest < size_, "send to a rank outside the communicator");
-  charge_messages(1);  // modelled simulation: transit's own cost of sending a message (o_s)
+  // Modelled simulation: transit's own cost of a message is the bytes it copied into it; the
+  // per-message overheads are SMPI's, charged alike to every MPI message (core/simulated_costs.hpp).
+  charge_bytes_copied(data.size());
   const std::uint32_t lanes = static_cast<std::uint32_t>(source_lane) << lane_shift |
                               static_cast<std::uint32_t>(dest % lane_count_) << destination_lane_shift;
   const wire_prefix prefix{channel, lanes, data.size()};
@@ -206,6 +208,10 @@ void mpi_transport::post(int dest, message_buffer&& data, int source_lane) {
     flow.since_sync = 0;
     flow.bytes_since_sync = 0;
     ++flow.unacked;
+    wire_prefix prefix;
+    std::memcpy(&prefix, data.wire(), sizeof prefix);
+    prefix.flags |= sent_synchronously;  // an announcement copies it: the announcement goes synchronously
+    std::memcpy(data.wire(), &prefix, sizeof prefix);
   }
   if (data.wire_size() <= whole_message_bytes_) {
     const void* bytes = data.wire();
@@ -300,7 +306,6 @@ std::size_t mpi_transport::poll_messages(std::vector<message>& sink, std::size_t
   if (!arriving_sources_.empty()) received += hand_over_arrivals(sink);
   if (received < max)
     received += mode_ == receive_mode::posted ? receive_posted(sink, max - received) : receive_probed(sink, max - received);
-  charge_messages(received);  // modelled simulation: transit's own cost of receiving them (o_d)
   return received;
 }
 
@@ -372,6 +377,7 @@ bool mpi_transport::take_arrival(int source_rank, int bytes, message_buffer&& da
                     concat("its sender's lane is ", source_lane_of(prefix.flags), ", a rank runs ", lane_count_,
                            " PE thread(s)"));
   const int source = first_pe + source_lane_of(prefix.flags);  // the sending PE
+  if (prefix.flags & sent_synchronously) charge_synchronous_receive(static_cast<std::size_t>(bytes));
   if (prefix.flags & announces_pieces) {
     if (wire_bytes != message_buffer::prefix_bytes)
       corrupt_message(receiver, "announcement of a large message", source,

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""bench/sim/measured_calibration.py CALIBRATE.json [--date YYYY-MM-DD] > scripts/calibrations/measured.json
+
+Turns the record of `transit calibrate streamer --json` (mpi backend, two ranks on two nodes of
+one PE each, so that the inter-node link is MPI's) into the calibration `measured`: transit's own
+costs on the host that ran it, not Charm++'s on BG/Q or XE6 (docs/simulation.md, "Calibrations").
+
+  seconds_per_item         the fitted per-item cost (thesis table 2.3's o_a: routing step, copy
+                           into a buffer, delivery of an 8-byte item)
+  seconds_per_byte_copied  half the fitted cost per byte of a message (beta): a byte is copied
+                           twice on its way, into transit's buffer at the sender and by MPI; the
+                           two copies are taken to cost alike (an assumption)
+  send_overhead,           per end, at each size of the streaming curve: the time per message of
+  receive_overhead         one PE streaming to another (the busier end's time per message, both
+                           ends working at once) less transit's copy of its bytes, cut to the
+                           curve's lower monotone envelope (load on a shared machine only adds),
+                           as SimGrid's piecewise-linear sections between the curve's sizes; the
+                           same at both ends (calibrate does not tell the ends apart: an assumption)
+  seconds_per_message      the overhead of the curve's smallest message (what `transit model` reads)
+
+The machine's figures (links, loopback, cores, PEs per node, NIC) are not this host's to give:
+they are BG/Q's (scripts/calibrations/bgq.json), so that `measured` and `bgq` differ only in
+transit's own costs and the per-message overheads.
+"""
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def fail(message):
+    print(f"measured_calibration: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def overhead_sections(curve, per_byte_copied):
+    """SimGrid's sections "BYTES:SECONDS:SECONDS_PER_BYTE" through the curve's points, each the time
+    per message less the bytes transit copied; flat below the first point."""
+    points = [(p["message_bytes"], max(0.0, p["seconds_per_message"] - per_byte_copied * p["message_bytes"]))
+              for p in curve if p["seconds_per_message"] > 0]
+    if len(points) < 2:
+        fail("the calibration's curve has fewer than two points")
+    points.sort()
+    # A larger message costs no less than a smaller one: the curve's bumps (a shared machine's
+    # load) are cut to the lower monotone envelope, each point at most every larger one's.
+    for i in range(len(points) - 2, -1, -1):
+        points[i] = (points[i][0], min(points[i][1], points[i + 1][1]))
+    sections = [f"0:{points[0][1]!r}:0"]
+    for (b0, o0), (b1, o1) in zip(points, points[1:]):
+        slope = max(0.0, (o1 - o0) / (b1 - b0))
+        sections.append(f"{b0}:{max(0.0, o0 - slope * b0)!r}:{slope!r}")
+    return ";".join(sections), points[0][1]
+
+
+def main(argv):
+    if len(argv) not in (1, 3) or (len(argv) == 3 and argv[1] != "--date"):
+        fail("usage: measured_calibration.py CALIBRATE.json [--date YYYY-MM-DD]")
+    record = next((json.loads(line) for line in Path(argv[0]).read_text().splitlines() if line.startswith("{")), None)
+    if record is None or record.get("section") != "streamer":
+        fail(f"{argv[0]}: no record of `transit calibrate streamer --json`")
+    links = record["links"]
+    kind = "inter" if links["inter"]["measured"] else "intra"
+    link = links[kind]
+    date = argv[2] if len(argv) == 3 else record.get("created", "")[:10]
+    where = (f"transit calibrate streamer on {record['host']} ({record['backend']} backend, {record['pes']} PEs, "
+             f"{record['pes_per_node']} per node, {kind}-node link, {date})")
+    per_byte_copied = link["beta_seconds_per_byte"] / 2
+    overhead, smallest = overhead_sections(link["curve"], per_byte_copied)
+    bgq = json.loads((ROOT / "scripts" / "calibrations" / "bgq.json").read_text())
+    machine = {k: v for k, v in bgq["parameters"].items()
+               if k in ("link_bytes_per_second", "link_latency_seconds", "loopback_bytes_per_second",
+                        "loopback_latency_seconds", "core_flops", "pes_per_node", "nic_bytes_per_second",
+                        "nic_messages_per_second")}
+    for value in machine.values():
+        value["source"] = "bgq's: " + value["source"]
+    own = {
+        "seconds_per_item": {"value": link["per_item_seconds"],
+                             "source": f"{where}: per_item_seconds, the fitted cost per item and hop"},
+        "seconds_per_message": {"value": smallest,
+                                "source": f"{where}: send_overhead at its smallest size (alpha, fitted with "
+                                          f"every PE sending and receiving, is {link['alpha_seconds']!r} s for "
+                                          f"both ends)"},
+        "send_overhead": {"value": overhead,
+                          "source": f"{where}: the curve's time per message less seconds_per_byte_copied per "
+                                    f"byte, piecewise linear between its sizes; the same at both ends (assumed)"},
+        "receive_overhead": {"value": overhead, "source": "as send_overhead"},
+        "seconds_per_byte_copied": {"value": per_byte_copied,
+                                    "source": f"{where}: half of beta_seconds_per_byte "
+                                              f"({link['beta_seconds_per_byte']!r}): transit's copy and MPI's, "
+                                              f"taken to cost alike (assumed)"},
+    }
+    out = {
+        "name": "measured",
+        "machine": f"transit's own costs measured on {record['host']}, on BG/Q's network and nodes",
+        "network": bgq["network"],
+        "example_platform": bgq["example_platform"],
+        "sources": f"bench/sim/measured_calibration.py from {where}; the machine's figures are bgq's "
+                   f"(scripts/calibrations/bgq.json)",
+        "parameters": {**machine, **own},
+    }
+    lines = ["{"] + [f"  {json.dumps(k)}: {json.dumps(v)}," for k, v in out.items() if k != "parameters"]
+    lines.append('  "parameters": {')
+    items = list(out["parameters"].items())
+    for i, (k, v) in enumerate(items):
+        lines.append(f'    {json.dumps(k)}: {{"value": {json.dumps(v["value"])}, "source": {json.dumps(v["source"])}}}'
+                     + ("," if i + 1 < len(items) else ""))
+    lines += ["  }", "}"]
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
