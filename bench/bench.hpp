@@ -55,6 +55,7 @@ struct options {
   std::uint64_t seed = 1;           // --seed: random streams (not randomaccess: HPCC fixes it)
   int steps = 0;                    // --steps: steps per run, each of items_per_pe (0: 1, or 30 with --tune)
   bool tune = false;                // --tune: streamer_options::tune
+  bool quiet = false;               // --quiet: no progress line on the terminal
 };
 
 struct setup;

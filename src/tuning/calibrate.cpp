@@ -131,6 +131,33 @@ double stream_items(context& ctx, pair_of_pes pair, std::size_t g, std::uint64_t
 
 constexpr int passes = 3;
 
+/// The measurements of calibrate_streamer counted for calibration_options::on_step (PE 0).
+struct step_counter {
+  const calibration_options& o;
+  bool first_pe;
+  int done = 0, total = 0;
+  void operator()(const char* link, const std::string& what) {
+    if (first_pe && o.on_step) o.on_step(done, total, detail::concat(link, " ", what));
+    ++done;
+  }
+};
+
+std::string size_text(std::size_t bytes) {
+  if (bytes >= (std::size_t{1} << 20)) return detail::concat(bytes >> 20, " MiB");
+  if (bytes >= 1024) return detail::concat(bytes >> 10, " KiB");
+  return detail::concat(bytes, " B");
+}
+
+/// The curve's message sizes: powers of two from the smallest to the largest.
+std::vector<std::size_t> curve_sizes(const calibration_options& o) {
+  std::vector<std::size_t> sizes;
+  for (std::size_t bytes = o.min_message_bytes; bytes <= o.max_message_bytes; bytes *= 2) {
+    sizes.push_back(bytes);
+    if (bytes > o.max_message_bytes / 2) break;  // no overflow past the largest size
+  }
+  return sizes;
+}
+
 /// Weighted least squares of y = intercept + slope * x (weights w, all ones for plain least squares).
 std::pair<double, double> fit_line(const std::vector<double>& x, const std::vector<double>& y,
                                    const std::vector<double>& w) {
@@ -149,7 +176,8 @@ std::pair<double, double> fit_line(const std::vector<double>& x, const std::vect
 }
 
 link_calibration measure_link(context& ctx, pair_of_pes pair, const calibration_options& o,
-                              const std::vector<std::byte>& pattern, std::uint64_t& checksum) {
+                              const std::vector<std::byte>& pattern, std::uint64_t& checksum, step_counter& step,
+                              const char* name) {
   link_calibration link;
   link.measured = true;
   link.from_pe = pair.a;
@@ -160,14 +188,11 @@ link_calibration measure_link(context& ctx, pair_of_pes pair, const calibration_
   // The curve: a probe sizes each point; then `passes` sweeps over all sizes, each taking a third
   // of seconds_per_point, and each point the median of its passes, so that a burst of load on a
   // shared machine moves one pass of a point, not the curve's peak.
-  std::vector<std::size_t> sizes;
-  for (std::size_t bytes = o.min_message_bytes; bytes <= o.max_message_bytes; bytes *= 2) {
-    sizes.push_back(bytes);
-    if (bytes > o.max_message_bytes / 2) break;  // no overflow past the largest size
-  }
+  const std::vector<std::size_t> sizes = curve_sizes(o);
   const double share = o.seconds_per_point / passes;
   std::vector<std::uint64_t> counts;
   for (const std::size_t bytes : sizes) {
+    step(name, "curve probe, " + size_text(bytes));
     const std::uint64_t probe = std::clamp<std::uint64_t>((std::uint64_t{256} << 10) / bytes, 8, 256);
     const double per = std::max(stream_messages(ctx, channel, pair, bytes, probe, pattern, checksum) /
                                     static_cast<double>(probe),
@@ -175,6 +200,7 @@ link_calibration measure_link(context& ctx, pair_of_pes pair, const calibration_
     counts.push_back(static_cast<std::uint64_t>(std::clamp(share / per, 8.0, static_cast<double>(1 << 18))));
   }
   const std::vector<double> per_message = detail::interleaved_medians(sizes.size(), passes, [&](std::size_t i) {
+    step(name, "curve, " + size_text(sizes[i]));
     return stream_messages(ctx, channel, pair, sizes[i], counts[i], pattern, checksum) / static_cast<double>(counts[i]);
   });
   for (std::size_t i = 0; i < sizes.size(); ++i) {
@@ -190,6 +216,7 @@ link_calibration measure_link(context& ctx, pair_of_pes pair, const calibration_
   // automatic size with it by a third (tests/tuning/fit_test.cpp simulates it).
   std::vector<std::uint64_t> step_items;
   for (const std::size_t g : o.buffer_items) {
+    step(name, detail::concat("streamer probe, g = ", g));
     const std::uint64_t probe = std::clamp<std::uint64_t>(g * 8, 256, 1 << 16);
     const double t0 = stream_items(ctx, pair, g, probe, checksum);
     const double per = std::max(t0 / static_cast<double>(probe), 1e-9);
@@ -197,6 +224,7 @@ link_calibration measure_link(context& ctx, pair_of_pes pair, const calibration_
         std::clamp(share / per, static_cast<double>(std::max<std::size_t>(g, 256)), 1e8)));
   }
   const std::vector<double> per_item = detail::interleaved_medians(o.buffer_items.size(), passes, [&](std::size_t i) {
+    step(name, detail::concat("streamer, g = ", o.buffer_items[i]));
     return stream_items(ctx, pair, o.buffer_items[i], step_items[i], checksum) / static_cast<double>(step_items[i]);
   });
   std::vector<streamer_timing> steps;
@@ -305,8 +333,12 @@ streamer_profile calibrate_streamer(context& ctx, const calibration_options& o) 
   std::vector<std::byte> pattern(o.max_message_bytes);
   for (std::size_t i = 0; i < pattern.size(); ++i) pattern[i] = static_cast<std::byte>(i * 131 + 7);
   std::uint64_t checksum = 0;
-  if (const auto pair = intra_pair(m)) profile.intra = measure_link(ctx, *pair, o, pattern, checksum);
-  if (const auto pair = inter_pair(m)) profile.inter = measure_link(ctx, *pair, o, pattern, checksum);
+  const auto intra = intra_pair(m), inter = inter_pair(m);
+  step_counter step{o, ctx.rank() == 0};
+  step.total = ((intra ? 1 : 0) + (inter ? 1 : 0)) *
+               static_cast<int>((curve_sizes(o).size() + o.buffer_items.size()) * (1 + passes));
+  if (intra) profile.intra = measure_link(ctx, *intra, o, pattern, checksum, step, "intra-node");
+  if (inter) profile.inter = measure_link(ctx, *inter, o, pattern, checksum, step, "inter-node");
   // What was read is used: no reading loop is optimised away.
   calibration_sink.fetch_add(checksum, std::memory_order_relaxed);
   derive_buffer_sizes(profile);

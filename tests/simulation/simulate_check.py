@@ -8,6 +8,8 @@ simulation build is missing: `make test` builds both.
   measured  the same kernel in measured mode (this host's CPU time): runs and verifies
   kernels   every bench kernel scripts/simulate accepts runs verified at 8 ranks; the ones it
             refuses are refused with a one-line error, status 2; a --json of the user's is passed once
+  progress  on a terminal, rank 0's progress line with simulated and real time, erased at the end;
+            none with --quiet
   make_sim  `make sim` alone builds both transit commands scripts/simulate runs (make's dry run)
   fair      a baseline's message (MPI_Alltoallv inside SMPI) pays the overheads a transit message
             pays, and a node's NIC message rate bounds what its PEs inject together
@@ -209,6 +211,44 @@ def check_fair():
                  f"{expected:.2f}x: the PEs of a node share its interface")
 
 
+def check_progress():
+    """On a terminal (stderr a pty here), scripts/simulate shows rank 0's progress line with the
+    simulated and the real time, redrawn with '\\r' and erased; with --quiet, or piped (every other
+    check), none: the records on stdout are the same."""
+    import pty
+    job = ["--platform", "torus:2x2:2", "--ranks", "8", "--", "bench", "histogram", "--items-per-pe", "4096",
+           "--repeat", "2"]
+    for quiet in (False, True):
+        leader, follower = pty.openpty()
+        arguments = ["--quiet", *job] if quiet else job
+        run = subprocess.Popen([sys.executable, SIMULATE, *arguments], stdout=subprocess.PIPE, stderr=follower,
+                               text=True)
+        os.close(follower)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the pty's other end is closed
+                break
+            if not chunk:
+                break
+            seen += chunk
+        out = run.communicate(timeout=600)[0]
+        os.close(leader)
+        text = seen.decode(errors="replace")
+        records = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+        if run.returncode != 0 or len(records) != 2 or not all(r["verified"] for r in records):
+            sys.exit(f"simulate_check: progress: status {run.returncode}, records:\n{out}\nterminal:\n{text!r}")
+        drawn = "\rbench histogram: run 1/2, simulated " in text
+        print(f"{'--quiet' if quiet else 'terminal'}: {text!r}")
+        if drawn == quiet:
+            sys.exit(f"simulate_check: progress: {'a line with --quiet' if quiet else 'no progress line'}: {text!r}")
+        if "transit progress:" in text:
+            sys.exit(f"simulate_check: progress: a raw progress line reached the terminal: {text!r}")
+        if not quiet and not text.endswith("\r"):
+            sys.exit(f"simulate_check: progress: the line was not erased at the end: {text!r}")
+
+
 def check_make_sim():
     """`make sim` alone builds what scripts/simulate runs: the simulation build's transit and the
     normal build's, which writes the platform (a dry run of make: nothing is built here)."""
@@ -225,7 +265,7 @@ def check_make_sim():
                  f"build-sim:\n{run.stdout}")
 
 
-CHECKS = {"make_sim": check_make_sim, "fair": check_fair, "modelled": check_modelled, "measured": check_measured, "kernels": check_kernels,
+CHECKS = {"make_sim": check_make_sim, "progress": check_progress, "fair": check_fair, "modelled": check_modelled, "measured": check_measured, "kernels": check_kernels,
           "deadlock": check_deadlock}
 if len(sys.argv) != 2 or sys.argv[1] not in CHECKS:
     sys.exit(f"usage: simulate_check.py {'|'.join(CHECKS)}")

@@ -12,6 +12,7 @@
 #include "bench.hpp"
 #include "bench_options.hpp"
 #include "cli.hpp"
+#include "progress.hpp"
 
 namespace transit::bench {
 
@@ -113,6 +114,7 @@ void add_kernel_command(CLI::App& bench, const kernel_entry& k, options& opt,
   add_flag_once(*sub, "--tune,--online-tune", opt.tune,
                 "tune buffer size and grid between steps (streamer_options::tune); under mpirun write "
                 "--online-tune or set TRANSIT_TUNE=1 (Open MPI's mpirun takes --tune for itself)");
+  add_flag_once(*sub, "--quiet", opt.quiet, "no progress line on stderr (there is none when stderr is not a terminal)");
   if (k.add_options) k.add_options(*sub);
   if (extra) extra(*sub);
 
@@ -163,12 +165,16 @@ int bench_command(context& ctx, const options& opt) {
   }
   std::vector<double> seconds, rates;
   bool all_verified = true;
+  progress line("bench " + opt.kernel, "run", progress::for_this_process(ctx.rank() == 0, opt.quiet));
+  const progress_ticker ticking(ctx, line);
   for (int run = 0; run < opt.repeat; ++run) {
+    line.update(run, opt.repeat);
     const record r = run_once(ctx, opt, run);
     seconds.push_back(r.seconds);
     rates.push_back(r.rate);
     all_verified &= r.verified;
     if (ctx.rank() != 0) continue;
+    line.clear();
     if (!opt.json && !r.table.empty()) {
       std::printf("%s", r.table.c_str());
     } else if (r.variants.empty()) {

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "progress.hpp"
 #include "transit/detail/core/clock.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/protocols/calibrate.hpp"
@@ -39,6 +40,7 @@ struct calibrate_settings {
   std::size_t max_bytes = std::size_t{4} << 20;
   double seconds_per_point = 0.05;
   std::string single_copy;  // the mechanism this run measures (mpi)
+  bool quiet = false;       // --quiet: no progress line
 } settings;
 
 /// Before the job: --profile for every layer, and the single-copy mechanism to measure.
@@ -263,13 +265,30 @@ int run_protocol_calibration(context& ctx, const std::filesystem::path& path, bo
   o.max_transfer_bytes = cparams.max_transfer_bytes;
   o.iterations = cparams.iterations;
   o.loaded = !cparams.one_pair;
+  // The points of each table, as calibrate_protocols walks them; a table is measured when the job
+  // has such a pair (two PEs of a node, two nodes).
+  int points = 0;
+  for (std::size_t s = o.min_region_bytes; s <= o.max_region_bytes; s *= 2)
+    for (std::size_t n = o.min_regions; n <= o.max_regions && s * n <= o.max_transfer_bytes; n *= 2) ++points;
+  const machine& m = ctx.machine();
+  const int total = points * ((m.pes_on_node(m.node_of(0)) >= 2 ? 1 : 0) + (m.num_nodes() >= 2 ? 1 : 0));
+  progress line("calibrate protocols", "point", progress::for_this_process(ctx.rank() == 0, settings.quiet));
+  const progress_ticker ticking(ctx, line);
+  int done = 0;
+  o.on_point = [&](bool same_node, const protocol_point& point) {
+    line.update(++done, total, detail::concat(same_node ? "intra-node" : "inter-node", ", last S = ", point.region_bytes,
+                                              " B, N = ", point.regions));
+  };
+  line.update(0, total);
   protocol_profile p;
   try {
     p = calibrate_protocols(ctx, o);
   } catch (const std::invalid_argument& e) {
+    line.clear();
     if (ctx.rank() == 0) std::fprintf(stderr, "transit: error: %s\n", e.what());
     return 2;
   }
+  line.clear();
   if (ctx.rank() != 0) return 0;
   if (!cparams.dry_run) {
     try {
@@ -321,14 +340,19 @@ int calibrate(context& ctx) {
     calibration_options o;
     o.max_message_bytes = settings.max_bytes;
     o.seconds_per_point = settings.seconds_per_point;
+    progress line("calibrate streamer", "step", progress::for_this_process(ctx.rank() == 0, settings.quiet));
+    const progress_ticker ticking(ctx, line);
+    o.on_step = [&line](int done, int total, const std::string& what) { line.update(done, total, what); };
     const auto start = detail::steady_clock::now();
     streamer_profile p;
     try {
       p = calibrate_streamer(ctx, o);
     } catch (const std::invalid_argument& e) {
+      line.clear();
       if (ctx.rank() == 0) std::fprintf(stderr, "transit: error: %s\n", e.what());
       return 2;
     }
+    line.clear();
     p.single_copy = ctx.backend() == "mpi" ? settings.single_copy : "";
     const double seconds = detail::seconds_since(start);
     if (ctx.rank() == 0) status = record(ctx, p, seconds);
@@ -356,6 +380,7 @@ void add_options(CLI::App& app) {
       ->check(CLI::Validator(
           [](std::string& text) -> std::string { return text.empty() ? "got '', expected a file name" : ""; }, ""))
       ->type_name("FILE");
+  add_flag_once(app, "--quiet", settings.quiet, "no progress line on stderr (there is none when stderr is not a terminal)");
   add_flag_once(app, "--json", settings.json, "one JSON object on stdout (tools/plot.py draws its bandwidth curve)");
   app.add_option("--max-bytes", settings.max_bytes, "largest message of the bandwidth curve (default 4194304)")
       ->transform(integer_in<std::size_t>(16, std::size_t{1} << 30, "an integer in [16, 1073741824]"))

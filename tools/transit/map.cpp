@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "progress.hpp"
 #include "transit/detail/core/clock.hpp"
 #include "transit/detail/core/error.hpp"
 #include "core/median.hpp"
@@ -42,6 +43,7 @@ struct map_options {
   int instances = 1;                       // --instances: copies on sub-partitions
   int repeat = 1;                          // --repeat: timings are the median of this many runs
   bool json = false;                       // --json
+  bool quiet = false;                      // --quiet: no progress line
 };
 
 const std::vector<std::string> pattern_names{"openatom", "stencil2d", "stencil3d", "random"};
@@ -243,11 +245,19 @@ int map_command(const map_options& opt) {
   }
   std::vector<result> results;
   std::optional<result> block;
-  if (std::find(mappers.begin(), mappers.end(), "block") == mappers.end())
+  // map runs on PE 0 alone.
+  progress line("map " + b.pattern.name, "mapper", progress::for_this_process(true, opt.quiet));
+  const bool block_extra = std::find(mappers.begin(), mappers.end(), "block") == mappers.end();
+  const int total = static_cast<int>(mappers.size()) + (block_extra ? 1 : 0);
+  if (block_extra) {
+    line.update(0, total, "block, for the ratios");
     block = run_mapper("block", topo, b, opt.instances, 1);  // the ratios' denominator
+  }
   for (const std::string& name : mappers) {
+    line.update(static_cast<int>(results.size()) + (block_extra ? 1 : 0), total, name);
     results.push_back(run_mapper(name, topo, b, opt.instances, opt.repeat));
     if (name == "block") block = results.back();
+    line.clear();
     if (opt.json) {
       std::printf("%s\n", json_line(results.back(), b, topo, opt.instances, opt.repeat, block ? &*block : nullptr).c_str());
       std::fflush(stdout);
@@ -313,6 +323,7 @@ void add_map_options(CLI::App& app) {
   app.add_flag("--json", command_line.json, "one JSON object per mapper on stdout")
       ->disable_flag_override()
       ->multi_option_policy(CLI::MultiOptionPolicy::Throw);
+  add_flag_once(app, "--quiet", command_line.quiet, "no progress line on stderr (there is none when stderr is not a terminal)");
   app.final_callback([] { check_map_options(command_line); });
 }
 

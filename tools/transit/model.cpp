@@ -14,6 +14,7 @@
 #include "bench.hpp"
 #include "bench_options.hpp"
 #include "cli.hpp"
+#include "progress.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/detail/streamer/tuning_hook.hpp"
 
@@ -164,12 +165,19 @@ int model_command(context& ctx) {
       o.buffer_items = buffer;
       return o;
     };
-    if (!rows.empty()) run_once(ctx, options_for(rows.front()), 0);
+    progress line("model " + opt.kernel + " --measure", "run", progress::for_this_process(ctx.rank() == 0, opt.quiet));
+    const progress_ticker ticking(ctx, line);
+    const int runs = 1 + opt.repeat * static_cast<int>(rows.size());
+    if (!rows.empty()) {
+      line.update(0, runs, "warm-up, grid " + rows.front().candidate.spec());
+      run_once(ctx, options_for(rows.front()), 0);
+    }
     std::vector<std::vector<double>> seconds(rows.size()), rates(rows.size());
     for (int i = 0; i < opt.repeat; ++i) {
       for (std::size_t j = 0; j < rows.size(); ++j) {
         const std::size_t at = (j + static_cast<std::size_t>(i)) % rows.size();
         row& r = rows[at];
+        line.update(1 + i * static_cast<int>(rows.size()) + static_cast<int>(j), runs, "grid " + r.candidate.spec());
         const record rec = run_once(ctx, options_for(r), i);
         seconds[at].push_back(rec.seconds);
         rates[at].push_back(rec.rate);

@@ -3,6 +3,8 @@
 // intra- and inter-node links, and the streaming bandwidth curve over message sizes, measured on
 // the running job's backend and PEs. `transit calibrate streamer` runs it and writes the profile.
 #include <cstddef>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "transit/tuning/profile.hpp"
@@ -23,6 +25,9 @@ struct calibration_options {
   double seconds_per_point = 0.05;
   /// Buffer sizes (8-byte items) of the streamer runs that separate per-message from per-item cost.
   std::vector<std::size_t> buffer_items{1, 8, 64, 512, 4096};
+  /// Called on PE 0 before each measurement (for progress): `done` of `total` are done, `what`
+  /// says which runs now ("intra-node curve, 4 KiB"). May be empty; must not call transit.
+  std::function<void(int done, int total, const std::string& what)> on_step;
 };
 
 /// Collective: measures this job's links, one pair of PEs per kind (two PEs of one node; the first

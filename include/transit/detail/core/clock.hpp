@@ -70,6 +70,11 @@ inline void yield() { simulated_sleep(std::chrono::duration<double>(simulated_po
 
 #endif
 
+/// The host's clock in both builds: under SimGrid, the real time a person waits, not the simulated
+/// machine's. Only for what a person watches (the transit command's progress line), never for a
+/// measurement or a wait.
+using real_clock = std::chrono::steady_clock;
+
 /// Seconds of steady_clock from `start` until now.
 inline double seconds_since(steady_clock::time_point start) {
   return std::chrono::duration<double>(steady_clock::now() - start).count();
