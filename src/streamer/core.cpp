@@ -1,6 +1,7 @@
 #include "transit/detail/streamer/core.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <climits>
 #include <cstdio>
 #include <exception>
@@ -70,6 +71,9 @@ streamer_core::streamer_core(context& ctx, const streamer_options& options, std:
       group_(context_access::net(ctx).make_group()),
       flush_period_(options.flush_period),
       last_flush_check_(steady_clock::now()) {
+  // Receive events in the trace carry the dimension a message arrived on, which its header says:
+  // from the first message on (the link announcements of discover_in_links).
+  if (trace::recorder* t = net().tracer()) t->dimension_at(channel_, offsetof(wire_header, phase));
   // Bad options are found locally, but every PE first joins the check that all PEs built the same
   // streamer: a PE that failed alone must not leave the others waiting in a collective.
   std::exception_ptr local_error;
@@ -98,6 +102,7 @@ streamer_core::streamer_core(context& ctx, const streamer_options& options, std:
     discover_in_links();
     if (tune_) tuner_ = make_step_tuner(ctx_, seed, configuration(), item_bytes_);
   } catch (...) {
+    if (trace::recorder* t = net().tracer()) t->forget_channel(channel_);
     mail().close_channel(channel_);
     throw;
   }
@@ -230,6 +235,7 @@ std::size_t streamer_core::undelivered_messages() {
 
 streamer_core::~streamer_core() {
   context_access::remove_diagnostic(ctx_, diagnostic_id_);
+  if (trace::recorder* t = net().tracer()) t->forget_channel(channel_);
   const std::uint64_t left = buffered_items();
   const std::size_t undelivered = undelivered_messages();
   const bool mid_step = state_ != step_state::open || quiescing_ || left > 0 || undelivered > 0 ||

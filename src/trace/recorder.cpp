@@ -1,5 +1,7 @@
 #include "trace/recorder.hpp"
 
+#include "transit/detail/transport/mailbox.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -98,17 +100,27 @@ std::string_view to_string(send_cause cause) noexcept {
 }
 
 recorder::recorder(std::string dir, int pe, int pes, int process, std::string backend, std::size_t capacity)
-    : dir_(std::move(dir)), pe_(pe), pes_(pes), process_(process), backend_(std::move(backend)),
+    : dir_(std::move(dir)), pe_(pe), pes_(pes), process_(process), tid_(pe), thread_name_("PE " + std::to_string(pe)),
+      file_name_("transit-trace-" + std::to_string(pe) + ".json"), who_(thread_name_), backend_(std::move(backend)),
       capacity_(std::max<std::size_t>(capacity, 1)) {
   ring_.reserve(std::min<std::size_t>(capacity_, 4096));
   labels_.push_back({"", "", ""});  // id 0 is never handed out: callers may keep 0 as "not asked yet"
+}
+
+recorder recorder::for_comm_thread(std::string dir, int rank, int pes, std::size_t capacity) {
+  recorder r(std::move(dir), -1, pes, rank, "mpi", capacity);
+  r.tid_ = pes + rank;  // after every PE's row in the merged file
+  r.thread_name_ = "comm thread";
+  r.file_name_ = "transit-trace-comm-" + std::to_string(rank) + ".json";
+  r.who_ = "rank " + std::to_string(rank) + ", communication thread";
+  return r;
 }
 
 std::int64_t recorder::now() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(steady_clock::now().time_since_epoch()).count();
 }
 
-std::string recorder::path() const { return dir_ + "/transit-trace-" + std::to_string(pe_) + ".json"; }
+std::string recorder::path() const { return dir_ + "/" + file_name_; }
 
 recorder::event& recorder::push() {
   ++recorded_;
@@ -133,8 +145,8 @@ void recorder::sent(int dest, std::uint32_t channel, std::size_t bytes, std::int
   next_cause_ = send_cause::other;
 }
 
-void recorder::received(int source, std::uint32_t channel, std::size_t bytes, std::int64_t start, std::int64_t end,
-                        std::size_t index, std::size_t count) {
+void recorder::received(int source, std::uint32_t channel, const std::byte* data, std::size_t bytes,
+                        std::int64_t start, std::int64_t end, std::size_t index, std::size_t count) {
   // The poll's time, shared out among the messages it handed over, in order.
   const std::int64_t share = (end - start) / static_cast<std::int64_t>(count);
   event& e = push();
@@ -145,6 +157,23 @@ void recorder::received(int source, std::uint32_t channel, std::size_t bytes, st
   e.peer = source;
   e.channel = channel;
   e.flow = flow_id(source, pe_, channel, received_on_[pair_key(source, channel)]++);
+  if (dimension_offset_.empty()) return;
+  const auto described = dimension_offset_.find(channel & ~mailbox::control_bit);
+  if (described != dimension_offset_.end() && described->second < bytes)
+    e.dimension = static_cast<std::int16_t>(std::to_integer<std::uint8_t>(data[described->second]));
+}
+
+void recorder::relayed(bool outgoing, int source, int dest, std::uint32_t channel, std::size_t bytes,
+                       std::int64_t start, std::int64_t end) {
+  event& e = push();
+  e.type = outgoing ? kind::relay_out : kind::relay_in;
+  e.start = start;
+  e.duration = end - start;
+  e.a = bytes;
+  e.peer = outgoing ? dest : source;
+  e.b = static_cast<std::uint64_t>(outgoing ? source : dest);
+  e.channel = channel;
+  e.flow = flow_id(source, dest, channel, relayed_on_[{source, dest, channel}]++);
 }
 
 std::uint32_t recorder::label(std::string_view name, std::string_view arg_a, std::string_view arg_b) {
@@ -186,7 +215,7 @@ std::vector<std::string> recorder::render() const {
   });
 
   char ids[64];
-  std::snprintf(ids, sizeof ids, "\"pid\":%d,\"tid\":%d", process_, pe_);
+  std::snprintf(ids, sizeof ids, "\"pid\":%d,\"tid\":%d", process_, tid_);
   const auto begin_event = [&](std::string& line, std::string_view ph, std::string_view name, std::int64_t ts) {
     line += "{\"ph\":\"";
     line += ph;
@@ -227,37 +256,55 @@ std::vector<std::string> recorder::render() const {
     last_counter = ts;
     counted = true;
   };
+  // A message's slice up to its bytes (the caller adds the other arguments), and its arrow's event.
+  const auto message_slice = [&](std::string& line, std::string_view name, const event& e) {
+    begin_event(line, "X", name, e.start);
+    line += ",\"dur\":";
+    append_us(line, e.duration);
+    line += ",\"cat\":\"message\",\"args\":{\"bytes\":" + std::to_string(e.a);
+  };
+  const auto arrow = [&](std::string_view ph, const event& e, std::string_view tail) {
+    std::string line;
+    begin_event(line, ph, "message", e.start);
+    line += ",\"cat\":\"message\",\"id\":" + std::to_string(e.flow);
+    line += tail;
+    lines.push_back(std::move(line));
+  };
   for (const event* e : events) {
     std::string line;
     switch (e->type) {
       case kind::send:
       case kind::receive: {
         const bool send = e->type == kind::send;
-        begin_event(line, "X", send ? "send" : "recv", e->start);
-        line += ",\"dur\":";
-        append_us(line, e->duration);
-        line += ",\"cat\":\"message\",\"args\":{\"bytes\":" + std::to_string(e->a) + (send ? ",\"to\":" : ",\"from\":") +
-                std::to_string(e->peer) + ",\"channel\":" + std::to_string(e->channel);
+        message_slice(line, send ? "send" : "recv", *e);
+        line += (send ? ",\"to\":" : ",\"from\":") + std::to_string(e->peer) + ",\"channel\":" + std::to_string(e->channel);
+        if (e->dimension >= 0) line += ",\"dim\":" + std::to_string(e->dimension);
         if (send) {
-          if (e->dimension >= 0) line += ",\"dim\":" + std::to_string(e->dimension);
           line += ",\"cause\":\"";
           line += to_string(e->cause);
           line += "\"";
         }
         line += "}}";
         lines.push_back(std::move(line));
-        if (e->flow != 0) {
-          std::string arrow;
-          begin_event(arrow, send ? "s" : "f", "message", e->start);
-          arrow += ",\"cat\":\"message\",\"id\":" + std::to_string(e->flow) + (send ? "}" : ",\"bp\":\"e\"}");
-          lines.push_back(std::move(arrow));
-        }
+        if (e->flow != 0) arrow(send ? "s" : "f", *e, send ? "}" : ",\"bp\":\"e\"}");
         if (send) {
           sent_bytes[e->dimension] += e->a;
         } else {
           received_bytes += e->a;
         }
         if (!counted || e->start - last_counter >= counter_period_ns) counters(e->start);
+        break;
+      }
+      case kind::relay_out:
+      case kind::relay_in: {
+        const bool out = e->type == kind::relay_out;
+        message_slice(line, out ? "hand-off to MPI" : "hand-off to PE", *e);
+        line += ",\"from\":" +
+                std::to_string(out ? static_cast<std::int64_t>(e->b) : e->peer) + ",\"to\":" +
+                std::to_string(out ? e->peer : static_cast<std::int64_t>(e->b)) + ",\"channel\":" +
+                std::to_string(e->channel) + "}}";
+        lines.push_back(std::move(line));
+        if (e->flow != 0) arrow("t", *e, "}");  // a step of the send's arrow, bound to this slice
         break;
       }
       case kind::slice:
@@ -301,19 +348,19 @@ bool recorder::write(std::string_view why) noexcept {
   try {
     const std::vector<std::string> lines = render();
     events = lines.size();
-    std::string head = "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"transit_trace\":1,\"pe\":" + std::to_string(pe_) +
-                       ",\"pes\":" + std::to_string(pes_) + ",\"backend\":\"" + backend_ + "\",\"written_at\":\"";
+    std::string head = "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"transit_trace\":1,\"pe\":" + std::to_string(pe_);
+    if (pe_ < 0) head += ",\"comm_thread_of_rank\":" + std::to_string(process_);  // for_comm_thread
+    head += ",\"pes\":" + std::to_string(pes_) + ",\"backend\":\"" + backend_ + "\",\"written_at\":\"";
     append_escaped(head, why);
     head += "\",\"events_recorded\":" + std::to_string(recorded_) + ",\"events_dropped\":" + std::to_string(dropped()) +
             ",\"ring_capacity\":" + std::to_string(capacity_) + "},\n\"traceEvents\":[\n";
     char ids[64];
-    std::snprintf(ids, sizeof ids, "\"pid\":%d,\"tid\":%d", process_, pe_);
+    std::snprintf(ids, sizeof ids, "\"pid\":%d,\"tid\":%d", process_, tid_);
     head += std::string("{\"ph\":\"M\",\"name\":\"process_name\",") + ids + ",\"args\":{\"name\":\"" +
             (backend_ == "local" ? std::string("local PEs") : "rank " + std::to_string(process_)) + "\"}},\n";
-    head += std::string("{\"ph\":\"M\",\"name\":\"thread_name\",") + ids + ",\"args\":{\"name\":\"PE " +
-            std::to_string(pe_) + "\"}},\n";
+    head += std::string("{\"ph\":\"M\",\"name\":\"thread_name\",") + ids + ",\"args\":{\"name\":\"" + thread_name_ + "\"}},\n";
     head += std::string("{\"ph\":\"M\",\"name\":\"thread_sort_index\",") + ids + ",\"args\":{\"sort_index\":" +
-            std::to_string(pe_) + "}}";
+            std::to_string(tid_) + "}}";
     if (dropped() > 0)
       head += std::string(",\n{\"ph\":\"M\",\"name\":\"transit_dropped\",") + ids + ",\"args\":{\"dropped\":" +
               std::to_string(dropped()) + ",\"kept\":" + std::to_string(capacity_) +
@@ -322,8 +369,8 @@ bool recorder::write(std::string_view why) noexcept {
     const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
       std::fprintf(stderr,
-                   "transit: PE %d: warning: --transit-trace: %s could not be created (%s): this PE's trace is lost\n",
-                   pe_, file.c_str(), std::strerror(errno));
+                   "transit: %s: warning: --transit-trace: %s could not be created (%s): this thread's trace is lost\n",
+                   who_.c_str(), file.c_str(), std::strerror(errno));
       std::fflush(stderr);
       return false;
     }
@@ -374,14 +421,14 @@ bool recorder::write(std::string_view why) noexcept {
       }
     }
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "transit: PE %d: warning: --transit-trace: %s was not written: %s\n", pe_, file.c_str(),
-                 e.what());
+    std::fprintf(stderr, "transit: %s: warning: --transit-trace: %s was not written: %s\n", who_.c_str(),
+                 file.c_str(), e.what());
     return false;
   }
   if (problem == nullptr) return true;
   std::fprintf(stderr,
-               "transit: PE %d: warning: --transit-trace: %s %s (%s): it holds the first %zu of %zu events, %s\n",
-               pe_, file.c_str(), problem, std::strerror(error), written_events, events,
+               "transit: %s: warning: --transit-trace: %s %s (%s): it holds the first %zu of %zu events, %s\n",
+               who_.c_str(), file.c_str(), problem, std::strerror(error), written_events, events,
                removed ? "so it was removed" : "cut after a whole event and closed (valid JSON)");
   std::fflush(stderr);
   return false;

@@ -7,7 +7,7 @@
 // Layering: beside the runtime, below the streamer. The transport seam records every message sent
 // and received (transport::send and poll, so both backends, without naming one); the layers above
 // add what only they know: the grid dimension of a send and why it left (the streamer calls
-// note_send just before it sends), their steps and runs as slices, termination waves and tuning
+// note_send just before it sends) and where a received message says its dimension (dimension_at), their steps and runs as slices, termination waves and tuning
 // decisions as instants; the wait loop records its waits and its idle time.
 //
 // Cost. Off: no recorder exists, and each hook is one branch on a null pointer, per message sent,
@@ -22,9 +22,12 @@
 // channel arrive in the order sent (transport.hpp), so the k-th message from A to B on channel c
 // is the k-th on both sides; both compute the same id from (A, B, c, k), and the same sampling
 // decision (k < 16 or k a multiple of 64), so arrows are drawn for a bounded share of the messages.
+#include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -39,6 +42,11 @@ class recorder {
   /// `dir` exists and is writable (parse_run_options checked). `process` and `thread` become the
   /// file's pid and tid: the MPI rank (0 on the local backend) and the PE.
   recorder(std::string dir, int pe, int pes, int process, std::string backend, std::size_t capacity);
+  /// The recorder of MPI rank `rank`'s communication thread (docs/hybrid.md): a row of its own in
+  /// the rank's process (tid `pes` + rank, "comm thread"), written to
+  /// DIR/transit-trace-comm-<rank>.json. It records hand-offs (relayed), nothing else.
+  static recorder for_comm_thread(std::string dir, int rank, int pes, std::size_t capacity);
+  recorder(recorder&&) = default;
   recorder(const recorder&) = delete;
   recorder& operator=(const recorder&) = delete;
 
@@ -53,9 +61,23 @@ class recorder {
   /// The transport seam: a message of `bytes` to `dest` on `channel` was handed over in [start, end].
   void sent(int dest, std::uint32_t channel, std::size_t bytes, std::int64_t start, std::int64_t end);
   /// The transport seam: one message from `source` among the `count` that one poll in [start, end]
-  /// handed over; `index` is its position among them.
-  void received(int source, std::uint32_t channel, std::size_t bytes, std::int64_t start, std::int64_t end,
-                std::size_t index, std::size_t count);
+  /// handed over; `index` is its position among them; `data` its `bytes` of payload.
+  void received(int source, std::uint32_t channel, const std::byte* data, std::size_t bytes, std::int64_t start,
+                std::int64_t end, std::size_t index, std::size_t count);
+  /// Every message on `channel` (and on its control channel) begins with a header whose byte at
+  /// `offset` is the message's grid dimension (the streamer's routing phase): its receive events
+  /// carry it from now on, as sends do. The receiver knows the dimension only from the message,
+  /// and the transport seam, where receives are recorded, knows no layer's header: the layer says
+  /// where to look. Until forget_channel.
+  void dimension_at(std::uint32_t channel, std::uint8_t offset) { dimension_offset_[channel] = offset; }
+  void forget_channel(std::uint32_t channel) { dimension_offset_.erase(channel); }
+
+  /// The communication thread: the message of `bytes` from PE `source` to PE `dest` on `channel`
+  /// was handed on in [start, end]: `outgoing`, taken from a PE thread's outbox and given to MPI;
+  /// else taken from MPI and put into PE `dest`'s inbox. Sampled messages get a step on the flow
+  /// arrow of their send (the same id: messages of one pair and channel keep their order).
+  void relayed(bool outgoing, int source, int dest, std::uint32_t channel, std::size_t bytes, std::int64_t start,
+               std::int64_t end);
 
   /// An id (never 0) for a name and the names of its two arguments (empty: not shown), for slice
   /// and instant. A lookup: callers on a frequent path keep the id.
@@ -75,12 +97,12 @@ class recorder {
   std::uint64_t dropped() const noexcept { return recorded_ > capacity_ ? recorded_ - capacity_ : 0; }
   std::string path() const;
 
-  enum class kind : std::uint8_t { slice, instant, send, receive };
+  enum class kind : std::uint8_t { slice, instant, send, receive, relay_out, relay_in };
   struct event {
     std::int64_t start = 0;
     std::int64_t duration = 0;
     std::uint64_t a = 0;     // send/receive: bytes
-    std::uint64_t b = 0;
+    std::uint64_t b = 0;     // relay: the PE of this rank (source or destination)
     std::uint64_t flow = 0;  // 0: no arrow
     std::uint32_t label = 0;
     std::uint32_t channel = 0;
@@ -100,6 +122,10 @@ class recorder {
 
   std::string dir_;
   int pe_, pes_, process_;
+  int tid_;                  // the row: the PE, or pes + rank for a communication thread
+  std::string thread_name_;  // "PE 3", "comm thread"
+  std::string file_name_;    // transit-trace-3.json, transit-trace-comm-1.json
+  std::string who_;          // in warnings: "PE 3", "rank 1, communication thread"
   std::string backend_;
   std::vector<event> ring_;  // grows to capacity_, then event k is ring_[k % capacity_]
   std::size_t capacity_;
@@ -107,6 +133,8 @@ class recorder {
   std::vector<label_names> labels_;
   std::unordered_map<std::string, std::uint32_t> label_ids_;
   std::unordered_map<std::uint64_t, std::uint64_t> sent_on_, received_on_;  // (peer, channel) -> messages
+  std::map<std::tuple<int, int, std::uint32_t>, std::uint64_t> relayed_on_;  // (source, dest, channel) -> messages
+  std::unordered_map<std::uint32_t, std::uint8_t> dimension_offset_;  // channel -> header byte (dimension_at)
   std::int16_t next_dimension_ = -1;
   send_cause next_cause_ = send_cause::other;
 };

@@ -20,7 +20,7 @@ std::size_t transport::traced_poll(std::vector<message>& sink, std::size_t max) 
   const std::int64_t end = trace::recorder::now();
   for (std::size_t i = 0; i < n; ++i) {
     const message& m = sink[before + i];
-    trace_->received(m.source, m.channel, m.data.size(), start, end, i, n);
+    trace_->received(m.source, m.channel, m.data.payload(), m.data.size(), start, end, i, n);
   }
   return n;
 }

@@ -1,6 +1,8 @@
 // The timeline trace (--transit-trace, src/trace/): every PE's file parses as JSON and has the
 // shape Perfetto reads (phases, pid/tid, timestamps in order per thread); its send events are the
 // streamer's messages, one for one, and every flow arrow's end has its start in the sender's file;
+// received messages name the grid dimension they came on, as their sends do; with a communication
+// thread (hybrid mpi) its hand-offs are in a file of their own, one per message between ranks;
 // a ring too small drops the oldest events and says so in the file.
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -98,7 +100,13 @@ std::uint64_t check_schema(const json& doc, const std::string& file, int pe, int
   EXPECT_TRUE(doc.is_object() && doc.contains("traceEvents") && field(doc, "traceEvents").is_array()) << file;
   std::map<std::pair<int, int>, double> last_ts;
   std::uint64_t data_sends = 0;
-  const std::set<std::string> phases{"X", "i", "C", "M", "s", "f"}, data{"full", "timer", "final", "bound"};
+  const std::set<std::string> phases{"X", "i", "C", "M", "s", "f", "t"}, data{"full", "timer", "final", "bound"};
+  // The streamer's data channels: every message received on one names the dimension it came on.
+  std::set<std::uint64_t> data_channels;
+  for (const json& e : field(doc, "traceEvents"))
+    if (field(e, "name") == "send" && field(field(e, "args"), "cause").is_string() &&
+        data.count(field(field(e, "args"), "cause").get<std::string>()) > 0)
+      data_channels.insert(field(field(e, "args"), "channel").get<std::uint64_t>());
   for (const json& e : field(doc, "traceEvents")) {
     SCOPED_TRACE(file + ": " + e.dump());
     EXPECT_TRUE(e.is_object());
@@ -125,8 +133,12 @@ std::uint64_t check_schema(const json& doc, const std::string& file, int pe, int
     if (ph == "i") {
       EXPECT_EQ(field(e, "s"), "t");
     }
-    if (ph == "s" || ph == "f") {
+    if (ph == "s" || ph == "f" || ph == "t") {
       EXPECT_TRUE(field(e, "id").is_number_unsigned());
+    }
+    if (ph == "X" && field(e, "name") == "recv" &&
+        data_channels.count(field(field(e, "args"), "channel").get<std::uint64_t>()) > 0) {
+      EXPECT_TRUE(field(field(e, "args"), "dim").is_number_integer()) << "a data message received without its dimension";
     }
     if (ph == "f") {
       EXPECT_EQ(field(e, "bp"), "e");
@@ -175,19 +187,69 @@ TEST(trace, files_follow_the_schema_and_count_every_message) {
               }
               EXPECT_TRUE(step && wave && wait) << "steps, waves and waits are on the timeline";
               // Every arrow that ends somewhere started in its sender's file: both sides numbered
-              // the message alike.
+              // the message alike. Its two ends name the same dimension (each arrow follows the
+              // send or receive event it belongs to).
               std::set<std::uint64_t> starts, ends;
+              std::map<std::uint64_t, json> sent_dim, received_dim;
+              std::uint64_t remote_sends = 0;
+              const int per_rank = ctx.options().threads_per_rank;
               for (int pe = 0; pe < ctx.size() && ctx.rank() == 0; ++pe) {
                 const json other = read(dir + "/transit-trace-" + std::to_string(pe) + ".json");
+                json last_dim;
                 for (const json& e : field(other, "traceEvents")) {
-                  if (field(e, "ph") == "s") starts.insert(field(e, "id").get<std::uint64_t>());
-                  if (field(e, "ph") == "f") ends.insert(field(e, "id").get<std::uint64_t>());
+                  if (field(e, "ph") == "X" && (field(e, "name") == "send" || field(e, "name") == "recv"))
+                    last_dim = field(field(e, "args"), "dim");
+                  if (field(e, "ph") == "X" && field(e, "name") == "send" && ctx.backend() == "mpi" &&
+                      field(field(e, "args"), "to").get<int>() / per_rank != pe / per_rank)
+                    ++remote_sends;
+                  if (field(e, "ph") == "s") {
+                    starts.insert(field(e, "id").get<std::uint64_t>());
+                    sent_dim[field(e, "id").get<std::uint64_t>()] = last_dim;
+                  }
+                  if (field(e, "ph") == "f") {
+                    ends.insert(field(e, "id").get<std::uint64_t>());
+                    received_dim[field(e, "id").get<std::uint64_t>()] = last_dim;
+                  }
                 }
               }
               if (ctx.size() > 1 && ctx.rank() == 0) {
                 EXPECT_FALSE(ends.empty());
               }
-              for (const std::uint64_t id : ends) EXPECT_EQ(starts.count(id), 1u) << "flow " << id << " has no start";
+              std::size_t with_dim = 0;
+              for (const std::uint64_t id : ends) {
+                EXPECT_EQ(starts.count(id), 1u) << "flow " << id << " has no start";
+                if (!sent_dim[id].is_null() && !received_dim[id].is_null()) ++with_dim;
+                if (!received_dim[id].is_null()) {
+                  EXPECT_EQ(received_dim[id], sent_dim[id]) << "flow " << id << ": received on another dimension";
+                }
+              }
+              if (ctx.size() > 1 && ctx.rank() == 0) {
+                EXPECT_GT(with_dim, 0u) << "no received message names its dimension";
+              }
+              // With a communication thread per rank (hybrid mpi, docs/hybrid.md) each rank's thread
+              // writes its hand-offs: one to MPI per message for another rank, one to a PE per
+              // arrival, each sampled message a step on its send's arrow.
+              if (ctx.rank() == 0 && ctx.backend() == "mpi" && per_rank > 1 && runs_comm_thread(ctx.options())) {
+                std::uint64_t to_mpi = 0, to_pe = 0;
+                const int ranks = ctx.size() / per_rank;
+                for (int rank = 0; rank < ranks; ++rank) {
+                  const std::string comm = dir + "/transit-trace-comm-" + std::to_string(rank) + ".json";
+                  const json doc_comm = read(comm);
+                  EXPECT_EQ(field(field(doc_comm, "otherData"), "comm_thread_of_rank"), rank);
+                  EXPECT_EQ(field(field(doc_comm, "otherData"), "events_dropped"), 0);
+                  check_schema(doc_comm, comm, ctx.size() + rank, rank);
+                  for (const json& e : field(doc_comm, "traceEvents")) {
+                    to_mpi += field(e, "name") == "hand-off to MPI" ? 1 : 0;
+                    to_pe += field(e, "name") == "hand-off to PE" ? 1 : 0;
+                    if (field(e, "ph") == "t") {
+                      EXPECT_EQ(starts.count(field(e, "id").get<std::uint64_t>()), 1u) << "a hand-off off every arrow";
+                    }
+                  }
+                }
+                EXPECT_EQ(to_mpi, remote_sends) << "every message for another rank is handed to MPI once";
+                EXPECT_EQ(to_pe, remote_sends) << "every one arrives and is handed to its PE once";
+                EXPECT_GT(to_mpi, 0u);
+              }
               ctx.barrier();  // PE 0 has read every file before any process removes them
             }),
             0);

@@ -33,11 +33,13 @@ struct trace_options {
 
 trace_options command_line;  // set by parsing `transit trace`, read-only while the job runs
 
-/// The PE files of DIR, by PE number.
-std::map<int, std::filesystem::path> trace_files(const std::string& dir) {
+/// The files of DIR named by `pattern` (one number in it), by that number: the PEs' files, or the
+/// communication threads' (hybrid mpi backend), by rank.
+std::map<int, std::filesystem::path> trace_files(const std::string& dir,
+                                                 const char* pattern = "transit-trace-([0-9]+)\\.json") {
   std::map<int, std::filesystem::path> files;
   std::error_code error;
-  const std::regex name("transit-trace-([0-9]+)\\.json");
+  const std::regex name(pattern);
   for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
     std::smatch match;
     const std::string file = entry.path().filename().string();
@@ -257,7 +259,11 @@ int summarize(const std::map<int, std::filesystem::path>& files) {
   return 0;
 }
 
-int merge(const std::map<int, std::filesystem::path>& files) {
+int merge(std::map<int, std::filesystem::path> files) {
+  // The communication threads' rows after the PEs' (their keys: past every PE's).
+  const auto comm_threads = trace_files(command_line.dir, "transit-trace-comm-([0-9]+)\\.json");
+  const int pes = files.empty() ? 0 : files.rbegin()->first + 1;
+  for (const auto& [rank, path] : comm_threads) files.emplace(pes + rank, path);
   const std::string out =
       command_line.out.empty() ? (std::filesystem::path(command_line.dir) / "transit-trace-merged.json").string()
                                : command_line.out;
@@ -280,7 +286,9 @@ int merge(const std::map<int, std::filesystem::path>& files) {
        << ",\"events_dropped\":" << dropped << "}}\n";
   file.close();
   if (!file) throw std::runtime_error("transit trace merge: writing '" + out + "' failed");
-  std::printf("transit trace merge: %" PRIu64 " events of %zu PEs in %s\n", events, files.size(), out.c_str());
+  std::printf("transit trace merge: %" PRIu64 " events of %zu PEs%s in %s\n", events, files.size() - comm_threads.size(),
+              comm_threads.empty() ? "" : (" and " + std::to_string(comm_threads.size()) + " communication threads").c_str(),
+              out.c_str());
   return 0;
 }
 

@@ -35,9 +35,11 @@ constexpr std::chrono::microseconds longest_nap{50};
 constexpr std::chrono::milliseconds longest_nap_alone{20};
 }  // namespace
 
-comm_thread_hub::comm_thread_hub(MPI_Comm parent, int lanes) : lane_count_(lanes) {
+comm_thread_hub::comm_thread_hub(MPI_Comm parent, int lanes, const std::string& trace_dir, std::size_t trace_events)
+    : lane_count_(lanes) {
   MPI_Comm_size(parent, &ranks_);
   MPI_Comm_rank(parent, &mpi_rank_);
+  if (!trace_dir.empty()) trace_.emplace(trace::recorder::for_comm_thread(trace_dir, mpi_rank_, ranks_ * lanes, trace_events));
   lanes_.reserve(static_cast<std::size_t>(lanes));
   for (int lane = 0; lane < lanes; ++lane) lanes_.push_back(std::make_unique<lane_state>());
   endpoint_ = std::make_unique<mpi_transport>(parent, lanes, [this](int lane) {
@@ -122,7 +124,17 @@ bool comm_thread_hub::send_handed_over(std::vector<outgoing>& scratch) {
       scratch.swap(state.outbox);  // the lane refills the (empty, reserved) vector it gets back
     }
     handed_.fetch_sub(scratch.size());
-    for (outgoing& o : scratch) endpoint_->send_from(lane, o.dest, o.channel, std::move(o.data));
+    if (trace_) [[unlikely]] {
+      const int source = mpi_rank_ * lane_count_ + lane;
+      for (outgoing& o : scratch) {
+        const std::size_t bytes = o.data.size();
+        const std::int64_t start = trace::recorder::now();
+        endpoint_->send_from(lane, o.dest, o.channel, std::move(o.data));
+        trace_->relayed(true, source, o.dest, o.channel, bytes, start, trace::recorder::now());
+      }
+    } else {
+      for (outgoing& o : scratch) endpoint_->send_from(lane, o.dest, o.channel, std::move(o.data));
+    }
     scratch.clear();
     sent = true;
   }
@@ -225,7 +237,20 @@ void comm_thread_hub::run(local_world& inboxes) {
     try {
       if (endpoint_->poll(arrivals, arrivals_per_round) > 0) {
         busy = true;
-        for (message& m : arrivals) inboxes.deliver(checked_destination_lane(m), std::move(m));
+        for (message& m : arrivals) {
+          const int lane = checked_destination_lane(m);
+          if (!trace_) {
+            inboxes.deliver(lane, std::move(m));
+            continue;
+          }
+          // Only the hand-off is timed: the MPI poll that found the message is the endpoint's own work.
+          const int source = m.source;
+          const std::uint32_t channel = m.channel;
+          const std::size_t bytes = m.data.size();
+          const std::int64_t start = trace::recorder::now();
+          inboxes.deliver(lane, std::move(m));
+          trace_->relayed(false, source, mpi_rank_ * lane_count_ + lane, channel, bytes, start, trace::recorder::now());
+        }
       }
     } catch (const wire_error& e) {
       endpoint_->end_job(e.what());  // no PE's thread to unwind: the job ends with the report
@@ -233,7 +258,10 @@ void comm_thread_hub::run(local_world& inboxes) {
     busy |= run_collectives();
     busy |= run_tasks();
     busy |= run_services();
-    if (finished_.load() == lane_count_ && handed_.load() == 0) return;
+    if (finished_.load() == lane_count_ && handed_.load() == 0) {
+      if (trace_) trace_->write("end");
+      return;
+    }
     if (busy) {
       idle_rounds = 0;
       nap = first_nap;

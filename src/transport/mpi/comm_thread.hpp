@@ -14,8 +14,11 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <vector>
 
+#include "trace/recorder.hpp"
 #include "transport/mpi/transport.hpp"
 
 namespace transit::detail {
@@ -23,7 +26,9 @@ namespace transit::detail {
 class comm_thread_hub {
  public:
   /// Collective over `parent`, on the thread that will run(): the endpoint for `lanes` PE threads.
-  comm_thread_hub(MPI_Comm parent, int lanes);
+  /// With a `trace_dir` (--transit-trace), the thread records its hand-offs, at most `trace_events`
+  /// (docs/trace.md), and writes them when run() returns.
+  comm_thread_hub(MPI_Comm parent, int lanes, const std::string& trace_dir = {}, std::size_t trace_events = 0);
   ~comm_thread_hub();
   comm_thread_hub(const comm_thread_hub&) = delete;
   comm_thread_hub& operator=(const comm_thread_hub&) = delete;
@@ -106,6 +111,7 @@ class comm_thread_hub {
   int ranks_ = 1;  // MPI ranks in the job
   int mpi_rank_ = 0;
   std::unique_ptr<mpi_transport> endpoint_;
+  std::optional<trace::recorder> trace_;  // the communication thread's only
   std::vector<std::unique_ptr<lane_state>> lanes_;
   std::mutex collectives_mutex_;
   std::vector<collective_request> requested_;  // started by the lanes, not yet by MPI

@@ -204,7 +204,7 @@ void run_lanes(MPI_Comm comm, const run_options& options, const std::function<vo
   const int lanes = options.threads_per_rank;
   warn_if_threads_share_cpus(comm, lanes);
   std::unique_ptr<comm_thread_hub> hub;
-  if (runs_comm_thread(options)) hub = std::make_unique<comm_thread_hub>(comm, lanes);
+  if (runs_comm_thread(options)) hub = std::make_unique<comm_thread_hub>(comm, lanes, options.trace, options.trace_events);
   auto shared = std::make_shared<rank_lanes>(comm, lanes, hub.get());
   auto lane_main = [&](int lane) {
     const int pe = shared->mpi_rank() * lanes + lane;
