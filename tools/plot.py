@@ -25,6 +25,13 @@ bytes_per_destination, a line per grid). --where FIELD=VALUE keeps matching reco
 --logx/--logy choose log axes, --title sets the title; repeated points are drawn as their median.
 Writes NAME.png into --out.
 
+timeline (--timeline TRACE --name NAME): a trace of --transit-trace (a PE's file, the merged file
+of `transit trace merge`, or the directory: every file in it) drawn as a timeline, one row per PE
+(and per communication thread), as a trace viewer shows it: the PE's waits and streamer steps as
+bars, its idle time grey, each message sent and received a tick, termination waves as red marks,
+the sampled send-to-receive arrows as lines. --from/--to (ms from the first event) cut a window.
+This is transit's own rendering, not Perfetto's. Writes NAME.png into --out.
+
 Lines that are not JSON objects (text output, notes) are skipped, so whole logs can be piped in.
 """
 import argparse
@@ -260,6 +267,135 @@ def plot_xy(records, args):
     return 0
 
 
+def read_trace_events(path):
+    """The traceEvents of a trace file, or of every transit-trace-*.json in a directory (not a merged
+    file there, whose events the others already hold)."""
+    if os.path.isdir(path):
+        names = sorted(n for n in os.listdir(path) if n.startswith("transit-trace-") and n.endswith(".json")
+                       and n != "transit-trace-merged.json")
+        paths = [os.path.join(path, n) for n in names]
+    else:
+        paths = [path]
+    events = []
+    for p in paths:
+        with open(p, encoding="utf-8") as f:
+            events += json.load(f).get("traceEvents", [])
+    return events
+
+
+# What the timeline draws, by slice name: (colour, part of the row from the bottom, its height).
+WAITS = ("wait", "barrier", "allreduce", "quiesce", "sync", "broadcast", "streamer links")
+
+
+def slice_style(name):
+    if name == "idle":
+        return "#b0b0b0", 0.30, 0.40
+    if name == "send":
+        return "#1f77b4", 0.55, 0.25
+    if name == "recv":
+        return "#2ca02c", 0.20, 0.25
+    if name.startswith("hand-off"):
+        return ("#9467bd", 0.55, 0.25) if name.endswith("MPI") else ("#9467bd", 0.20, 0.25)
+    if name.endswith(" step"):
+        return "#aec7e8", 0.85, 0.12
+    if any(w in name for w in WAITS):
+        return "#ffbb78", 0.10, 0.72
+    return "#dbdb8d", 0.10, 0.72
+
+
+def plot_timeline(args):
+    if not os.path.exists(args.timeline):
+        print(f"plot.py: --timeline: got '{args.timeline}', expected a trace file or directory of --transit-trace",
+              file=sys.stderr)
+        return 2
+    try:
+        events = read_trace_events(args.timeline)
+    except (OSError, json.JSONDecodeError) as e:
+        print(f"plot.py: --timeline {args.timeline}: not a readable trace ({e})", file=sys.stderr)
+        return 2
+    names, order = {}, {}
+    for e in events:
+        if e.get("ph") != "M":
+            continue
+        key = (e.get("pid"), e.get("tid"))
+        if e.get("name") == "thread_name":
+            names[key] = e["args"]["name"]
+        if e.get("name") == "thread_sort_index":
+            order[key] = e["args"]["sort_index"]
+    timed = [e for e in events if e.get("ph") in ("X", "i", "s", "f", "t") and "ts" in e]
+    if not timed:
+        print(f"plot.py: --timeline {args.timeline}: no timed events (expected a trace of --transit-trace)",
+              file=sys.stderr)
+        return 1
+    origin = min(e["ts"] for e in timed)
+    lo = args.start if args.start is not None else float("-inf")
+    hi = args.end if args.end is not None else float("inf")
+    ms = lambda us: (us - origin) / 1000.0  # noqa: E731
+    rows = sorted({(e.get("pid"), e.get("tid")) for e in timed}, key=lambda k: (order.get(k, k[1]), k))
+    row = {k: i for i, k in enumerate(rows)}
+    fig, ax = plt.subplots(figsize=(12, 1.2 + 0.75 * len(rows)))
+    bars = defaultdict(list)  # (colour, bottom, height) -> [(start, width)]
+    flow_start, flow_end, marks = {}, {}, []
+    for e in timed:
+        t = ms(e["ts"])
+        k = row[(e.get("pid"), e.get("tid"))]
+        if e["ph"] == "X":
+            end = t + e.get("dur", 0) / 1000.0
+            if end < lo or t > hi:
+                continue
+            colour, bottom, height = slice_style(e["name"])
+            # A message lasts a microsecond or less: at least a hair's width, so that it shows.
+            bars[(colour, bottom, height)].append((k, t, max(end - t, 0.0005 if height < 0.3 else 0)))
+        elif e["ph"] == "i" and lo <= t <= hi:
+            marks.append((t, k, e["name"]))
+        elif e["ph"] == "s":
+            flow_start[e["id"]] = (t, k)
+        elif e["ph"] == "f":
+            flow_end[e["id"]] = (t, k)
+    # The enclosing slices (waits, steps) first: what happens inside them is drawn over them.
+    for (colour, bottom, height), spans in sorted(bars.items(), key=lambda item: -item[0][2]):
+        for k in range(len(rows)):
+            mine = [(t, w) for r, t, w in spans if r == k]
+            if mine:
+                ax.broken_barh(mine, (k + bottom - 0.5, height), facecolors=colour, linewidth=0)
+    arrows = 0
+    for fid, (t0, k0) in flow_start.items():
+        if fid not in flow_end or arrows >= args.max_arrows:
+            continue
+        t1, k1 = flow_end[fid]
+        if t1 < lo or t0 > hi or k0 == k1:
+            continue
+        ax.plot([t0, t1], [k0 + 0.1, k1 - 0.25], color="black", alpha=0.25, linewidth=0.6)
+        arrows += 1
+    for t, k, name in marks:
+        ax.plot([t], [k + 0.45], marker="v", markersize=5,
+                color="#d62728" if name == "termination wave" else "black", linestyle="none")
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([names.get(k, f"pid {k[0]} tid {k[1]}") for k in rows])
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    if args.start is not None or args.end is not None:
+        ax.set_xlim(args.start if args.start is not None else None, args.end if args.end is not None else None)
+    ax.set_xlabel("ms from the first event")
+    ax.grid(True, axis="x", alpha=0.3)
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    legend = [Patch(color=c, label=l) for c, l in (
+        ("#ffbb78", "wait (named by what it waits for)"), ("#aec7e8", "streamer step"), ("#b0b0b0", "idle"),
+        ("#1f77b4", "send"), ("#2ca02c", "recv"), ("#9467bd", "hand-off (comm thread)"))]
+    legend += [Line2D([], [], color="black", alpha=0.4, label="send -> recv (sampled)"),
+               Line2D([], [], color="#d62728", marker="v", linestyle="none", label="termination wave")]
+    ax.legend(handles=legend, fontsize="x-small", ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.6 / len(rows)))
+    ax.set_title(args.title or f"transit trace {os.path.basename(os.path.normpath(args.timeline))} "
+                 "(transit's own rendering)", fontsize="medium")
+    os.makedirs(args.out, exist_ok=True)
+    path = os.path.join(args.out, file_part(args.name) + ".png")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    print("wrote", path)
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", help="files of bench --json output (default: stdin)")
@@ -273,7 +409,13 @@ def main():
     parser.add_argument("--title", default="", help="with --xy: the title")
     parser.add_argument("--logx", action="store_true", help="with --xy: log2 x axis")
     parser.add_argument("--logy", action="store_true", help="with --xy: log y axis")
+    parser.add_argument("--timeline", metavar="TRACE", help="a trace file or directory of --transit-trace (see above)")
+    parser.add_argument("--from", dest="start", type=float, metavar="MS", help="with --timeline: the window's start")
+    parser.add_argument("--to", dest="end", type=float, metavar="MS", help="with --timeline: the window's end")
+    parser.add_argument("--max-arrows", type=int, default=400, help="with --timeline: arrows drawn at most (400)")
     args = parser.parse_args()
+    if args.timeline:
+        return plot_timeline(args)
     if args.xy:
         return plot_xy(read_objects(args.files), args)
     if args.protocols:
