@@ -4,6 +4,8 @@
 #              `summarize --series` and `merge`: a report with every section, JSON lines, one
 #              merged file with all 4 PEs' events
 #   mpi        the same run on 3 MPI ranks (TRANSIT_TRACE in the environment): 3 files, summarized
+#   hybrid     2 ranks x 2 PE threads with a communication thread: its hand-offs in a file per
+#              rank, merged after the PEs' rows
 #   full_disk  the files go to a 48 KiB tmpfs: the run still succeeds with its result, a warning
 #              names each file cut short, and every file is valid JSON (exit 77, skipped, where
 #              mounting is not allowed)
@@ -75,6 +77,23 @@ print(len(doc['traceEvents']), 'merged events')" || fail "the merged file does n
     report=$("$transit" trace summarize "$work/run") || fail "summarize failed: $report"
     echo "$report"
     grep -q "3 PE files (mpi, 3 PEs in the run)" <<<"$report" || fail "the report does not see 3 mpi PEs"
+    ;;
+  hybrid)
+    histogram "$mpiexec" -n 2 --oversubscribe --bind-to none "$transit" bench histogram --items-per-pe 20000 --json \
+      --transit-backend=mpi --transit-threads-per-rank=2 --transit-comm-thread=1 --transit-trace="$work/run"
+    [ "$(ls "$work"/run/transit-trace-comm-*.json | wc -l)" -eq 2 ] || fail "expected 2 comm thread files: $(ls "$work/run")"
+    check_json "$work"/run/transit-trace-*.json
+    merged=$("$transit" trace merge "$work/run" --out "$work/merged.json") || fail "merge failed: $merged"
+    echo "$merged"
+    grep -q "of 4 PEs and 2 communication threads" <<<"$merged" || fail "merge did not take the comm thread files"
+    python3 -c "
+import json
+doc = json.load(open('$work/merged.json'))
+names = {e['args']['name'] for e in doc['traceEvents'] if e.get('name') == 'thread_name'}
+assert names == {'PE 0', 'PE 1', 'PE 2', 'PE 3', 'comm thread'}, names
+rows = {(e['pid'], e['tid']) for e in doc['traceEvents'] if e.get('name', '').startswith('hand-off to ')}
+assert rows == {(0, 4), (1, 5)}, rows  # each rank's communication thread, after the PEs' rows
+print(len(doc['traceEvents']), 'merged events')" || fail "the merged file does not hold the PEs and the comm threads"
     ;;
   full_disk)
     mkdir "$work/disk"
