@@ -86,6 +86,9 @@ print(len(doc['traceEvents']), 'merged events')" || fail "the merged file does n
     merged=$("$transit" trace merge "$work/run" --out "$work/merged.json") || fail "merge failed: $merged"
     echo "$merged"
     grep -q "of 4 PEs and 2 communication threads" <<<"$merged" || fail "merge did not take the comm thread files"
+    report=$("$transit" trace summarize "$work/run") || fail "summarize failed: $report"
+    grep -q "4 PE files (mpi, 4 PEs in the run)" <<<"$report" || fail "the report does not see 4 PEs: $report"
+    grep -q "note: 2 communication threads' files" <<<"$report" || fail "the report does not name the comm threads' files"
     python3 -c "
 import json
 doc = json.load(open('$work/merged.json'))

@@ -33,6 +33,9 @@ struct trace_options {
 
 trace_options command_line;  // set by parsing `transit trace`, read-only while the job runs
 
+/// The communication threads' files (hybrid mpi: transit-trace-comm-<rank>.json), for trace_files.
+constexpr const char* comm_thread_files = "transit-trace-comm-([0-9]+)\\.json";
+
 /// The files of DIR named by `pattern` (one number in it), by that number: the PEs' files, or the
 /// communication threads' (hybrid mpi backend), by rank.
 std::map<int, std::filesystem::path> trace_files(const std::string& dir,
@@ -178,6 +181,10 @@ int summarize(const std::map<int, std::filesystem::path>& files) {
                            : (std::to_string(dropped) + " dropped (the oldest: rings were full)").c_str());
   for (int pe = 0; pe < pes_in_run; ++pe)
     if (files.find(pe) == files.end()) std::printf("  warning: no file for PE %d\n", pe);
+  if (const auto comm = trace_files(command_line.dir, comm_thread_files); !comm.empty())
+    std::printf("  note: %zu communication threads' files (their hand-offs: in 'transit trace merge', not in this "
+                "report)\n",
+                comm.size());
   for (const auto& s : pes) {
     if (s.written_at != "end") std::printf("  note: PE %d's file was written at: %s\n", s.pe, s.written_at.c_str());
     if (s.dropped > 0) std::printf("  note: PE %d dropped its %" PRIu64 " oldest events\n", s.pe, s.dropped);
@@ -261,7 +268,7 @@ int summarize(const std::map<int, std::filesystem::path>& files) {
 
 int merge(std::map<int, std::filesystem::path> files) {
   // The communication threads' rows after the PEs' (their keys: past every PE's).
-  const auto comm_threads = trace_files(command_line.dir, "transit-trace-comm-([0-9]+)\\.json");
+  const auto comm_threads = trace_files(command_line.dir, comm_thread_files);
   const int pes = files.empty() ? 0 : files.rbegin()->first + 1;
   for (const auto& [rank, path] : comm_threads) files.emplace(pes + rank, path);
   const std::string out =
