@@ -10,6 +10,7 @@
 #include "routed_engine.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
+#include "transport/node_memory.hpp"
 
 namespace transit {
 
@@ -228,6 +229,11 @@ void routed_engine::place_block(std::byte* at) {
   } else {
     std::memset(block_.data(), 0, block_.size());
   }
+}
+
+void routed_engine::share_node_blocks(const node_memory& resources, std::size_t block_at) {
+  node_blocks_.clear();
+  for (int l = 0; l < ctx_.machine().pes_on_node(node_); ++l) node_blocks_.push_back(resources.part(l) + block_at);
 }
 
 std::uint32_t routed_engine::new_ticket(std::byte* out, std::size_t bytes, completion* done,

@@ -320,9 +320,7 @@ helper_engine::helper_engine(context& ctx, const engine_config& config) : routed
   place_block(mine + layout.block);
   requests_ = byte_ring(mine + layout.requests, layout.ring_bytes);
   replies_ = byte_ring(mine + layout.replies, layout.ring_bytes);
-  std::vector<std::byte*> blocks;  // mutexes: their ticket locks
-  for (int l = 0; l < m.pes_on_node(node); ++l) blocks.push_back(resources_->part(l) + layout.block);
-  share_node_blocks(std::move(blocks));
+  share_node_blocks(*resources_, layout.block);  // mutexes: their ticket locks
 
   hub::config routes = plan_routes(plan);
   links_ = routes.links.size();

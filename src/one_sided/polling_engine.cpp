@@ -118,9 +118,7 @@ polling_engine::polling_engine(context& ctx, const engine_config& config) : rout
     const std::uint64_t elements = config.local_elements;
     std::memcpy(mine, &elements, sizeof elements);
     place_block(mine + block_at);
-    std::vector<std::byte*> blocks;
-    for (int l = 0; l < m.pes_on_node(m.node_of(rank_)); ++l) blocks.push_back(resources_->part(l) + block_at);
-    share_node_blocks(std::move(blocks));
+    share_node_blocks(*resources_, block_at);
   } else {
     storage_.reset(static_cast<std::byte*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64)));
     if (!storage_) throw std::bad_alloc();

@@ -47,6 +47,8 @@ class engine_registration {
   one_sided_engine* engine_;
 };
 
+class node_memory;
+
 class routed_engine : public one_sided_engine {
  public:
   std::span<std::byte> local_block() noexcept override { return block_; }
@@ -75,9 +77,10 @@ class routed_engine : public one_sided_engine {
   /// Makes [at, at + local elements) this PE's block and value-initialises it.
   void place_block(std::byte* at);
   /// From now on this PE applies operations on its node's elements itself, through the node's
-  /// shared memory: blocks[l] is the block of the node's PE with local rank l. Every PE of the
-  /// node must have placed its block before any of them issues (a barrier after set-up).
-  void share_node_blocks(std::vector<std::byte*> blocks) { node_blocks_ = std::move(blocks); }
+  /// shared memory: the block of the node's PE with local rank l is at `block_at` in its part of
+  /// `resources`. Every PE of the node must have placed its block before any of them issues (a
+  /// barrier after set-up).
+  void share_node_blocks(const node_memory& resources, std::size_t block_at);
   bool node_shared() const noexcept { return !node_blocks_.empty(); }
   /// The block of `pe`, a PE of this node (node_shared() only).
   std::byte* node_block(int pe) const { return node_blocks_[static_cast<std::size_t>(ctx_.machine().local_rank(pe))]; }
