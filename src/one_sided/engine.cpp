@@ -10,6 +10,7 @@
 #include "routed_engine.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
+#include "transport/node_memory.hpp"
 
 namespace transit {
 
@@ -217,7 +218,7 @@ hub::config routed_engine::hub_basics() const {
   c.flush_period = config_.options.flush_period;
   c.combine = config_.options.combine;
   c.ops = config_.ops;
-  c.element_size = config_.mutexes ? 1 : config_.element_size;
+  c.element_size = config_.element_size;  // mutexes: mutex_bytes
   return c;
 }
 
@@ -228,6 +229,11 @@ void routed_engine::place_block(std::byte* at) {
   } else {
     std::memset(block_.data(), 0, block_.size());
   }
+}
+
+void routed_engine::share_node_blocks(const node_memory& resources, std::size_t block_at) {
+  node_blocks_.clear();
+  for (int l = 0; l < ctx_.machine().pes_on_node(node_); ++l) node_blocks_.push_back(resources.part(l) + block_at);
 }
 
 std::uint32_t routed_engine::new_ticket(std::byte* out, std::size_t bytes, completion* done,
@@ -284,7 +290,8 @@ void routed_engine::issue(const operation& op, completion* done, std::shared_ptr
                                                             : std::max<std::uint64_t>(op.packed_bytes, op.count * sizeof(packed_region))) <= max_packed_bytes(),
                  "a packed request fits max_packed_bytes()");
   bool sent = false;  // some piece became a request
-  for (std::uint64_t first = 0; first < op.count;) {
+  const bool mutex_in_node = (op.code == op_code::lock || op.code == op_code::unlock) && take_in_node(op, done);
+  for (std::uint64_t first = 0; !mutex_in_node && first < op.count;) {
     const std::uint64_t n = std::min(per_piece, op.count - first);
     std::size_t in_bytes = 0;
     std::size_t out_bytes = 0;
@@ -366,6 +373,34 @@ void routed_engine::serve_while_issuing() {
   context_access::run_progress_hooks(ctx_);
 }
 
+// A mutex homed on this PE's node, where the node shares memory: its ticket lock, taken here. A
+// lock whose ticket is not served yet completes in poll(), so the PE waiting for it keeps serving
+// its peers (and the lock requests of other nodes' PEs, which take tickets of the same lock).
+bool routed_engine::take_in_node(const operation& op, completion* done) {
+  if (node_blocks_.empty() || ctx_.machine().node_of(op.owner) != node_) return false;
+  std::byte* mutex = node_block(op.owner) + op.offset * mutex_bytes;
+  ++applied_in_node_;
+  if (op.code == op_code::unlock) {
+    release_mutex(mutex);  // the caller completed this PE's operations first (fence_all_engines)
+    return true;
+  }
+  const std::uint64_t ticket = take_ticket(mutex);
+  if (!now_serving(mutex, ticket)) {
+    ++done->pending;
+    node_locks_.push_back(node_lock{mutex, ticket, done});
+  }
+  return true;
+}
+
+bool routed_engine::grant_node_locks() {
+  const auto served = [](const node_lock& l) {
+    if (!now_serving(l.mutex, l.ticket)) return false;
+    --l.done->pending;
+    return true;
+  };
+  return std::erase_if(node_locks_, served) > 0;
+}
+
 // The same-node path of both progress modes (docs/one_sided.md, "Inside a node").
 bool routed_engine::apply_in_node(const request_record& r, const std::byte* payload, std::byte* out) {
   if (node_blocks_.empty() || ctx_.machine().node_of(r.owner) != node_) return false;
@@ -394,7 +429,7 @@ bool routed_engine::apply_in_node(const request_record& r, const std::byte* payl
       break;
     case op_code::lock:
     case op_code::unlock:
-      return false;  // mutexes share no blocks; their queues live at the home's endpoint
+      return false;  // take_in_node's
   }
   ++applied_in_node_;
   return true;
@@ -404,6 +439,8 @@ void routed_engine::add_requester_counters(one_sided_stats& s) const noexcept {
   s.requests_sent = requests_sent_;
   s.applied_in_node = applied_in_node_;
   s.node_memory_shared = node_blocks_.empty() ? 0 : 1;
+  // Mutexes: the lock and unlock operations applied to this PE's, wherever they were taken.
+  if (config_.mutexes) s.requests_served = mutex_operations(block_.data(), config_.local_elements);
 }
 
 bool routed_engine::drain_backlog() {
@@ -421,6 +458,7 @@ bool routed_engine::drain_backlog() {
 bool routed_engine::poll(bool waiting) {
   bool progressed = drain_backlog();
   progressed |= poll_endpoint(waiting);
+  if (!node_locks_.empty()) progressed |= grant_node_locks();
   if (!backlog_.empty()) progressed |= drain_backlog();  // credits may have come back
   return progressed;
 }
@@ -457,7 +495,7 @@ std::string routed_engine::describe_requests() const {
   std::ostringstream out;
   out << config_.what << " on PE " << rank_ << ": " << live_tickets_ << " requests awaiting replies, "
       << acks_received_ << " of " << acks_expected_ << " acknowledgements, " << backlog_.size()
-      << " requests waiting for buffer room";
+      << " requests waiting for buffer room, " << node_locks_.size() << " locks waiting for their tickets";
   return out.str();
 }
 

@@ -1,6 +1,7 @@
 #include "transit/one_sided/global_mutexes.hpp"
 
 #include "transit/detail/core/error.hpp"
+#include "hub.hpp"
 
 namespace transit {
 
@@ -10,6 +11,7 @@ global_mutexes::global_mutexes(context& ctx, int count, one_sided_options option
   detail::engine_config config;
   config.options = options;
   config.mutexes = true;
+  config.element_size = detail::mutex_bytes;  // a ticket lock: next ticket, now serving
   config.local_elements = static_cast<std::size_t>((count - ctx.rank() + ctx.size() - 1) / ctx.size());  // m % P == rank
   config.what = "global_mutexes";
   engine_ = detail::make_one_sided_engine(ctx, config);
@@ -26,8 +28,8 @@ void global_mutexes::check(int mutex, const char* what) const {
 // A lock returns when granted; an unlock when handed to its endpoint (acknowledged by fence).
 void global_mutexes::send(detail::op_code code, int mutex, const char* what) {
   detail::completion done;
-  const detail::operation op{code, reduce_op::sum, mutex % ctx_.size(), static_cast<std::uint64_t>(mutex), 1,
-                             nullptr, nullptr};
+  const detail::operation op{code, reduce_op::sum, mutex % ctx_.size(),
+                             static_cast<std::uint64_t>(mutex / ctx_.size()), 1, nullptr, nullptr};
   engine_->issue(op, &done, nullptr);
   engine_->wait(done, what);
 }

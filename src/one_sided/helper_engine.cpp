@@ -320,11 +320,7 @@ helper_engine::helper_engine(context& ctx, const engine_config& config) : routed
   place_block(mine + layout.block);
   requests_ = byte_ring(mine + layout.requests, layout.ring_bytes);
   replies_ = byte_ring(mine + layout.replies, layout.ring_bytes);
-  if (!config.mutexes) {  // mutex queues live in the helper
-    std::vector<std::byte*> blocks;
-    for (int l = 0; l < m.pes_on_node(node); ++l) blocks.push_back(resources_->part(l) + layout.block);
-    share_node_blocks(std::move(blocks));
-  }
+  share_node_blocks(*resources_, layout.block);  // mutexes: their ticket locks
 
   hub::config routes = plan_routes(plan);
   links_ = routes.links.size();
@@ -383,10 +379,10 @@ helper_engine::~helper_engine() {
 
 one_sided_stats helper_engine::stats() const {
   one_sided_stats s;
+  if (helper_) add_hub_counters(s, helper_->published());  // reported by the node's first PE
   add_requester_counters(s);
   s.links = links_;
   s.request_buffer_bytes = share_bytes_;
-  if (helper_) add_hub_counters(s, helper_->published());  // reported by the node's first PE
   return s;
 }
 

@@ -135,7 +135,8 @@ std::uint64_t hub::buffer_bound() const noexcept {
 }
 
 bool hub::idle() const noexcept {
-  return open_buffers_ == 0 && busy_.empty() && combined_live_ == 0 && control_dirty_.empty() && acks_.empty();
+  return open_buffers_ == 0 && busy_.empty() && combined_live_ == 0 && control_dirty_.empty() && acks_.empty() &&
+         lock_waiters_.empty();
 }
 
 void hub::hold_bytes(std::int64_t delta) noexcept {
@@ -347,32 +348,63 @@ void hub::serve(const request_record& r, const std::byte* payload) {
   }
 }
 
-// FIFO at the home: a lock is granted (a reply) when free, else queued; an unlock grants the next.
+std::uint64_t take_ticket(std::byte* mutex) noexcept {
+  return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(mutex)).fetch_add(1, std::memory_order_relaxed);
+}
+
+bool now_serving(const std::byte* mutex, std::uint64_t ticket) noexcept {
+  auto* serving = const_cast<std::uint64_t*>(reinterpret_cast<const std::uint64_t*>(mutex)) + 1;
+  return std::atomic_ref<std::uint64_t>(*serving).load(std::memory_order_acquire) == ticket;
+}
+
+void release_mutex(std::byte* mutex) noexcept {
+  std::atomic_ref<std::uint64_t>(*(reinterpret_cast<std::uint64_t*>(mutex) + 1)).fetch_add(1, std::memory_order_release);
+}
+
+std::uint64_t mutex_operations(const std::byte* mutexes, std::size_t count) noexcept {
+  std::uint64_t total = 0;
+  auto* words = const_cast<std::uint64_t*>(reinterpret_cast<const std::uint64_t*>(mutexes));
+  for (std::size_t i = 0; i < 2 * count; ++i) total += std::atomic_ref<std::uint64_t>(words[i]).load(std::memory_order_relaxed);
+  return total;
+}
+
+// A lock request takes the next ticket of the mutex's ticket lock on its requester's behalf and is
+// granted (a reply) when that ticket is served: arrival order, shared with the PEs of the home's
+// node that take tickets themselves. An unlock releases it to the next ticket.
 void hub::serve_mutex(const request_record& r) {
-  mutex_state& m = mutexes_[r.offset];
+  std::byte* mutex = host_.block_of(r.owner) + r.offset * mutex_bytes;
+  const std::uint64_t key = word_key(r.owner, r.offset);
   if (r.op == op_code::lock) {
-    if (!m.held) {
-      m.held = true;
-      m.holder = r.requester;
-      reply(r.requester, r.ticket, nullptr, 0);
-    } else {
-      m.waiting.emplace_back(r.requester, r.ticket);
-    }
+    lock_waiters_.push_back(mutex_waiter{mutex, take_ticket(mutex), r.requester, r.ticket, key});
+    grant_waiting_locks();
     return;
   }
-  // Checked at the requester: only a message from the wire can get here otherwise.
-  if (!m.held || m.holder != r.requester)
-    corrupt_message(receiver(), "unlock request", r.requester, concat("mutex ", r.offset, " is not held by PE ", r.requester));
+  // Checked at the requester: only a message from the wire can get here otherwise. A PE's
+  // requests to one owner take one route, so its unlock reaches the endpoint that granted it.
+  const auto holder = lock_holders_.find(key);
+  if (holder == lock_holders_.end() || holder->second != r.requester)
+    corrupt_message(receiver(), "unlock request", r.requester,
+                    concat("mutex ", r.offset, " of PE ", r.owner, " was not granted to PE ", r.requester, " here"));
+  lock_holders_.erase(holder);
+  release_mutex(mutex);
   acknowledge(r.requester, 1);
-  if (m.waiting.empty()) {
-    m.held = false;
-    m.holder = -1;
-    return;
+  grant_waiting_locks();
+}
+
+bool hub::grant_waiting_locks() {
+  bool granted = false;
+  for (std::size_t i = 0; i < lock_waiters_.size();) {
+    const mutex_waiter w = lock_waiters_[i];
+    if (!now_serving(w.mutex, w.ticket)) {
+      ++i;
+      continue;
+    }
+    lock_waiters_.erase(lock_waiters_.begin() + static_cast<std::ptrdiff_t>(i));
+    lock_holders_[w.key] = w.requester;
+    reply(w.requester, w.reply_ticket, nullptr, 0);
+    granted = true;
   }
-  const auto [next, ticket] = m.waiting.front();
-  m.waiting.pop_front();
-  m.holder = next;
-  reply(next, ticket, nullptr, 0);
+  return granted;
 }
 
 void hub::reply(std::int32_t pe, std::uint32_t ticket, const std::byte* data, std::size_t bytes) {
@@ -516,9 +548,11 @@ std::string hub::request_problem(const request_record& r, const std::byte* paylo
   std::uint64_t expected = 0;  // payload bytes
   switch (r.op) {
     case op_code::put: expected = count * element; break;
-    case op_code::get:
+    case op_code::get: break;
     case op_code::lock:
-    case op_code::unlock: break;
+    case op_code::unlock:
+      if (count != 1) return concat(count, " mutexes in a lock or unlock (expected 1)");
+      break;
     case op_code::accumulate:
       if (r.reduce > static_cast<std::uint8_t>(reduce_op::max)) return concat("unknown reduce_op ", int{r.reduce});
       expected = count * element;
@@ -547,8 +581,8 @@ std::string hub::request_problem(const request_record& r, const std::byte* paylo
   }
   if (r.payload_bytes != expected)
     return concat(r.payload_bytes, " payload bytes for op code ", static_cast<int>(r.op), " (expected ", expected, ")");
-  if (config_.route[static_cast<std::size_t>(r.owner)] >= 0 || r.op == op_code::lock || r.op == op_code::unlock)
-    return {};  // forwarded (the owner's endpoint checks its elements), or a mutex (no elements)
+  if (config_.route[static_cast<std::size_t>(r.owner)] >= 0)
+    return {};  // forwarded: the owner's endpoint checks its elements (a mutex's: its index)
   const std::uint64_t size = host_.block_elements(r.owner);
   const auto outside = [&](std::uint64_t offset, std::uint64_t n) { return offset > size || n > size - offset; };
   if (r.op != op_code::put_packed && r.op != op_code::get_packed) {
@@ -737,6 +771,7 @@ bool hub::process_in_links() {
 bool hub::poll(bool may_flush_idle) {
   bool progressed = receive();
   progressed |= process_in_links();
+  if (!lock_waiters_.empty()) progressed |= grant_waiting_locks();
   if (open_buffers_ > 0) {
     // A waiting endpoint forwards what just arrived in this same poll: on a shared core the
     // next poll may be a whole scheduling round away, and every hop of a request pays it.
@@ -754,7 +789,8 @@ bool hub::poll(bool may_flush_idle) {
 std::string hub::describe() const {
   std::ostringstream out;
   out << "endpoint " << config_.self << ": " << open_buffers_ << " open request buffers, " << busy_.size()
-      << " incoming links with queued messages, " << combined_live_ << " combined requests awaiting replies";
+      << " incoming links with queued messages, " << combined_live_ << " combined requests awaiting replies, "
+      << lock_waiters_.size() << " lock requests waiting for their tickets";
   for (const auto& l : links_) {
     if (l.buffer || l.credits == 0)
       out << "\n    link to endpoint " << l.endpoint << ": " << l.records

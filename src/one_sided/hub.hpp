@@ -40,7 +40,7 @@ struct request_record {
   std::uint32_t ticket;    // the requester's; no_ticket: acknowledged by count
   std::int32_t owner;      // PE holding the elements (mutexes: the home PE)
   std::uint32_t count;     // elements
-  std::uint64_t offset;    // element offset in the owner's block (mutexes: the mutex)
+  std::uint64_t offset;    // element offset in the owner's block (mutexes: the mutex's index there)
 };
 static_assert(sizeof(request_record) == 32);
 
@@ -80,6 +80,20 @@ void copy_from_block(std::byte* to, const std::byte* block, std::size_t count, s
 /// their regions, or gathers the regions into `out`. Returns the element bytes moved.
 std::size_t apply_packed(const request_record& r, const std::byte* payload, std::byte* block, std::byte* out,
                          std::size_t element_size, bool atomic) noexcept;
+
+/// A mutex is a ticket lock of two words in its home's block, (next ticket, now serving): taken
+/// with atomics by the PEs of the home's node (where it shares memory) and by the endpoint that
+/// serves the lock requests of other PEs, so all lockers queue in one ticket order (FIFO).
+inline constexpr std::size_t mutex_bytes = 2 * sizeof(std::uint64_t);
+/// Takes the next ticket of `mutex` (mutex_bytes).
+std::uint64_t take_ticket(std::byte* mutex) noexcept;
+/// Whether `ticket` holds `mutex` now (acquire: the previous holder's writes are visible).
+bool now_serving(const std::byte* mutex, std::uint64_t ticket) noexcept;
+/// Hands `mutex` to the next ticket (release: the holder's writes are published first).
+void release_mutex(std::byte* mutex) noexcept;
+/// Tickets taken plus tickets served on `count` mutexes at `mutexes`: the lock and unlock
+/// operations applied to them.
+std::uint64_t mutex_operations(const std::byte* mutexes, std::size_t count) noexcept;
 
 /// Counters a hub keeps (its part of one_sided_stats) and the teardown wave counts.
 struct hub_counters {
@@ -243,12 +257,18 @@ class hub {
   std::vector<combined> combined_;  // by ticket & ~combined_ticket
   std::vector<std::uint32_t> free_combined_;
   std::size_t combined_live_ = 0;
-  struct mutex_state {
-    bool held = false;
-    std::int32_t holder = -1;
-    std::deque<std::pair<std::int32_t, std::uint32_t>> waiting;  // (requester, ticket), FIFO
+  struct mutex_waiter {
+    std::byte* mutex;
+    std::uint64_t ticket;      // of the ticket lock
+    std::int32_t requester;
+    std::uint32_t reply_ticket;
+    std::uint64_t key;         // word_key of the mutex
   };
-  std::unordered_map<std::uint64_t, mutex_state> mutexes_;
+  /// Grants the lock requests whose tickets are now served (their mutexes released, here or by a
+  /// PE of the node).
+  bool grant_waiting_locks();
+  std::vector<mutex_waiter> lock_waiters_;  // lock requests served here that hold a ticket, in order
+  std::unordered_map<std::uint64_t, std::int32_t> lock_holders_;  // word_key -> PE granted here
   std::size_t open_buffers_ = 0;
   std::size_t largest_message_ = 0;  // bytes of the largest request message held, at least buffer_bytes
   std::vector<message> batch_;

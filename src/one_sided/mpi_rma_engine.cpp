@@ -54,7 +54,6 @@ MPI_Op mpi_op_of(reduce_op op) {
   return MPI_OP_NULL;
 }
 
-constexpr std::size_t mutex_bytes = 2 * sizeof(std::uint64_t);  // next ticket, now serving
 constexpr std::size_t max_piece = std::size_t{1} << 30;             // MPI counts are int
 
 class mpi_rma_engine final : public one_sided_engine {
@@ -321,7 +320,7 @@ class mpi_rma_engine final : public one_sided_engine {
 
   void mutex_operation(const operation& op, completion* done) {
     const int home = op.owner;
-    const MPI_Aint at = static_cast<MPI_Aint>((op.offset / static_cast<std::uint64_t>(ctx_.size())) * mutex_bytes);
+    const MPI_Aint at = static_cast<MPI_Aint>(op.offset * mutex_bytes);
     const std::uint64_t one = 1;
     if (op.code == op_code::unlock) {
       std::uint64_t ignored = 0;

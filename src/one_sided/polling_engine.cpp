@@ -111,17 +111,14 @@ hub::config polling_engine::plan_routes() const {
 polling_engine::polling_engine(context& ctx, const engine_config& config) : routed_engine(ctx, config) {
   const std::size_t bytes = config.local_elements * config.element_size;
   constexpr std::size_t block_at = 64;  // after the part's element count
-  // Mutexes keep their queues at the home's endpoint: no memory to share.
-  if (!config.mutexes) resources_ = make_node_resources(ctx, block_at + bytes, false, &unshared_);
+  resources_ = make_node_resources(ctx, block_at + bytes, false, &unshared_);
   if (resources_) {
     const machine& m = ctx.machine();
     std::byte* mine = resources_->part(m.local_rank(rank_));
     const std::uint64_t elements = config.local_elements;
     std::memcpy(mine, &elements, sizeof elements);
     place_block(mine + block_at);
-    std::vector<std::byte*> blocks;
-    for (int l = 0; l < m.pes_on_node(m.node_of(rank_)); ++l) blocks.push_back(resources_->part(l) + block_at);
-    share_node_blocks(std::move(blocks));
+    share_node_blocks(*resources_, block_at);
   } else {
     storage_.reset(static_cast<std::byte*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64)));
     if (!storage_) throw std::bad_alloc();
@@ -129,12 +126,10 @@ polling_engine::polling_engine(context& ctx, const engine_config& config) : rout
   }
   hub_ = std::make_unique<hub>(plan_routes(), context_access::net(ctx), &context_access::mail(ctx), channel_,
                                static_cast<hub::host&>(*this));
-  if (!config.mutexes) {
-    // Every block is placed everywhere before a PE touches another's (every PE, shared or not:
-    // nodes may differ).
-    group_->start_barrier();
-    context_access::finish_collective(ctx, *group_, "one-sided set-up (barrier)");
-  }
+  // Every block (mutexes: ticket locks) is placed everywhere before a PE touches another's (every
+  // PE, shared or not: nodes may differ).
+  group_->start_barrier();
+  context_access::finish_collective(ctx, *group_, "one-sided set-up (barrier)");
   // Serve whenever this PE waits anywhere in transit (collectives, other layers, other engines).
   hook_ = context_access::add_progress_hook(ctx, [this] { return in_wait_ ? false : poll(true); });
   diagnostic_ = context_access::add_diagnostic(ctx, [this] {
@@ -170,8 +165,8 @@ polling_engine::~polling_engine() {
 
 one_sided_stats polling_engine::stats() const {
   one_sided_stats s;
-  add_requester_counters(s);
   add_hub_counters(s, hub_->counters());
+  add_requester_counters(s);
   s.links = hub_->num_links();
   s.request_buffer_bytes = hub_->buffer_bound();
   return s;

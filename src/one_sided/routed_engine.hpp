@@ -47,6 +47,8 @@ class engine_registration {
   one_sided_engine* engine_;
 };
 
+class node_memory;
+
 class routed_engine : public one_sided_engine {
  public:
   std::span<std::byte> local_block() noexcept override { return block_; }
@@ -75,13 +77,15 @@ class routed_engine : public one_sided_engine {
   /// Makes [at, at + local elements) this PE's block and value-initialises it.
   void place_block(std::byte* at);
   /// From now on this PE applies operations on its node's elements itself, through the node's
-  /// shared memory: blocks[l] is the block of the node's PE with local rank l. Every PE of the
-  /// node must have placed its block before any of them issues (a barrier after set-up).
-  void share_node_blocks(std::vector<std::byte*> blocks) { node_blocks_ = std::move(blocks); }
+  /// shared memory: the block of the node's PE with local rank l is at `block_at` in its part of
+  /// `resources`. Every PE of the node must have placed its block before any of them issues (a
+  /// barrier after set-up).
+  void share_node_blocks(const node_memory& resources, std::size_t block_at);
   bool node_shared() const noexcept { return !node_blocks_.empty(); }
   /// The block of `pe`, a PE of this node (node_shared() only).
   std::byte* node_block(int pe) const { return node_blocks_[static_cast<std::size_t>(ctx_.machine().local_rank(pe))]; }
-  /// The requesting half's counters: requests sent, operations applied in the node, the path.
+  /// The requesting half's counters: requests sent, operations applied in the node, the path;
+  /// for mutexes, requests_served too (call it after the hub's counters).
   void add_requester_counters(one_sided_stats& s) const noexcept;
   void on_reply(std::uint32_t ticket, const std::byte* data, std::size_t bytes);
   void on_acks(std::uint64_t count) noexcept { acks_received_ += count; }
@@ -90,7 +94,7 @@ class routed_engine : public one_sided_engine {
   std::string control_problem(const control_record& c) const;
   /// Everything this PE issued is complete (replies and acknowledgements received).
   bool settled() const noexcept {
-    return backlog_.empty() && live_tickets_ == 0 && acks_received_ == acks_expected_;
+    return backlog_.empty() && live_tickets_ == 0 && acks_received_ == acks_expected_ && node_locks_.empty();
   }
   /// True when the destructor runs because of an exception or a failed job: no collective waits.
   bool abandoning() const noexcept { return std::uncaught_exceptions() > uncaught_at_start_; }
@@ -124,6 +128,11 @@ class routed_engine : public one_sided_engine {
   /// atomically, words of 1 to 8 bytes as single atomic words), writing any result to `out`;
   /// false to send it.
   bool apply_in_node(const request_record& r, const std::byte* payload, std::byte* out);
+  /// Takes or releases a mutex homed on this PE's node through the node's shared memory; false
+  /// to send the request.
+  bool take_in_node(const operation& op, completion* done);
+  /// Completes the node_locks_ whose tickets are served; whether any was.
+  bool grant_node_locks();
   /// Every 32 issues that sent requests, or 1024 applied in the node: this engine's endpoint, then
   /// every other engine's (progress hooks), as a wait would; an operation applied in the node
   /// never waits, and a PE that only issues those must still serve its peers.
@@ -143,6 +152,12 @@ class routed_engine : public one_sided_engine {
   std::vector<std::byte*> node_blocks_;  // by local rank; empty: the node shares no memory
   int node_ = -1;
   std::uint64_t applied_in_node_ = 0;
+  struct node_lock {
+    const std::byte* mutex;
+    std::uint64_t ticket;
+    completion* done;
+  };
+  std::vector<node_lock> node_locks_;  // locks taken in the node, waiting for their tickets
   int uncaught_at_start_;
   engine_registration registration_;
 };

@@ -1,5 +1,5 @@
 #pragma once
-// global_mutexes: mutexes spread over the PEs, queued first come, first served at their home PE.
+// global_mutexes: mutexes spread over the PEs, ticket locks queued first come, first served at their home PE.
 #include <memory>
 #include <stdexcept>
 #include <vector>
@@ -11,9 +11,11 @@
 
 namespace transit {
 
-/// `count` mutexes; mutex m lives on PE m % size(). Lock and unlock requests are routed, aggregated
-/// and served like a global_array's (same options, same progress modes); with mpi_rma they are
-/// ticket locks on an MPI window.
+/// `count` mutexes; mutex m lives on PE m % size(), a ticket lock in its node's memory. The PEs of
+/// its node take it with atomics there (where the node shares memory, as a global_array's
+/// elements); other PEs' lock and unlock requests are routed, aggregated and served like a
+/// global_array's (same options, same progress modes) and take tickets of the same lock; with
+/// mpi_rma they are ticket locks on an MPI window.
 class global_mutexes {
  public:
   /// Collective: every PE constructs its global_mutexes in the same order with equal arguments.
@@ -24,8 +26,8 @@ class global_mutexes {
   global_mutexes(const global_mutexes&) = delete;
   global_mutexes& operator=(const global_mutexes&) = delete;
 
-  /// Local, blocking: returns when this PE holds `mutex`. Requests are granted in the order they
-  /// reach the home PE (FIFO, so every waiter is served). std::out_of_range for a mutex outside
+  /// Local, blocking: returns when this PE holds `mutex`, serving its peers meanwhile. Lockers are
+  /// granted in the order they take their tickets at the home (FIFO, so every waiter is served). std::out_of_range for a mutex outside
   /// [0, count); std::logic_error if this PE already holds it (it would wait for itself).
   void lock(int mutex);
   /// Local. Completes every one-sided operation this PE issued (any global_array), then releases
@@ -35,9 +37,10 @@ class global_mutexes {
   int count() const noexcept { return count_; }
   /// Local, at any time between construction and destruction: this PE's counters, as
   /// global_array::stats() (one_sided_stats; these mutexes' engine only, no array's).
-  /// requests_served counts the lock and unlock requests applied to the mutexes homed here
-  /// (helper mode: at the node's helper, reported by the node's first PE; mpi_rma: the tickets
-  /// taken and served, read from this PE's window, where requests_sent counts MPI operations).
+  /// requests_served counts the lock and unlock operations applied to the mutexes homed here,
+  /// whoever took them: the tickets taken and served (mpi_rma: read from this PE's window, where
+  /// requests_sent counts MPI operations); applied_in_node the locks and unlocks this PE took in
+  /// its node's memory.
   /// Throws std::runtime_error with MPI's error string only if such an MPI call fails (mpi_rma).
   one_sided_stats stats() const { return engine_->stats(); }
 

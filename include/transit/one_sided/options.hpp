@@ -63,15 +63,16 @@ struct one_sided_stats {
   /// its own node's memory (applied_in_node); mpi_rma: every MPI operation.
   std::uint64_t requests_sent = 0;
   /// Operation pieces on its own node's elements this PE applied itself, through the node's shared
-  /// memory (loads, stores and atomics): no request and no message (mpi_rma: 0).
+  /// memory (loads, stores and atomics; global_mutexes: locks and unlocks of its node's mutexes):
+  /// no request and no message (mpi_rma: 0).
   std::uint64_t applied_in_node = 0;
   /// 1 when this PE reaches its node's elements through shared memory, 0 when it sends them
   /// requests as to any other node's (its node could not share memory: `transit info` says so;
-  /// global_mutexes; mpi_rma).
+  /// mpi_rma).
   std::uint64_t node_memory_shared = 0;
   std::uint64_t requests_forwarded = 0;   ///< requests that passed through on their way elsewhere
   std::uint64_t requests_combined = 0;    ///< requests merged into another for the same word
-  std::uint64_t requests_served = 0;      ///< requests applied to memory (or mutexes) here
+  std::uint64_t requests_served = 0;      ///< requests applied to memory here (global_mutexes: see its stats())
   std::uint64_t messages_sent = 0;        ///< transport messages: request buffers, replies, credits
   std::uint64_t request_messages_sent = 0;      ///< request buffers sent
   /// Request buffers sent to an endpoint on another node (mpi_rma: MPI operations on another
