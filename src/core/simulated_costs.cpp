@@ -120,22 +120,42 @@ const simulated_costs& simulation_costs() {
 }
 
 void charge_simulated(double) {}
+void baseline_messages::mark(bool) noexcept {}
 #else
 namespace {
 
-// A node's network interface injects one message per 1 / rate seconds, first come first served:
-// a message from one node to another waits until the interface is free, then holds it for its
-// slot, and the sending rank is back when its message has left (end of the slot), or after its
-// own overhead if that is longer. The interfaces' state is the simulated machine's, shared by
-// its ranks (all in this process, run one at a time by SimGrid): not per-PE state.
-void install_nic(const simulated_costs& costs) {
-  const double slot = 1 / costs.nic_messages_per_second;
-  const message_overhead overhead = costs.send_overhead;
-  const SmpiOpCostCb send_cost = [slot, overhead](std::size_t size, simgrid::s4u::Host* source,
-                                                  simgrid::s4u::Host* dest) {
+// This rank's world rank: SMPI runs all ranks in this process, one at a time, so per-rank state
+// lives in vectors indexed by it.
+std::size_t world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return static_cast<std::size_t>(rank);
+}
+
+// By world rank: whether the rank is inside a baseline_messages scope.
+std::vector<char>& in_baseline_collective() {
+  static std::vector<char> inside;
+  return inside;
+}
+
+// The cost of starting a send: the sender's overhead; within a baseline_messages scope the
+// receiver's too (baseline_messages); with a NIC message rate, the wait for the node's interface,
+// which injects one message per 1 / rate seconds, first come first served: a message from one
+// node to another waits until the interface is free, then holds it for its slot, and the sending
+// rank is back when its message has left (end of the slot), or after its own overheads if that is
+// longer. The interfaces' state is the simulated machine's, shared by its ranks (all in this
+// process, run one at a time by SimGrid): not per-PE state.
+void install_send_costs(const simulated_costs& costs) {
+  const double slot = costs.nic_messages_per_second > 0 ? 1 / costs.nic_messages_per_second : 0.0;
+  const message_overhead send = costs.send_overhead, receive = costs.receive_overhead;
+  const SmpiOpCostCb send_cost = [slot, send, receive](std::size_t size, simgrid::s4u::Host* source,
+                                                       simgrid::s4u::Host* dest) {
     static std::unordered_map<const void*, double> free_at;  // by node: when its interface is next free
-    const double own = overhead.seconds(size);
-    if (source == dest) return own;  // within a node: no interface
+    double own = send.seconds(size);
+    const std::size_t rank = world_rank();
+    const auto& inside = in_baseline_collective();
+    if (rank < inside.size() && inside[rank] != 0) own += receive.seconds(size);
+    if (slot == 0 || source == dest) return own;  // no interface, or within a node
     const double now = simgrid_get_clock();
     double& next_free = free_at[source];
     const double start = std::max(now, next_free);
@@ -149,7 +169,7 @@ void install_nic(const simulated_costs& costs) {
 simulated_costs costs_from_environment() {
   simulated_costs costs =
       parse_simulated_costs([](std::string_view name) { return std::getenv(std::string(name).c_str()); });
-  if (costs.nic_messages_per_second > 0) install_nic(costs);
+  if (costs.modelled || costs.nic_messages_per_second > 0) install_send_costs(costs);
   return costs;
 }
 
@@ -172,15 +192,22 @@ void charge_simulated(double seconds) {
   // SimGrid rounds a sleep below its precision (scripts/simulate sets up to 100 ns) and warns.
   constexpr double smallest_charge = 1e-7;
   static std::vector<double> owed;  // per rank: the ranks of a simulation share this process's globals
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (owed.size() <= static_cast<std::size_t>(rank)) owed.resize(static_cast<std::size_t>(rank) + 1, 0.0);
-  double& debt = owed[static_cast<std::size_t>(rank)];
+  const std::size_t rank = world_rank();
+  if (owed.size() <= rank) owed.resize(rank + 1, 0.0);
+  double& debt = owed[rank];
   debt += seconds;
   if (debt < smallest_charge) return;
   const double due = debt;
   debt = 0;
   simulated_sleep(due);
+}
+
+void baseline_messages::mark(bool inside) noexcept {
+  if (!simulation_costs().modelled) return;
+  auto& flags = in_baseline_collective();
+  const std::size_t rank = world_rank();
+  if (flags.size() <= rank) flags.resize(rank + 1, 0);
+  flags[rank] = inside ? 1 : 0;
 }
 #endif
 

@@ -13,14 +13,20 @@
 //   TRANSIT_SIM_NIC_MESSAGES_PER_SECOND  messages a node's network interface injects per second
 //                                        (unset or 0: no limit)
 //
-// One cost model for everything that sends: SMPI charges every MPI message, transit's and the
-// baselines' (MPI_Alltoallv, MPI RMA, collectives), its per-message overhead at the sender
-// (smpi/os, smpi/ois) and at the receiver (smpi/or), and transit charges only its own work on top
-// (items per hop, bytes copied). Two gaps of SMPI 3.32 are closed here: it charges smpi/or only
-// for a message whose send was detached, which a synchronous send never is, so transit charges
-// the receiver's overhead of its own synchronous sends itself; and it has no network interface
-// per node, so with a message rate transit's cost callbacks for sends (smpi_register_op_cost_
-// callback, which replace smpi/os and smpi/ois) add each message's wait for its node's interface.
+// One cost model for everything that sends: every MPI message, transit's and the baselines'
+// (MPI_Alltoallv, MPI RMA, collectives), pays the per-message overhead at the sender (smpi/os,
+// smpi/ois) and at the receiver (smpi/or), and transit charges only its own work on top (items
+// per hop, bytes copied). SMPI 3.32 charges smpi/or only for a message whose send was detached,
+// and a detached message costs SimGrid a scan of every detached message in flight in the whole
+// simulation when it arrives (a direct all-to-all at 256 ranks: 711 s of real time detached, 71 s
+// not; docs/simulation.md). So sends are not detached and the receiver's overhead is charged
+// here: transit's receiver charges it for each of its own messages (charge_receive_overhead), and
+// the messages of the MPI collectives a baseline calls, whose receives happen inside SMPI, pay it
+// at their sender while that rank is in a baseline_messages scope (a collective receives as many
+// messages as it sends). MPI RMA is unchanged: SMPI always detaches RMA messages and charges
+// smpi/or itself. With a NIC message rate the cost callbacks for sends (smpi_register_op_cost_
+// callback, which replace smpi/os and smpi/ois) also add each message's wait for its node's
+// interface.
 //
 // measured: SMPI times transit's real CPU bursts on the host (smpi/simulate-computation) and
 // nothing is charged here. modelled: the runner switches SMPI's timing off
@@ -81,8 +87,8 @@ struct simulated_costs {
 simulated_costs parse_simulated_costs(const std::function<const char*(std::string_view)>& variable);
 
 /// The costs of this job, read from the environment at the first call (under SMPI all ranks share
-/// one process and one environment); with a NIC message rate, the first call also installs the
-/// send cost callbacks. Throws as parse_simulated_costs. Outside a simulation build there are none
+/// one process and one environment); in modelled mode or with a NIC message rate, the first call
+/// also installs the send cost callbacks. Throws as parse_simulated_costs. Outside a simulation build there are none
 /// (measured mode, nothing charged) and the environment is not read.
 const simulated_costs& simulation_costs();
 
@@ -101,14 +107,32 @@ inline void charge_bytes_copied(std::uint64_t bytes) {
   }
 }
 
-/// Modelled mode: charges the receiver's overhead (smpi/or) of a message of `bytes` bytes that was
-/// sent synchronously, which SMPI does not charge; nothing in measured mode.
-inline void charge_synchronous_receive(std::size_t bytes) {
+/// Modelled mode: charges the receiver's overhead (smpi/or) of a transit message of `bytes` bytes
+/// it received, which SMPI does not charge for a send that is not detached; nothing in measured
+/// mode.
+inline void charge_receive_overhead(std::size_t bytes) {
   if constexpr (simulated_build) {
     const simulated_costs& c = simulation_costs();
     if (c.modelled) charge_simulated(c.receive_overhead.seconds(bytes));
   }
 }
+
+/// While alive (modelled mode), each message this rank sends pays the receiver's overhead too, at
+/// the sender: put around an MPI collective a baseline calls (MPI_Alltoallv and its count
+/// exchange, MPI_Neighbor_alltoallv), whose messages are received inside SMPI where transit cannot
+/// charge them. Such a collective receives as many messages as it sends, so each rank pays for the
+/// messages it receives, in number exactly and in bytes on average. Nothing outside a simulation
+/// build.
+class baseline_messages {
+ public:
+  baseline_messages() noexcept { mark(true); }
+  ~baseline_messages() { mark(false); }
+  baseline_messages(const baseline_messages&) = delete;
+  baseline_messages& operator=(const baseline_messages&) = delete;
+
+ private:
+  static void mark(bool inside) noexcept;
+};
 
 /// Modelled mode: charges `hops` item hops now (an item or record copied into a message at its
 /// source or at a hop that forwards it, or handed over at its destination); nothing in measured mode.

@@ -208,10 +208,6 @@ void mpi_transport::post(int dest, message_buffer&& data, int source_lane) {
     flow.since_sync = 0;
     flow.bytes_since_sync = 0;
     ++flow.unacked;
-    wire_prefix prefix;
-    std::memcpy(&prefix, data.wire(), sizeof prefix);
-    prefix.flags |= sent_synchronously;  // an announcement copies it: the announcement goes synchronously
-    std::memcpy(data.wire(), &prefix, sizeof prefix);
   }
   if (data.wire_size() <= whole_message_bytes_) {
     const void* bytes = data.wire();
@@ -377,7 +373,8 @@ bool mpi_transport::take_arrival(int source_rank, int bytes, message_buffer&& da
                     concat("its sender's lane is ", source_lane_of(prefix.flags), ", a rank runs ", lane_count_,
                            " PE thread(s)"));
   const int source = first_pe + source_lane_of(prefix.flags);  // the sending PE
-  if (prefix.flags & sent_synchronously) charge_synchronous_receive(static_cast<std::size_t>(bytes));
+  // Modelled simulation: SMPI charges no receiver's overhead for a send that is not detached.
+  charge_receive_overhead(static_cast<std::size_t>(bytes));
   if (prefix.flags & announces_pieces) {
     if (wire_bytes != message_buffer::prefix_bytes)
       corrupt_message(receiver, "announcement of a large message", source,
@@ -425,6 +422,16 @@ void mpi_transport::receive_announced(int source, const wire_prefix& announced) 
   arriving_[source].push_back(std::move(a));
 }
 
+void mpi_transport::charge_pieces_received(std::uint64_t payload_bytes) const {
+  if constexpr (simulated_build) {
+    for (std::uint64_t left = payload_bytes; left > 0;) {
+      const std::size_t piece = std::min<std::uint64_t>(left, max_message_bytes_);
+      charge_receive_overhead(piece);
+      left -= piece;
+    }
+  }
+}
+
 // Hands over, per source, the large messages whose pieces have all arrived and the messages
 // queued behind them, in order; stops at a large message still arriving.
 std::size_t mpi_transport::hand_over_arrivals(std::vector<message>& sink) {
@@ -440,6 +447,7 @@ std::size_t mpi_transport::hand_over_arrivals(std::vector<message>& sink) {
                               MPI_STATUSES_IGNORE),
                   "MPI_Testall");
         if (!done) break;
+        charge_pieces_received(front.m.data.size());
         front.pieces.clear();
       }
       sink.push_back(std::move(front.m));

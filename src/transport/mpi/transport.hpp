@@ -138,6 +138,8 @@ class mpi_transport final : public transport, public mpi_access {
   // was an announcement (nothing for the sink yet).
   bool take_arrival(int source, int bytes, message_buffer&& data, std::vector<message>& sink);
   void receive_announced(int source, const mpi_wire::wire_prefix& announced);
+  // Modelled simulation: the receiver's overhead of each piece of a large message.
+  void charge_pieces_received(std::uint64_t payload_bytes) const;
   std::size_t hand_over_arrivals(std::vector<message>& sink);
   void start_receiving();
   // Where a message to PE `dest` goes: its rank, and the communicator its lane receives on.

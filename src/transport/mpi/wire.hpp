@@ -12,9 +12,6 @@ inline constexpr int data_tag = 1;
 // of two lanes of one rank to one PE never match each other's receives.
 constexpr int piece_tag(int source_lane) noexcept { return source_lane == 0 ? 2 : 4096 + source_lane; }
 inline constexpr std::uint32_t announces_pieces = 1;
-// Sent by MPI_Issend (flow control): a simulated receiver charges its overhead itself, since SMPI
-// charges smpi/or only for detached sends (core/simulated_costs.hpp).
-inline constexpr std::uint32_t sent_synchronously = 2;
 // The sending PE's lane (rank_lanes) in a prefix's flags, bits 8 to 15.
 inline constexpr int lane_shift = 8;
 inline constexpr int max_lanes = 256;
@@ -24,7 +21,7 @@ inline int source_lane_of(std::uint32_t flags) noexcept {
 // The receiving PE's lane, bits 16 to 23: the communication thread receives for every lane.
 inline constexpr int destination_lane_shift = 16;
 // Every flag a prefix may carry; any other bit set is a corrupt prefix.
-inline constexpr std::uint32_t known_flags = announces_pieces | sent_synchronously |
+inline constexpr std::uint32_t known_flags = announces_pieces |
                                              std::uint32_t{max_lanes - 1} << lane_shift |
                                              std::uint32_t{max_lanes - 1} << destination_lane_shift;
 
