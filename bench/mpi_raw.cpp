@@ -34,9 +34,6 @@ void check(int rc, const char* call) {
   throw std::runtime_error(std::string("--scheme mpi-raw: ") + call + " failed: " + std::string(text, length));
 }
 
-// Receives one message of `tag` from anyone into `buffer` if one has arrived; returns whether one
-// did, and its source. SMPI has no matched probes: there a probe and a receive from the probed
-// source get the same message (no overtaking within a source and tag, one thread per rank).
 // After a poll, in a simulation build: back off when it found nothing, start over when it did. A
 // simulated rank's polls pass no simulated time (SMPI's per-poll costs are off, docs/simulation.md),
 // so one that polls without a pause never lets time reach the message it waits for. A real rank
@@ -51,6 +48,9 @@ void idle_unless([[maybe_unused]] bool progressed, [[maybe_unused]] detail::back
   }
 }
 
+// Receives one message of `tag` from anyone into `buffer` if one has arrived; returns whether one
+// did, and its source. SMPI has no matched probes: there a probe and a receive from the probed
+// source get the same message (no overtaking within a source and tag, one thread per rank).
 bool receive_any(MPI_Comm comm, int tag, void* buffer, int bytes, int* source) {
   int flag = 0;
   MPI_Status status;

@@ -24,12 +24,15 @@ namespace {
 
 bool given(const char* text) { return text != nullptr && *text != '\0'; }
 
+// The whole of `text` as a finite number >= 0.
+bool parse_non_negative(std::string_view text, double& value) {
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc() && end == text.data() + text.size() && std::isfinite(value) && value >= 0;
+}
+
 // A cost of a second or more per item, byte or message is no machine's: most likely a unit
 // mistake (nanoseconds written as seconds).
-bool parse_cost(std::string_view text, double& value) {
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return ec == std::errc() && end == text.data() + text.size() && std::isfinite(value) && value >= 0 && value < 1;
-}
+bool parse_cost(std::string_view text, double& value) { return parse_non_negative(text, value) && value < 1; }
 
 double parse_seconds(const char* variable, const char* text) {
   double value = 0;
@@ -103,12 +106,8 @@ simulated_costs parse_simulated_costs(const std::function<const char*(std::strin
   if (const char* text = variable("TRANSIT_SIM_RECEIVE_OVERHEAD"); given(text))
     costs.receive_overhead = message_overhead::parse("TRANSIT_SIM_RECEIVE_OVERHEAD", text);
   if (const char* text = variable("TRANSIT_SIM_NIC_MESSAGES_PER_SECOND"); given(text)) {
-    const std::string_view view(text);
-    double rate = 0;
-    const auto [end, ec] = std::from_chars(view.data(), view.data() + view.size(), rate);
-    if (ec != std::errc() || end != view.data() + view.size() || !std::isfinite(rate) || rate < 0)
-      throw_invalid("TRANSIT_SIM_NIC_MESSAGES_PER_SECOND", view, "a number of messages per second >= 0 (0: no limit)");
-    costs.nic_messages_per_second = rate;
+    if (!parse_non_negative(text, costs.nic_messages_per_second))
+      throw_invalid("TRANSIT_SIM_NIC_MESSAGES_PER_SECOND", text, "a number of messages per second >= 0 (0: no limit)");
   }
   return costs;
 }
