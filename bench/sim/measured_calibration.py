@@ -30,7 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def fail(message):
-    print(f"measured_calibration: {message}", file=sys.stderr)
+    # Named after the script run (anchor.py uses these functions too).
+    print(f"{Path(sys.argv[0]).stem}: {message}", file=sys.stderr)
     sys.exit(2)
 
 
@@ -53,27 +54,19 @@ def overhead_sections(curve, per_byte_copied):
     return ";".join(sections), points[0][1]
 
 
-def main(argv):
-    if len(argv) not in (1, 3) or (len(argv) == 3 and argv[1] != "--date"):
-        fail("usage: measured_calibration.py CALIBRATE.json [--date YYYY-MM-DD]")
-    record = next((json.loads(line) for line in Path(argv[0]).read_text().splitlines() if line.startswith("{")), None)
-    if record is None or record.get("section") != "streamer":
-        fail(f"{argv[0]}: no record of `transit calibrate streamer --json`")
+def link_costs(record, date=None):
+    """transit's own costs from a `transit calibrate streamer --json` record: where they come from
+    (one line), and the calibration parameters seconds_per_item, seconds_per_message,
+    send_overhead, receive_overhead and seconds_per_byte_copied, each with its source. The
+    inter-node link's when it was measured, else the intra-node one's."""
     links = record["links"]
     kind = "inter" if links["inter"]["measured"] else "intra"
     link = links[kind]
-    date = argv[2] if len(argv) == 3 else record.get("created", "")[:10]
+    date = date or record.get("created", "")[:10]
     where = (f"transit calibrate streamer on {record['host']} ({record['backend']} backend, {record['pes']} PEs, "
              f"{record['pes_per_node']} per node, {kind}-node link, {date})")
     per_byte_copied = link["beta_seconds_per_byte"] / 2
     overhead, smallest = overhead_sections(link["curve"], per_byte_copied)
-    bgq = json.loads((ROOT / "scripts" / "calibrations" / "bgq.json").read_text())
-    machine = {k: v for k, v in bgq["parameters"].items()
-               if k in ("link_bytes_per_second", "link_latency_seconds", "loopback_bytes_per_second",
-                        "loopback_latency_seconds", "core_flops", "pes_per_node", "nic_bytes_per_second",
-                        "nic_messages_per_second")}
-    for value in machine.values():
-        value["source"] = "bgq's: " + value["source"]
     own = {
         "seconds_per_item": {"value": link["per_item_seconds"],
                              "source": f"{where}: per_item_seconds, the fitted cost per item and hop"},
@@ -90,6 +83,41 @@ def main(argv):
                                               f"({link['beta_seconds_per_byte']!r}): transit's copy and MPI's, "
                                               f"taken to cost alike (assumed)"},
     }
+    return where, own
+
+
+def calibration_text(calibration):
+    """A calibration file's text: its header fields one a line, then one line per parameter."""
+    lines = ["{"] + [f"  {json.dumps(k)}: {json.dumps(v)}," for k, v in calibration.items() if k != "parameters"]
+    lines.append('  "parameters": {')
+    items = list(calibration["parameters"].items())
+    for i, (k, v) in enumerate(items):
+        lines.append(f'    {json.dumps(k)}: {{"value": {json.dumps(v["value"])}, "source": {json.dumps(v["source"])}}}'
+                     + ("," if i + 1 < len(items) else ""))
+    lines += ["  }", "}"]
+    return "\n".join(lines)
+
+
+def streamer_record(path):
+    """The first JSON line of PATH, which must be a `transit calibrate streamer --json` record."""
+    record = next((json.loads(line) for line in Path(path).read_text().splitlines() if line.startswith("{")), None)
+    if record is None or record.get("section") != "streamer":
+        fail(f"{path}: no record of `transit calibrate streamer --json`")
+    return record
+
+
+def main(argv):
+    if len(argv) not in (1, 3) or (len(argv) == 3 and argv[1] != "--date"):
+        fail("usage: measured_calibration.py CALIBRATE.json [--date YYYY-MM-DD]")
+    record = streamer_record(argv[0])
+    where, own = link_costs(record, argv[2] if len(argv) == 3 else None)
+    bgq = json.loads((ROOT / "scripts" / "calibrations" / "bgq.json").read_text())
+    machine = {k: v for k, v in bgq["parameters"].items()
+               if k in ("link_bytes_per_second", "link_latency_seconds", "loopback_bytes_per_second",
+                        "loopback_latency_seconds", "core_flops", "pes_per_node", "nic_bytes_per_second",
+                        "nic_messages_per_second")}
+    for value in machine.values():
+        value["source"] = "bgq's: " + value["source"]
     out = {
         "name": "measured",
         "machine": f"transit's own costs measured on {record['host']}, on BG/Q's network and nodes",
@@ -99,15 +127,7 @@ def main(argv):
                    f"(scripts/calibrations/bgq.json)",
         "parameters": {**machine, **own},
     }
-    lines = ["{"] + [f"  {json.dumps(k)}: {json.dumps(v)}," for k, v in out.items() if k != "parameters"]
-    lines.append('  "parameters": {')
-    items = list(out["parameters"].items())
-    for i, (k, v) in enumerate(items):
-        lines.append(f'    {json.dumps(k)}: {{"value": {json.dumps(v["value"])}, "source": {json.dumps(v["source"])}}}'
-                     + ("," if i + 1 < len(items) else ""))
-    lines += ["  }", "}"]
-    print("\n".join(lines))
-
+    print(calibration_text(out))
 
 if __name__ == "__main__":
     main(sys.argv[1:])
