@@ -13,6 +13,8 @@ simulation build is missing: `make test` builds both.
   make_sim  `make sim` alone builds both transit commands scripts/simulate runs (make's dry run)
   fair      a baseline's message (MPI_Alltoallv inside SMPI) pays the overheads a transit message
             pays, and a node's NIC message rate bounds what its PEs inject together
+  anchor    the calibration of the emulated cluster (bench/sim/anchor.sh) on its machine, 4 hosts x 2
+            on one switch: a verified histogram, the same simulated time twice
   deadlock  a stuck program (PE 1 never ends its step): without a watchdog the simulated job ends
             with transit's report of what every PE waits in (SimGrid's own deadlock ends with status
             0), and with TRANSIT_WATCHDOG the watchdog fires in simulated time
@@ -253,6 +255,15 @@ def check_progress():
             sys.exit(f"simulate_check: progress: the line was not erased at the end: {text!r}")
 
 
+def check_anchor():
+    job = ["--platform", "switch:4:2", "--ranks", "8", "--calibration", "anchor", "--",
+           "bench", "histogram", "--items-per-pe", "4096"]
+    first, second = records(*job)[0], records(*job)[0]
+    print(json.dumps(first))
+    if (first["seconds"], first["simulated_seconds"]) != (second["seconds"], second["simulated_seconds"]):
+        sys.exit(f"simulate_check: anchor: simulated times differ between two runs: {first} {second}")
+
+
 def check_make_sim():
     """`make sim` alone builds what scripts/simulate runs: the simulation build's transit and the
     normal build's, which writes the platform (a dry run of make: nothing is built here)."""
@@ -270,7 +281,7 @@ def check_make_sim():
 
 
 CHECKS = {"make_sim": check_make_sim, "progress": check_progress, "fair": check_fair, "modelled": check_modelled, "measured": check_measured, "kernels": check_kernels,
-          "deadlock": check_deadlock}
+          "deadlock": check_deadlock, "anchor": check_anchor}
 if len(sys.argv) != 2 or sys.argv[1] not in CHECKS:
     sys.exit(f"usage: simulate_check.py {'|'.join(CHECKS)}")
 CHECKS[sys.argv[1]]()
