@@ -391,6 +391,54 @@ TEST(Exchange, NeighborGraphBuiltOncePerPattern) {
             0);
 }
 
+// exchange_options::fixed_pattern: the same byte counts to the same PEs every run, new items each
+// run (stamped with the run). mpi_alltoallv exchanges counts in the first run only; every method
+// refuses a changed pattern on the PE that changed it, before communicating.
+TEST(Exchange, FixedPatternCountsOnce) {
+  EXPECT_EQ(run_spmd([](context& ctx) {
+              const int me = ctx.rank(), size = ctx.size();
+              constexpr std::uint32_t runs = 5;
+              for (const exchange_method m : methods_of(ctx)) {
+                exchange_options o = with(m);
+                o.fixed_pattern = true;
+                sparse_exchange<stamp> x(ctx, o);
+                // Up to 400 stamps per parcel: records above the 4 KiB calls of exchange_test.pieces.
+                const pattern sizes = random_sparse(31 + static_cast<std::uint64_t>(m), 400);
+                const pattern fixed = [sizes](int source, int n, std::uint32_t) { return sizes(source, n, 0); };
+                for (std::uint32_t run = 0; run < runs; ++run)
+                  exchange_and_check(ctx, x, fixed, run, name(m) + " fixed, run " + std::to_string(run));
+                if (m == exchange_method::mpi_alltoallv) {
+                  // P - 1 count messages once, then one message per other PE this PE sends items to.
+                  std::vector<int> dests;
+                  for (const spec& q : fixed(me, size, 0))
+                    if (q.peer != me && q.items > 0) dests.push_back(q.peer);
+                  std::sort(dests.begin(), dests.end());
+                  const auto records = static_cast<std::uint64_t>(std::unique(dests.begin(), dests.end()) - dests.begin());
+                  EXPECT_EQ(x.stats().messages_sent, static_cast<std::uint64_t>(size - 1) + runs * records)
+                      << "PE " << me << ": " << records << " records per run";
+                }
+                if (size == 1) continue;  // no other PE: nothing to change
+                // Every PE adds one item for its neighbour: every PE refuses, nothing was sent.
+                const pattern changed = [fixed](int source, int n, std::uint32_t run) {
+                  auto parcels = fixed(source, n, run);
+                  parcels.push_back({(source + 1) % n, 1});
+                  return parcels;
+                };
+                try {
+                  exchange_and_check(ctx, x, changed, runs, name(m) + " changed");
+                  ADD_FAILURE() << name(m) << ": a changed pattern accepted with fixed_pattern";
+                } catch (const std::invalid_argument& e) {
+                  EXPECT_NE(std::string(e.what()).find("fixed_pattern"), std::string::npos) << e.what();
+                  EXPECT_NE(std::string(e.what()).find("to PE " + std::to_string((me + 1) % size)), std::string::npos)
+                      << e.what();
+                }
+                exchange_and_check(ctx, x, fixed, runs + 1, name(m) + " fixed after the refusal");
+                EXPECT_EQ(x.stats().runs, runs + 1) << name(m);
+              }
+            }),
+            0);
+}
+
 TEST(Exchange, BadInput) {
   EXPECT_EQ(run_spmd([](context& ctx) {
               sparse_exchange<int> x(ctx, with(exchange_method::direct));
