@@ -29,6 +29,7 @@ int stride = 1;
 std::uint64_t parcel_bytes = 8;
 std::string method_name = "all";
 int samples = 7;
+int exchanges_per_sample = 0;  // --exchanges: 0 sizes each method's samples to about 2 ms
 bool grid_given = false;  // --grid: the grid method's grid; default virtual_grid::balanced(P, 2)
 
 constexpr double sample_seconds = 0.002;
@@ -103,21 +104,33 @@ bool check(const byte_parcels& in, const byte_parcels& expected) {
   return true;
 }
 
-std::vector<exchange_method> methods_of(const context& ctx) {
-  if (method_name != "all") return {parse_exchange_method(method_name)};
-  std::vector<exchange_method> m = {exchange_method::automatic, exchange_method::direct,
-                                    exchange_method::crystal_router, exchange_method::grid};
+// mpi_alltoallv_fixed: mpi_alltoallv with exchange_options::fixed_pattern (the bench's pattern is
+// fixed), counts exchanged once: the baseline of a program that knows its counts in advance.
+constexpr std::string_view alltoallv_fixed = "mpi_alltoallv_fixed";
+
+struct method_choice {
+  exchange_method method;
+  bool fixed_pattern = false;
+  std::string name() const { return fixed_pattern ? std::string(alltoallv_fixed) : std::string(to_string(method)); }
+};
+
+std::vector<method_choice> methods_of(const context& ctx) {
+  if (method_name == alltoallv_fixed) return {{exchange_method::mpi_alltoallv, true}};
+  if (method_name != "all") return {{parse_exchange_method(method_name)}};
+  std::vector<method_choice> m = {{exchange_method::automatic}, {exchange_method::direct},
+                                  {exchange_method::crystal_router}, {exchange_method::grid}};
   if (ctx.backend() == "mpi" && ctx.options().threads_per_rank == 1) {  // MPI collectives: one PE per rank
-    m.push_back(exchange_method::mpi_alltoallv);
+    m.push_back({exchange_method::mpi_alltoallv});
+    m.push_back({exchange_method::mpi_alltoallv, true});
 #ifndef TRANSIT_SIMGRID  // SMPI has no neighbourhood collectives: "all" is every method that runs
-    m.push_back(exchange_method::mpi_neighbor);
+    m.push_back({exchange_method::mpi_neighbor});
 #endif
   }
   return m;
 }
 
 struct contender {
-  exchange_method method = exchange_method::automatic;
+  method_choice method{exchange_method::automatic};
   std::unique_ptr<sparse_exchange<std::uint8_t>> x;
   exchange_stats before;  // when timing started
   std::uint64_t timed_exchanges = 0;
@@ -140,16 +153,18 @@ measurement run_exchange(context& ctx, const setup& s) {
   const byte_parcels base = outgoing_of(me, size, seed);
   const byte_parcels expected = expected_of(me, size, seed);
   std::vector<contender> contenders;
-  for (const exchange_method m : methods_of(ctx)) {
+  for (const method_choice& m : methods_of(ctx)) {
     exchange_options o;
-    o.method = m;
+    o.method = m.method;
+    o.fixed_pattern = m.fixed_pattern;
     if (grid_given) o.grid = *s.stream.grid;  // else the exchange's default, balanced 2-D
     contender c;
     c.method = m;
+    c.per_sample = static_cast<std::uint64_t>(exchanges_per_sample);  // 0: sized below
     c.x = std::make_unique<sparse_exchange<std::uint8_t>>(ctx, o);
     // Warm-up, every result checked; automatic times its candidates on these runs.
     const auto checked_run = [&] { c.verified = check(c.x->run(base), expected) && c.verified; };
-    while (m == exchange_method::automatic && c.x->stats().choices == 0) checked_run();
+    while (m.method == exchange_method::automatic && c.x->stats().choices == 0) checked_run();
     checked_run();
     checked_run();
     c.before = c.x->stats();
@@ -208,8 +223,9 @@ measurement run_exchange(context& ctx, const setup& s) {
           std::llround(static_cast<double>(ctx.allreduce<std::uint64_t>(now - then, reduce_op::sum)) / n));
     };
     const double seconds = median(c.samples);
-    if (c.method != exchange_method::automatic && (best_fixed == 0 || seconds < best_fixed)) best_fixed = seconds;
-    json v = {{"method", to_string(c.method)},
+    if (c.method.method != exchange_method::automatic && (best_fixed == 0 || seconds < best_fixed)) best_fixed = seconds;
+    json v = {{"method", c.method.name()},
+              {"fixed_pattern", c.method.fixed_pattern},
               {"chosen", to_string(c.x->method())},
               {"seconds", seconds},
               {"items_per_second_per_pe", seconds > 0 ? result.items_per_pe / seconds : 0.0},
@@ -222,7 +238,7 @@ measurement run_exchange(context& ctx, const setup& s) {
               {"exchanges_per_sample", c.per_sample},
               {"bytes_forwarded", per_exchange(after.bytes_forwarded, c.before.bytes_forwarded)},
               {"verified", verified}};
-    if (c.method == exchange_method::automatic) {
+    if (c.method.method == exchange_method::automatic) {
       v["candidates"] = candidates_of(after);
       v["trial_runs"] = after.trial_runs;  // exchanges automatic spent choosing
     }
@@ -237,12 +253,12 @@ measurement run_exchange(context& ctx, const setup& s) {
                 pattern.c_str(), neighbors, stride, static_cast<unsigned long long>(parcel_bytes),
                 std::string(ctx.backend()).c_str(), size, peers);
   t += line;
-  std::snprintf(line, sizeof line, "%-15s %-15s %12s %8s %10s %12s %14s  %s\n", "method", "chosen", "us/exchange",
+  std::snprintf(line, sizeof line, "%-19s %-15s %12s %8s %10s %12s %14s  %s\n", "method", "chosen", "us/exchange",
                 "vs best", "msgs/exch", "bytes/exch", "fwd bytes/exch", "verified");
   t += line;
   for (const json& v : result.variants) {
     const double seconds = v["seconds_per_exchange"].get<double>();
-    std::snprintf(line, sizeof line, "%-15s %-15s %12.2f %8.2f %10llu %12llu %14llu  %s\n",
+    std::snprintf(line, sizeof line, "%-19s %-15s %12.2f %8.2f %10llu %12llu %14llu  %s\n",
                   v["method"].get<std::string>().c_str(), v["chosen"].get<std::string>().c_str(), seconds * 1e6,
                   best_fixed > 0 ? seconds / best_fixed : 0.0, v["messages_sent"].get<unsigned long long>(),
                   v["bytes_sent"].get<unsigned long long>(), v["bytes_forwarded"].get<unsigned long long>(),
@@ -286,11 +302,18 @@ const bool registered = register_kernel({
               ->type_name("B");
           sub.add_option("--method", method_name,
                          "all (default: every method of the backend, in one job), automatic, direct, "
-                         "crystal_router, grid, mpi_alltoallv or mpi_neighbor")
-              ->check(one_of({"all", "automatic", "direct", "crystal_router", "grid", "mpi_alltoallv", "mpi_neighbor"}))
+                         "crystal_router, grid, mpi_alltoallv, mpi_alltoallv_fixed (mpi_alltoallv with "
+                         "counts exchanged once: exchange_options::fixed_pattern) or mpi_neighbor")
+              ->check(one_of({"all", "automatic", "direct", "crystal_router", "grid", "mpi_alltoallv",
+                              "mpi_alltoallv_fixed", "mpi_neighbor"}))
               ->type_name("M");
           sub.add_option("--samples", samples, "timed samples per method; the median is reported (default 7)")
               ->transform(integer_in<int>(1, 1000, "an integer in [1, 1000]"))
+              ->type_name("N");
+          // A simulated clock needs no long samples, and each exchange there costs real seconds.
+          sub.add_option("--exchanges", exchanges_per_sample,
+                         "exchanges per sample (default: as many as last about 2 ms, sized per method)")
+              ->transform(integer_in<int>(1, 100000, "an integer in [1, 100000]"))
               ->type_name("N");
           // --grid (a common option) sets the grid method's grid; without it, the exchange's default.
           sub.get_option("--grid")->each([](const std::string&) { grid_given = true; });

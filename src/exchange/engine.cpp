@@ -238,6 +238,7 @@ exchange_engine::exchange_engine(context& ctx, const exchange_options& options, 
       grid_(grid_for(ctx, options)),
       item_bytes_(item_bytes),
       requested_(requested_method(ctx, options)),
+      fixed_pattern_(options.fixed_pattern),
       port_(ctx, stats_) {
   if (requested_ == exchange_method::automatic) {
     candidates_ = {exchange_method::direct, exchange_method::crystal_router, exchange_method::grid};
@@ -274,7 +275,7 @@ exchange_method_impl& exchange_engine::impl(exchange_method m) {
       case exchange_method::crystal_router: slot = make_crystal_router(port_); break;
       case exchange_method::grid: slot = make_grid_method(port_, grid_); break;
 #ifdef TRANSIT_WITH_MPI
-      case exchange_method::mpi_alltoallv: slot = make_mpi_alltoallv(port_); break;
+      case exchange_method::mpi_alltoallv: slot = make_mpi_alltoallv(port_, fixed_pattern_); break;
       case exchange_method::mpi_neighbor: slot = make_mpi_neighbor(port_); break;
 #else
       case exchange_method::mpi_alltoallv:
@@ -294,6 +295,7 @@ exchange_method exchange_engine::next_method() const {
 void exchange_engine::run(const outgoing_plan& out, std::vector<incoming_record>& in) {
   trace::recorder* const tracer = context_access::net(ctx_).tracer();
   const std::int64_t traced_start = tracer != nullptr ? trace::recorder::now() : 0;
+  if (fixed_pattern_) check_fixed(out);  // before anything is sent or counted
   ++stats_.runs;
   port_.begin_run(static_cast<std::uint32_t>(stats_.runs));
   const exchange_method m = next_method();
@@ -322,6 +324,27 @@ void exchange_engine::run(const outgoing_plan& out, std::vector<incoming_record>
   if (tracer != nullptr)
     tracer->slice(tracer->label(concat("sparse_exchange run (", to_string(m), ")"), "bytes out", "records in"),
                   traced_start, trace::recorder::now(), volume, in.size());
+}
+
+// A local check, O(records): a collective one would cost the messages the promise saves.
+void exchange_engine::check_fixed(const outgoing_plan& out) {
+  if (stats_.runs == 0) {
+    fixed_records_.clear();
+    for (const auto& r : out.records) fixed_records_.emplace_back(r.dest, r.bytes);
+    return;
+  }
+  const std::size_t now = out.records.size(), first = fixed_records_.size();
+  for (std::size_t i = 0; i < std::max(now, first); ++i) {
+    if (i < now && i < first && out.records[i].dest == fixed_records_[i].first &&
+        out.records[i].bytes == fixed_records_[i].second)
+      continue;
+    throw_invalid(concat("sparse_exchange::run with exchange_options::fixed_pattern, PE ", port_.rank(), ", record ", i,
+                         " (its parcels to one other PE, by destination)"),
+                  i < now ? concat(out.records[i].bytes, " bytes to PE ", out.records[i].dest) : "nothing",
+                  i < first ? concat(fixed_records_[i].second, " bytes to PE ", fixed_records_[i].first,
+                                     ", as in this PE's first run")
+                            : std::string("nothing, as in this PE's first run"));
+  }
 }
 
 // Every method waits for the messages its steps expect; one still unread when the run ends is of

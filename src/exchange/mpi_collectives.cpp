@@ -154,47 +154,27 @@ class mpi_method : public exchange_method_impl {
 
 class mpi_alltoallv_method final : public mpi_method {
  public:
-  using mpi_method::mpi_method;
+  mpi_alltoallv_method(exchange_port& port, bool fixed_pattern) : mpi_method(port), fixed_pattern_(fixed_pattern) {}
 
   std::uint64_t run(exchange_run& r) override {
     // Modelled simulation: the receiver's overhead of the messages SMPI's collectives receive.
     const baseline_messages charged_at_sender;
     const int size = port_.size();
-    // Per peer: bytes for it, and this PE's largest record and volume, so that every PE learns the
-    // run's largest count (rounds) and volume from the count exchange users need anyway.
-    auto& mine = mine_;
-    auto& theirs = theirs_;
-    mine.assign(3 * static_cast<std::size_t>(size), 0);
-    theirs.resize(mine.size());
-    const std::uint64_t largest_mine = largest_record(r.out);
+    if (!counts_known_) exchange_counts(r);
+    if (largest_count_ == 0) return largest_volume_;
+    const std::uint64_t chunk = std::max<std::uint64_t>(1, std::min<std::uint64_t>(limit_, INT_MAX / size));
+    // This run's records (a fixed pattern's counts are known, but its records are new each run).
     x_.send.assign(static_cast<std::size_t>(size), nullptr);
     std::uint64_t packed = 0;
     for (const auto& record : r.out.records) {
       packed += record.bytes;
-      mine[3 * static_cast<std::size_t>(record.dest)] = record.bytes;
       x_.send[static_cast<std::size_t>(record.dest)] = &record;
     }
-    for (std::size_t p = 0; p < static_cast<std::size_t>(size); ++p) {
-      mine[3 * p + 1] = largest_mine;
-      mine[3 * p + 2] = r.volume;
-    }
-    mpi_check(MPI_Alltoall(mine.data(), 3, MPI_UINT64_T, theirs.data(), 3, MPI_UINT64_T, comm_), "MPI_Alltoall");
-    port_.stats().messages_sent += static_cast<std::uint64_t>(size - 1);
-    port_.stats().bytes_sent += static_cast<std::uint64_t>(size - 1) * 3 * sizeof(std::uint64_t);
-    std::uint64_t largest_count = 0, largest_volume = 0;
-    x_.receive.assign(static_cast<std::size_t>(size), 0);
-    for (std::size_t p = 0; p < static_cast<std::size_t>(size); ++p) {
-      x_.receive[p] = theirs[3 * p];
-      largest_count = std::max(largest_count, theirs[3 * p + 1]);
-      largest_volume = std::max(largest_volume, theirs[3 * p + 2]);
-    }
-    if (largest_count == 0) return largest_volume;
-    const std::uint64_t chunk = std::max<std::uint64_t>(1, std::min<std::uint64_t>(limit_, INT_MAX / size));
     // Modelled simulation: each record copied into the send buffer, as transit's own methods are
     // charged (SMPI charges the messages of MPI_Alltoallv as it charges transit's).
     charge_item_hops(r.out.records.size());
     charge_bytes_copied(packed);
-    in_rounds(r.out, x_, chunk, rounds_for(largest_count, chunk), port_.stats(),
+    in_rounds(r.out, x_, chunk, rounds_for(largest_count_, chunk), port_.stats(),
               [&](const std::byte* sb, const int* sc, const int* sd, std::byte* rb, const int* rc, const int* rd) {
                 mpi_check(MPI_Alltoallv(sb, sc, sd, MPI_BYTE, rb, rc, rd, MPI_BYTE, comm_), "MPI_Alltoallv");
               });
@@ -203,10 +183,42 @@ class mpi_alltoallv_method final : public mpi_method {
       for (int p = 0; p < size; ++p) sources_[static_cast<std::size_t>(p)] = p;
     }
     deliver(r, sources_);
-    return largest_volume;
+    return largest_volume_;
   }
 
  private:
+  /// Collective: the count exchange, every run, or the first only when the caller promised a fixed
+  /// pattern (the engine checks each PE's records against its first run's, so the counts stay true).
+  void exchange_counts(exchange_run& r) {
+    const int size = port_.size();
+    // Per peer: bytes for it, and this PE's largest record and volume, so that every PE learns the
+    // run's largest count (rounds) and volume from the count exchange users need anyway.
+    auto& mine = mine_;
+    auto& theirs = theirs_;
+    mine.assign(3 * static_cast<std::size_t>(size), 0);
+    theirs.resize(mine.size());
+    const std::uint64_t largest_mine = largest_record(r.out);
+    for (const auto& record : r.out.records) mine[3 * static_cast<std::size_t>(record.dest)] = record.bytes;
+    for (std::size_t p = 0; p < static_cast<std::size_t>(size); ++p) {
+      mine[3 * p + 1] = largest_mine;
+      mine[3 * p + 2] = r.volume;
+    }
+    mpi_check(MPI_Alltoall(mine.data(), 3, MPI_UINT64_T, theirs.data(), 3, MPI_UINT64_T, comm_), "MPI_Alltoall");
+    port_.stats().messages_sent += static_cast<std::uint64_t>(size - 1);
+    port_.stats().bytes_sent += static_cast<std::uint64_t>(size - 1) * 3 * sizeof(std::uint64_t);
+    largest_count_ = largest_volume_ = 0;
+    x_.receive.assign(static_cast<std::size_t>(size), 0);
+    for (std::size_t p = 0; p < static_cast<std::size_t>(size); ++p) {
+      x_.receive[p] = theirs[3 * p];
+      largest_count_ = std::max(largest_count_, theirs[3 * p + 1]);
+      largest_volume_ = std::max(largest_volume_, theirs[3 * p + 2]);
+    }
+    counts_known_ = fixed_pattern_;
+  }
+
+  const bool fixed_pattern_;
+  bool counts_known_ = false;  // fixed pattern, after the first run: x_.receive and the largest hold
+  std::uint64_t largest_count_ = 0, largest_volume_ = 0;  // of any PE's records, of any PE's volume
   std::vector<int> sources_;  // 0..P-1
   std::vector<std::uint64_t> mine_, theirs_;
 };
@@ -282,8 +294,8 @@ class mpi_neighbor_method final : public mpi_method {
 
 }  // namespace
 
-std::unique_ptr<exchange_method_impl> make_mpi_alltoallv(exchange_port& port) {
-  return std::make_unique<mpi_alltoallv_method>(port);
+std::unique_ptr<exchange_method_impl> make_mpi_alltoallv(exchange_port& port, bool fixed_pattern) {
+  return std::make_unique<mpi_alltoallv_method>(port, fixed_pattern);
 }
 
 std::unique_ptr<exchange_method_impl> make_mpi_neighbor(exchange_port& port) {

@@ -391,6 +391,54 @@ TEST(Exchange, NeighborGraphBuiltOncePerPattern) {
             0);
 }
 
+// exchange_options::fixed_pattern: the same byte counts to the same PEs every run, new items each
+// run (stamped with the run). mpi_alltoallv exchanges counts in the first run only; every method
+// refuses a changed pattern on the PE that changed it, before communicating.
+TEST(Exchange, FixedPatternCountsOnce) {
+  EXPECT_EQ(run_spmd([](context& ctx) {
+              const int me = ctx.rank(), size = ctx.size();
+              constexpr std::uint32_t runs = 5;
+              for (const exchange_method m : methods_of(ctx)) {
+                exchange_options o = with(m);
+                o.fixed_pattern = true;
+                sparse_exchange<stamp> x(ctx, o);
+                // Up to 400 stamps per parcel: records above the 4 KiB calls of exchange_test.pieces.
+                const pattern sizes = random_sparse(31 + static_cast<std::uint64_t>(m), 400);
+                const pattern fixed = [sizes](int source, int n, std::uint32_t) { return sizes(source, n, 0); };
+                for (std::uint32_t run = 0; run < runs; ++run)
+                  exchange_and_check(ctx, x, fixed, run, name(m) + " fixed, run " + std::to_string(run));
+                if (m == exchange_method::mpi_alltoallv) {
+                  // The P - 1 count messages once instead of every run; the data as without the
+                  // promise (one message per other PE with items, per round of the pieces' size).
+                  sparse_exchange<stamp> every_run(ctx, with(m));
+                  for (std::uint32_t run = 0; run < runs; ++run)
+                    exchange_and_check(ctx, every_run, fixed, run, "counts every run, run " + std::to_string(run));
+                  EXPECT_EQ(every_run.stats().messages_sent - x.stats().messages_sent,
+                            (runs - 1) * static_cast<std::uint64_t>(size - 1))
+                      << "PE " << me;
+                }
+                if (size == 1) continue;  // no other PE: nothing to change
+                // Every PE adds one item for its neighbour: every PE refuses, nothing was sent.
+                const pattern changed = [fixed](int source, int n, std::uint32_t run) {
+                  auto parcels = fixed(source, n, run);
+                  parcels.push_back({(source + 1) % n, 1});
+                  return parcels;
+                };
+                try {
+                  exchange_and_check(ctx, x, changed, runs, name(m) + " changed");
+                  ADD_FAILURE() << name(m) << ": a changed pattern accepted with fixed_pattern";
+                } catch (const std::invalid_argument& e) {
+                  EXPECT_NE(std::string(e.what()).find("fixed_pattern"), std::string::npos) << e.what();
+                  EXPECT_NE(std::string(e.what()).find("to PE " + std::to_string((me + 1) % size)), std::string::npos)
+                      << e.what();
+                }
+                exchange_and_check(ctx, x, fixed, runs + 1, name(m) + " fixed after the refusal");
+                EXPECT_EQ(x.stats().runs, runs + 1) << name(m);
+              }
+            }),
+            0);
+}
+
 TEST(Exchange, BadInput) {
   EXPECT_EQ(run_spmd([](context& ctx) {
               sparse_exchange<int> x(ctx, with(exchange_method::direct));

@@ -38,6 +38,13 @@ struct exchange_options {
   exchange_method method = exchange_method::automatic;
   /// The grid records are routed over by method grid; default virtual_grid::balanced(P, 2).
   std::optional<virtual_grid> grid;
+  /// The caller's promise that every run sends the same number of bytes to the same other PEs (the
+  /// items may differ), as a fixed halo exchange does: a persistent exchange. mpi_alltoallv then
+  /// exchanges counts once, in the first run, and later runs call MPI_Alltoallv alone; the other
+  /// methods need no counts. Every run checks the promise on every PE, against that PE's first run:
+  /// a PE whose parcels changed throws std::invalid_argument before it communicates (the PEs whose
+  /// parcels did not change are then inside the run: let the exception end the job). Default false.
+  bool fixed_pattern = false;
 };
 
 /// One candidate's time per run when automatic last chose (the slowest PE's): the median over its

@@ -47,6 +47,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "transit/detail/exchange/selection.hpp"
@@ -191,7 +192,9 @@ class exchange_engine {
   exchange_engine(const exchange_engine&) = delete;
   exchange_engine& operator=(const exchange_engine&) = delete;
 
-  /// Collective. Moves `out`'s records; appends the arrived ones to `in`, sorted by source.
+  /// Collective. Moves `out`'s records; appends the arrived ones to `in`, sorted by source. With
+  /// exchange_options::fixed_pattern, throws std::invalid_argument before communicating when `out`
+  /// sends other byte counts or to other PEs than this PE's first run did.
   void run(const outgoing_plan& out, std::vector<incoming_record>& in);
   /// Local: lets go of the memory incoming records of the last run point into.
   void release();
@@ -208,6 +211,8 @@ class exchange_engine {
   void after_automatic_run(std::uint64_t volume, double seconds);
   /// Reports a message of this run left unread, or a record that is no whole number of items.
   void check_arrived(exchange_method m, const std::vector<incoming_record>& in);
+  /// fixed_pattern: records the first run's (destination, bytes), checks every later run's.
+  void check_fixed(const outgoing_plan& out);
   void start_choice();
   void start_phase();
   void choose();
@@ -218,6 +223,8 @@ class exchange_engine {
   virtual_grid grid_;
   std::size_t item_bytes_;
   exchange_method requested_;
+  const bool fixed_pattern_;
+  std::vector<std::pair<int, std::uint64_t>> fixed_records_;  // fixed_pattern: the first run's
   exchange_port port_;
   std::vector<exchange_method> candidates_;            // automatic only
   std::vector<std::unique_ptr<exchange_method_impl>> impls_;  // by exchange_method value
