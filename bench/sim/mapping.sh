@@ -27,9 +27,10 @@
 # the nodes in a random order (transit::shuffle_nodes, seed 1, as `transit map`'s default): the same
 # objects share a node as under bisection, but nothing is topology-aware across nodes, issue 39).
 # SIM_TIMEOUT: seconds after which a run is stopped (no record; default none). Needs `make build sim`.
-# Real time here (2 shared cores, loaded): map about 30 s; small about 5 minutes (5 to 40 s a run,
-# 0.5 to 0.8 GB); sim: a 2048-PE step (block, torus) had not finished after 600 s, so sim is
-# unmeasured here (docs/simulation.md).
+# Real time here (2 shared cores, loaded): map about 30 s; small about 15 minutes under the cost
+# model of issue 39 (10 to 90 s a run, 0.5 to 1 GB; 5 minutes before it); sim: a 2048-PE step
+# (block, torus) had not finished after 600 s, nor colocated under issue 39's model after 1200 s
+# (over 4.5 GB), so sim is unmeasured here (docs/simulation-results.md).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 parts=" ${1:-map small} "
