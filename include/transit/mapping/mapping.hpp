@@ -90,8 +90,8 @@ std::vector<int> map_objects(const topology_manager& topo, int num_objects,
 /// `pe_of_object` with its nodes placed in a random order: every object moves, with the others of
 /// its node and keeping its slot on the node, to the node a random permutation of the job's nodes
 /// (drawn from `seed`) gives its node. What a mapping keeps inside nodes stays (the same objects
-/// share a node, the same bytes never leave one, each PE's load is kept), and whatever it did
-/// about distances between nodes is lost. For judging mappers: shuffle_nodes of a
+/// share a node, the same bytes never leave one, a PE's objects move together to one PE), and
+/// whatever it did about distances between nodes is lost. For judging mappers: shuffle_nodes of a
 /// bisection mapping is a co-locating but topology-unaware placement (communicating objects
 /// grouped into node-sized parts, the parts put on nodes in arbitrary order, as a default that
 /// partitions the graph would on an allocation it knows nothing of), the fair baseline of what
