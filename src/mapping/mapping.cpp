@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <queue>
 #include <utility>
@@ -396,6 +397,44 @@ std::vector<int> map_objects(const topology_manager& topo, int num_objects,
     case mapper::scotch: return scotch_mapping(topo, num_objects, edges);
   }
   detail::throw_invalid("mapper", static_cast<int>(m), "block, greedy, bisection or scotch");
+}
+
+std::vector<int> shuffle_nodes(const topology_manager& topo, std::span<const int> pe_of_object, std::uint64_t seed) {
+  check_pes(topo, pe_of_object);
+  const int ppn = topo.physical().pes_per_node();
+  const auto slot_of = [&](int pe) { return topo.coords(pe).back(); };
+  // pe_at_slot[node * ppn + slot]: the PE of the job there, or -1. Nodes are grouped by the slots
+  // they hold, so that a node trades places only with nodes that can take its PEs slot for slot.
+  std::vector<int> pe_at_slot(static_cast<std::size_t>(topo.physical().capacity()), -1);
+  for (int pe = 0; pe < topo.num_pes(); ++pe)
+    pe_at_slot[static_cast<std::size_t>(topo.node_of(pe) * ppn + slot_of(pe))] = pe;
+  std::map<std::vector<bool>, std::vector<int>> nodes_by_slots;
+  for (int node = 0; node < topo.physical().num_nodes(); ++node) {
+    std::vector<bool> held(static_cast<std::size_t>(ppn));
+    for (int s = 0; s < ppn; ++s) held[static_cast<std::size_t>(s)] = pe_at_slot[static_cast<std::size_t>(node * ppn + s)] >= 0;
+    if (std::find(held.begin(), held.end(), true) != held.end()) nodes_by_slots[held].push_back(node);
+  }
+  // Fisher-Yates with splitmix64, not std::shuffle: the standard leaves std::shuffle's draws to the
+  // library, and the same seed must give the same baseline everywhere.
+  std::uint64_t state = seed;
+  const auto next = [&state] {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  };
+  std::vector<int> new_node(static_cast<std::size_t>(topo.physical().num_nodes()), -1);
+  for (const auto& [held, nodes] : nodes_by_slots) {
+    std::vector<int> order = nodes;
+    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[next() % i]);
+    for (std::size_t i = 0; i < nodes.size(); ++i) new_node[static_cast<std::size_t>(nodes[i])] = order[i];
+  }
+  std::vector<int> out(pe_of_object.size());
+  for (std::size_t o = 0; o < out.size(); ++o) {
+    const int pe = pe_of_object[o];
+    out[o] = pe_at_slot[static_cast<std::size_t>(new_node[static_cast<std::size_t>(topo.node_of(pe))] * ppn + slot_of(pe))];
+  }
+  return out;
 }
 
 // ---- multiple instances ---------------------------------------------------------------------

@@ -30,6 +30,15 @@ std::vector<int> objects_per_pe(const std::vector<int>& pe_of, int num_pes) {
   return load;
 }
 
+// The OpenAtom-like pattern at 32 states x 8 planes, state blocks of 8: small enough to map quickly.
+comm_pattern small_openatom() {
+  openatom_sizes sizes;
+  sizes.states = 32;
+  sizes.planes = 8;
+  sizes.state_block = 8;
+  return openatom_pattern(sizes);
+}
+
 TEST(MapObjects, EveryMapperRespectsTheCapacityOfEveryPe) {
   // Full and partial jobs, tori, meshes, mixed links and switches; object counts below, at and
   // above the PE count; stencil and random graphs (the latter with unconnected objects).
@@ -131,11 +140,7 @@ TEST(MapObjects, TopologyAwareMappersCutHopBytesBelowBlock) {
   const auto phys = physical_topology::parse("torus:4x4x4:2");
   const topology_manager topo(phys, phys.capacity());
   const comm_pattern stencil = stencil_pattern(std::vector<int>{16, 16, 8}, 1024);
-  openatom_sizes sizes;
-  sizes.states = 32;
-  sizes.planes = 8;
-  sizes.state_block = 8;
-  const comm_pattern atom = openatom_pattern(sizes);
+  const comm_pattern atom = small_openatom();
   for (const comm_pattern* p : {&stencil, &atom}) {
     const std::uint64_t block = evaluate_mapping(topo, p->edges, map_objects(topo, p->num_objects, p->edges, mapper::block)).hop_bytes;
     for (const mapper m : all_mappers()) {
@@ -154,6 +159,80 @@ TEST(MapObjects, ToStringNamesEveryMapper) {
   EXPECT_EQ(to_string(mapper::scotch), "scotch");
 }
 
+// ---- shuffle_nodes: co-location without topology awareness ------------------------------------
+
+// The bytes that never leave a node under `pe_of`.
+std::uint64_t bytes_inside_nodes(const topology_manager& topo, const comm_pattern& p, const std::vector<int>& pe_of) {
+  std::uint64_t inside = 0;
+  for (const comm_edge& e : p.edges)
+    if (topo.node_of(pe_of[static_cast<std::size_t>(e.a)]) == topo.node_of(pe_of[static_cast<std::size_t>(e.b)])) inside += e.bytes;
+  return inside;
+}
+
+// Bisection's node parts placed on the nodes of a torus in random order: the same objects share
+// each node (slot for slot), so the same bytes stay inside nodes, but the nodes are others, and the
+// hop-bytes rise above bisection's (and greedy's): what the topology-aware placement adds over
+// co-location alone.
+TEST(ShuffleNodes, KeepsBisectionsNodePartsAndLosesItsTopologyAwareness) {
+  const topology_manager topo(physical_topology::parse("torus:4x4x4:4"), 256);
+  const comm_pattern atom = small_openatom();
+  const std::vector<int> aware = map_objects(topo, atom.num_objects, atom.edges, mapper::bisection);
+  const std::vector<int> shuffled = shuffle_nodes(topo, aware, 1);
+  ASSERT_EQ(shuffled.size(), aware.size());
+
+  std::vector<int> node_image(static_cast<std::size_t>(topo.physical().num_nodes()), -1);  // node -> its node after
+  int moved = 0;
+  for (std::size_t o = 0; o < aware.size(); ++o) {
+    const int from = topo.node_of(aware[o]), to = topo.node_of(shuffled[o]);
+    int& image = node_image[static_cast<std::size_t>(from)];
+    if (image < 0) image = to;
+    EXPECT_EQ(image, to) << "object " << o << " left the others of its node";
+    EXPECT_EQ(topo.coords(shuffled[o]).back(), topo.coords(aware[o]).back()) << "object " << o << " changed slot";
+    if (from != to) ++moved;
+  }
+  std::vector<int> images;
+  for (const int image : node_image)
+    if (image >= 0) images.push_back(image);
+  std::sort(images.begin(), images.end());
+  EXPECT_EQ(std::adjacent_find(images.begin(), images.end()), images.end()) << "two nodes' parts went to one node";
+  EXPECT_GT(moved, static_cast<int>(aware.size()) / 2) << "the node order differs";
+  EXPECT_EQ(bytes_inside_nodes(topo, atom, shuffled), bytes_inside_nodes(topo, atom, aware));
+  EXPECT_GT(bytes_inside_nodes(topo, atom, aware), 0u);
+  auto sorted_loads = [&](const std::vector<int>& pe_of) {
+    std::vector<int> load = objects_per_pe(pe_of, topo.num_pes());
+    std::sort(load.begin(), load.end());
+    return load;
+  };
+  EXPECT_EQ(sorted_loads(shuffled), sorted_loads(aware));
+
+  const std::uint64_t unaware_cost = hop_bytes(topo, atom.edges, shuffled);
+  for (const mapper m : {mapper::bisection, mapper::greedy}) {
+    const std::uint64_t cost = hop_bytes(topo, atom.edges, map_objects(topo, atom.num_objects, atom.edges, m));
+    std::cout << "colocated / " << to_string(m) << ": hop-bytes " << static_cast<double>(unaware_cost) / static_cast<double>(cost) << "\n";
+    EXPECT_GT(unaware_cost, cost) << to_string(m);
+  }
+  EXPECT_EQ(shuffle_nodes(topo, aware, 1), shuffled) << "deterministic";
+  EXPECT_NE(shuffle_nodes(topo, aware, 2), shuffled) << "the seed draws the order";
+}
+
+// Only nodes holding the same slots trade places: a partial last node keeps its objects, and every
+// object stays on a PE of the job.
+TEST(ShuffleNodes, APartialNodeStaysAndBadPesAreRejected) {
+  const topology_manager topo(physical_topology::parse("torus:2x2x2:4"), 30);  // node 7 holds slots 0 and 1
+  std::vector<int> pe_of(30);
+  std::iota(pe_of.begin(), pe_of.end(), 0);
+  const std::vector<int> shuffled = shuffle_nodes(topo, pe_of, 3);
+  EXPECT_EQ(shuffled[28], 28);
+  EXPECT_EQ(shuffled[29], 29);
+  std::vector<int> sorted = shuffled;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(sorted, pe_of) << "one object per PE before, one after";
+  EXPECT_NE(shuffled, pe_of);
+  EXPECT_EQ(invalid_message([&] { shuffle_nodes(topo, std::vector<int>{0, 30}, 1); }),
+            "PE of object 1: got '30', expected 0..29");
+  EXPECT_EQ(shuffle_nodes(topo, std::vector<int>{}, 1), std::vector<int>{});
+}
+
 // ---- multiple instances ---------------------------------------------------------------------
 
 // Bhatele's four OpenAtom instances on 8x4x8: one instance mapped onto the first slab and
@@ -165,11 +244,7 @@ TEST(MultipleInstances, TranslatedInstancesShareNoLink) {
   EXPECT_EQ(sub.physical(), physical_topology(std::vector<int>{2, 4, 8},
                                               std::vector<link_kind>{link_kind::mesh, link_kind::torus, link_kind::torus}, 4));
   EXPECT_EQ(sub.num_pes(), 256);
-  openatom_sizes sizes;
-  sizes.states = 32;
-  sizes.planes = 8;
-  sizes.state_block = 8;
-  const comm_pattern atom = openatom_pattern(sizes);
+  const comm_pattern atom = small_openatom();
   const std::vector<int> first = map_objects(sub, atom.num_objects, atom.edges, mapper::bisection);
   const std::uint64_t sub_cost = evaluate_mapping(sub, atom.edges, first).hop_bytes;
 

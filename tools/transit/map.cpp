@@ -38,8 +38,8 @@ struct map_options {
   std::uint64_t bytes = 0;                 // --bytes: stencil edge, OpenAtom plane, random maximum
   int degree = 6;                          // --degree: partners per object (random)
   int state_block = 0;                     // --state-block: states per pair-calculator block
-  std::uint64_t seed = 1;                  // --seed (random)
-  std::string mapper = "all";              // --mapper: block, greedy, bisection, scotch, prism, all
+  std::uint64_t seed = 1;                  // --seed (random, colocated)
+  std::string mapper = "all";              // --mapper: block, greedy, bisection, colocated, scotch, prism, all
   int instances = 1;                       // --instances: copies on sub-partitions
   int repeat = 1;                          // --repeat: timings are the median of this many runs
   bool json = false;                       // --json
@@ -47,7 +47,7 @@ struct map_options {
 };
 
 const std::vector<std::string> pattern_names{"openatom", "stencil2d", "stencil3d", "random"};
-const std::vector<std::string> mapper_names{"block", "greedy", "bisection", "scotch", "prism", "all"};
+const std::vector<std::string> mapper_names{"block", "greedy", "bisection", "colocated", "scotch", "prism", "all"};
 
 // "128x32" -> {128, 32}; every entry a positive int.
 std::vector<int> parse_size(const std::string& text, std::size_t count, const char* expected) {
@@ -112,14 +112,20 @@ struct result {
 };
 
 // Maps `instances` copies of the pattern: one mapped onto the first sub-partition and translated
-// onto the others (Bhatele et al.), or with one instance, onto the whole machine.
+// onto the others (Bhatele et al.), or with one instance, onto the whole machine. `colocated` is
+// bisection with its nodes shuffled (shuffle_nodes, `seed`): the co-locating but topology-unaware
+// baseline.
 result run_mapper(const std::string& name, const topology_manager& topo, const built_pattern& b, int instances,
-                  int repeat) {
+                  int repeat, std::uint64_t seed) {
   const comm_pattern& p = b.pattern;
   const topology_manager target = instances > 1 ? sub_partition_topology(topo, instances) : topo;
   std::function<std::vector<int>()> compute;
   if (name == "prism") {
     compute = [&] { return openatom_prism_mapping(target, *b.atom); };
+  } else if (name == "colocated") {
+    compute = [&] {
+      return shuffle_nodes(target, map_objects(target, p.num_objects, p.edges, mapper::bisection), seed);
+    };
   } else {
     mapper m = mapper::block;
     for (const mapper candidate : {mapper::block, mapper::greedy, mapper::bisection, mapper::scotch})
@@ -203,10 +209,11 @@ std::string json_line(const result& r, const built_pattern& b, const topology_ma
 // a usage error before any PE starts.
 void check_map_options(const map_options& opt) {
   if (opt.mapper == "prism" && opt.pattern != "openatom")
-    usage_error("--mapper", opt.mapper, "block, greedy, bisection, scotch or all with --pattern " + opt.pattern +
+    usage_error("--mapper", opt.mapper, "block, greedy, bisection, colocated, scotch or all with --pattern " + opt.pattern +
                                             " (prism is the OpenAtom placement)");
   if (opt.mapper == "scotch" && !has_scotch())
-    usage_error("--mapper", opt.mapper, "block, greedy, bisection, prism or all: this transit was built without Scotch");
+    usage_error("--mapper", opt.mapper,
+                "block, greedy, bisection, colocated, prism or all: this transit was built without Scotch");
   try {
     (void)build_pattern(opt);
   } catch (const std::invalid_argument& e) {  // "<what>: got '<value>', expected <...>"
@@ -237,7 +244,7 @@ int map_command(const map_options& opt) {
 
   std::vector<std::string> mappers;
   if (opt.mapper == "all") {
-    mappers = {"block", "greedy", "bisection"};
+    mappers = {"block", "greedy", "bisection", "colocated"};
     if (has_scotch()) mappers.push_back("scotch");
     if (b.atom) mappers.push_back("prism");
   } else {
@@ -251,11 +258,11 @@ int map_command(const map_options& opt) {
   const int total = static_cast<int>(mappers.size()) + (block_extra ? 1 : 0);
   if (block_extra) {
     line.update(0, total, "block, for the ratios");
-    block = run_mapper("block", topo, b, opt.instances, 1);  // the ratios' denominator
+    block = run_mapper("block", topo, b, opt.instances, 1, opt.seed);  // the ratios' denominator
   }
   for (const std::string& name : mappers) {
     line.update(static_cast<int>(results.size()) + (block_extra ? 1 : 0), total, name);
-    results.push_back(run_mapper(name, topo, b, opt.instances, opt.repeat));
+    results.push_back(run_mapper(name, topo, b, opt.instances, opt.repeat, opt.seed));
     if (name == "block") block = results.back();
     line.clear();
     if (opt.json) {
@@ -306,11 +313,12 @@ void add_map_options(CLI::App& app) {
   app.add_option("--state-block", command_line.state_block, "openatom: states per pair-calculator block (32)")
       ->transform(integer_in<int>(1, 1 << 20, "a positive integer"))
       ->type_name("S");
-  app.add_option("--seed", command_line.seed, "random: the graph's seed (default 1)")
+  app.add_option("--seed", command_line.seed, "random: the graph's seed; colocated: the node order's (default 1)")
       ->transform(integer_in<std::uint64_t>(0, std::numeric_limits<std::uint64_t>::max(),
                                             "an integer in [0, 18446744073709551615]"))
       ->type_name("S");
-  app.add_option("--mapper", command_line.mapper, "block, greedy, bisection, scotch, prism (openatom) or all (default)")
+  app.add_option("--mapper", command_line.mapper,
+                 "block, greedy, bisection, colocated, scotch, prism (openatom) or all (default)")
       ->check(one_of(mapper_names))
       ->type_name("NAME");
   app.add_option("--instances", command_line.instances,

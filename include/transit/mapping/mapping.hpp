@@ -87,6 +87,20 @@ bool has_scotch() noexcept;
 std::vector<int> map_objects(const topology_manager& topo, int num_objects,
                              std::span<const comm_edge> edges, mapper m);
 
+/// `pe_of_object` with its nodes placed in a random order: every object moves, with the others of
+/// its node and keeping its slot on the node, to the node a random permutation of the job's nodes
+/// (drawn from `seed`) gives its node. What a mapping keeps inside nodes stays (the same objects
+/// share a node, the same bytes never leave one, a PE's objects move together to one PE), and
+/// whatever it did about distances between nodes is lost. For judging mappers: shuffle_nodes of a
+/// bisection mapping is a co-locating but topology-unaware placement (communicating objects
+/// grouped into node-sized parts, the parts put on nodes in arbitrary order, as a default that
+/// partitions the graph would on an allocation it knows nothing of), the fair baseline of what
+/// topology awareness adds. Only nodes holding the same slots of the job trade places (with PEs
+/// placed in order, every full node; a partial last node stays). Local and deterministic: the same
+/// arguments give the same answer on every platform. Throws std::invalid_argument for a PE
+/// outside topo.
+std::vector<int> shuffle_nodes(const topology_manager& topo, std::span<const int> pe_of_object, std::uint64_t seed);
+
 // ---- multiple instances (Bhatele et al., "Multiple application instances") -------------------
 
 /// Sub-partition `index` of topo.sub_partition(parts, index) as a job of its own: the physical
