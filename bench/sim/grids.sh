@@ -5,19 +5,23 @@
 # of 32-byte items with 16 KiB buffers (--buffer-items 512), modelled mode, bgq calibration, on
 # 5-D BG/Q-like tori with 16 PEs per node; the grids merge torus dimensions as table 4.1 does.
 #
-# PARTS (default "dims8 dims32 none dims64 ratio random slowlinks"):
+# PARTS (default "dims8 dims32 none raw dims64 ratio random slowlinks"):
 #   dims8   table 4.1's grids at 8 nodes (torus:2x2x2:16, 128 ranks): 1-D direct, 2-D nodes x PEs,
 #           3-D ABC x DE x T, 4-D AB x C x DE x T, 5-D AB x C x DE x T/4 x 4; 32 B to 2 KiB per
 #           destination (items per PE = ranks x bytes per destination / 32).
-#   dims32  32 nodes (torus:2x2x2x2x2:16, 512 ranks): 2-D to 5-D and 6-D A x B x C x D x E x T,
-#           32 B to 512 B per destination, 2-D and 3-D also at 2 KiB. Direct sends 512 x 511
-#           messages whatever the volume (over 5 minutes here before it was stopped): only with
-#           GRIDS_DIRECT32=1.
-#   none    no aggregation (--scheme none) at 8 nodes, 32 B and 128 B per destination (at 32
-#           nodes: over 13 minutes here, left out).
+#   dims32  32 nodes (torus:2x2x2x2x2:16, 512 ranks): every grid: direct, 2-D 32x16 and 16x32,
+#           3-D 8x8x8 and 8x4x16, 4-D, 5-D and 6-D A x B x C x D x E x T, 32 B to 512 B per
+#           destination; direct, 32x16 and 8x4x16 also at 2 KiB. Direct sends 512 x 511 messages
+#           whatever the volume (9-11 minutes each here, 2026-11-28); GRIDS_DIRECT32=0 leaves it out.
+#   none    no aggregation (--scheme none: the streamer with 1-item buffers, whose end sends a bare
+#           final marker per link; the record's marker_messages counts them) at 8 nodes, 32 B and
+#           128 B per destination, and at 32 nodes 32 B (11 minutes here; GRIDS_NONE32=0 leaves it
+#           out).
+#   raw     no aggregation without the streamer: one MPI_Isend per item (--scheme mpi-raw), ended
+#           by an MPI_Ialltoall of counts, at the same points as none.
 #   dims64  64 nodes (torus:2x2x4x2x2:16, 1024 ranks), 32 B per destination: 2-D 64x16 and 3-D
 #           16x4x16 at both ratios, 6-D 2x2x4x2x2x16 at 24.
-#   ratio   dims8's grids, and at 32 nodes 2-D, 3-D, 4-D, 6-D at 32 B and 512 B, with
+#   ratio   dims8's grids, and at 32 nodes dims32's grids at 32 B and 512 B, with
 #           (o_s + o_d) / o_a = 5.5 (Cray XE6, thesis table 4.2) instead of BG/Q's 24: bgq with
 #           --set seconds_per_message=8.14e-7 (per end; 2 x 8.14e-7 / 2.96e-7 = 5.5), everything
 #           else BG/Q's.
@@ -33,15 +37,15 @@
 #
 # Prints one JSON line per run on stdout: the bench record (seconds = the all-to-all's simulated
 # time, messages_sent, items_forwarded, verified...), simulated_seconds, wall_seconds, platform,
-# ranks, and added: part, label, torus_nodes, grid_dims (1 for direct, 0 for none),
+# ranks, and added: part, label, torus_nodes, grid_dims (1 for direct, 0 for none and mpi-raw),
 # bytes_per_destination, ratio ((o_s+o_d)/o_a), mapping (torus|random), rss_mb (the simulator's
-# peak resident set), series (a plot label: "none" or "<N>-D <grid>"). SMPI's own chatter goes to
+# peak resident set), series (a plot label: "none", "mpi-raw" or "<N>-D <grid>"). SMPI's own chatter goes to
 # $GRIDS_LOG (default /dev/null). Needs `make build sim`. Real time here (2 cores shared with other
-# simulations, 2026-11-26): dims8 1 minute, dims32 6, none 1, dims64 6, ratio 3, random 7,
-# slowlinks 8; about 32 minutes in all.
+# simulations): dims8 1 minute, dims32 48 (40 of them direct), none 12, raw 2, ratio 15
+# (2026-11-28); dims64 6, random 7, slowlinks 8 (2026-11-26).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-parts=" ${1:-dims8 dims32 none dims64 ratio random slowlinks} "
+parts=" ${1:-dims8 dims32 none raw dims64 ratio random slowlinks} "
 sim_log=${GRIDS_LOG:-/dev/null}
 
 # The wrapper that gives the hostfile a random node order (part random).
@@ -81,8 +85,8 @@ run() {
   torus=${spec#*:}
   torus=${torus%%:*}
   for d in ${torus//x/ }; do nodes=$((nodes * d)); done
-  if [ "$scheme" = none ]; then dims=0; elif [ "$grid" = direct ]; then dims=1; else dims=$(awk -F x '{print NF}' <<<"$grid"); fi
-  if [ "$dims" = 0 ]; then series=none; else series="$dims-D $grid"; fi
+  if [ "$scheme" = none ] || [ "$scheme" = mpi-raw ]; then dims=0; elif [ "$grid" = direct ]; then dims=1; else dims=$(awk -F x '{print NF}' <<<"$grid"); fi
+  if [ "$dims" = 0 ]; then series=$scheme; else series="$dims-D $grid"; fi
   bpd=$(python3 -c "print($items * 32 / $ranks)")  # as a float, as before
   sim_record part="$part" label="$label" torus_nodes:="$nodes" grid_dims:="$dims" bytes_per_destination:="$bpd" \
     ratio:="$ratio" mapping="$mapping" rss_mb series="$series"
@@ -91,11 +95,11 @@ run() {
 # Table 4.1's grids. 8 nodes: torus 2x2x2 read as A=2, C=2, E=2 (B = D = 1; SimGrid refuses size-1
 # torus dimensions), so ABC = 4, DE = 2, AB = 2, C = 2; the 6-D grid is the 4-D one there. 32 nodes:
 # A..E = 2x2x2x2x2. Direct at 32 nodes sends 512 x 511 messages of 32 B at any volume up to 16 KiB
-# per destination, which took over 5 minutes here before it was stopped (no aggregation's 512
-# items per PE, the same message count, over 13): it runs only with GRIDS_DIRECT32=1.
+# per destination (9-11 minutes each here); GRIDS_DIRECT32=0 leaves it out.
 grids8="direct 8x16 4x2x16 2x2x2x16 2x2x2x4x4"
-grids32="32x16 8x4x16 4x2x4x16 4x2x4x4x4 2x2x2x2x2x16"
-[ "${GRIDS_DIRECT32:-0}" = 1 ] && grids32="direct $grids32"
+grids32="32x16 16x32 8x8x8 8x4x16 4x2x4x16 4x2x4x4x4 2x2x2x2x2x16"
+grids2048="32x16 8x4x16"
+[ "${GRIDS_DIRECT32:-1}" = 1 ] && grids32="direct $grids32" && grids2048="direct $grids2048"
 xe6_ratio=(--set seconds_per_message=8.14e-7)
 
 # grids8 PART RATIO [options]: table 4.1's grids at 8 nodes, 32 B to 2 KiB per destination
@@ -122,17 +126,27 @@ grids32() {
 if part dims8; then grids8 dims 24.3; fi
 if part dims32; then
   grids32 dims 24.3 "32 128 512" "$grids32"
-  grids32 dims 24.3 2048 "32x16 8x4x16"
+  grids32 dims 24.3 2048 "$grids2048"
 fi
 if part none; then
-  # No aggregation: one message per item.
+  # No aggregation: one message per item, and a bare final marker per link at the end (the
+  # record's marker_messages: reported apart in the results).
   for bpd in 32 128; do
     run dims "8n.none.$bpd" torus:2x2x2:16 128 none direct $((128 * bpd / 32)) 24.3 torus
   done
+  [ "${GRIDS_NONE32:-1}" = 1 ] && run dims "32n.none.32" torus:2x2x2x2x2:16 512 none direct 512 24.3 torus
+fi
+if part raw; then
+  # No aggregation without the streamer: one MPI_Isend per item (`--scheme mpi-raw`), ended by an
+  # MPI_Ialltoall of counts instead of final markers.
+  for bpd in 32 128; do
+    run dims "8n.raw.$bpd" torus:2x2x2:16 128 mpi-raw direct $((128 * bpd / 32)) 24.3 torus
+  done
+  [ "${GRIDS_NONE32:-1}" = 1 ] && run dims "32n.raw.32" torus:2x2x2x2x2:16 512 mpi-raw direct 512 24.3 torus
 fi
 if part ratio; then
   grids8 ratio 5.5 "${xe6_ratio[@]}"
-  grids32 ratio 5.5 "32 512" "32x16 8x4x16 4x2x4x16 2x2x2x2x2x16" "${xe6_ratio[@]}"
+  grids32 ratio 5.5 "32 512" "$grids32" "${xe6_ratio[@]}"
   run ratio "8n.none.32" torus:2x2x2:16 128 none direct 128 5.5 torus "${xe6_ratio[@]}"
 fi
 if part dims64; then
