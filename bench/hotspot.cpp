@@ -215,6 +215,10 @@ measurement run_hotspot(context& ctx, const setup& s) {
   m.extra["target_messages_per_request"] =
       rma || aimed_at_pe0 == 0 ? json(nullptr) : json(static_cast<double>(at_target) / static_cast<double>(aimed_at_pe0));
   m.extra["requests_combined"] = ctx.allreduce(st.requests_combined, reduce_op::sum);
+  // Replies retrace the route: PE 0's endpoint replies to the endpoints its requests came from
+  // (null for mpi_rma: MPI's own).
+  m.extra["reply_peers_at_target"] = rma ? json(nullptr) : json(ctx.allreduce(rank == 0 ? st.reply_peers : 0, reduce_op::sum));
+  m.extra["replies_forwarded"] = ctx.allreduce(st.replies_forwarded, reduce_op::sum);
   m.extra["links_max"] = ctx.allreduce(st.links, reduce_op::max);
   m.extra["request_buffer_bytes_per_pe"] = ctx.allreduce(st.request_buffer_bytes, reduce_op::max);
   m.extra["request_buffer_bytes_peak"] = ctx.allreduce(st.request_buffer_bytes_peak, reduce_op::max);

@@ -123,6 +123,8 @@ class node_helper final : private hub::host {
     c.credit_waits = published_[6].load(std::memory_order_relaxed);
     c.buffer_bytes_peak = published_[7].load(std::memory_order_relaxed);
     c.request_messages_between_nodes = published_[8].load(std::memory_order_relaxed);
+    c.replies_forwarded = published_[9].load(std::memory_order_relaxed);
+    c.reply_peers = published_[10].load(std::memory_order_relaxed);
     return c;
   }
   std::uint64_t buffer_bound() const noexcept { return hub_->buffer_bound(); }
@@ -154,10 +156,11 @@ class node_helper final : private hub::host {
 
   void publish() {
     const hub_counters& c = hub_->counters();
-    const std::uint64_t values[9] = {c.requests_forwarded, c.requests_combined,     c.requests_served,
-                                     c.messages_sent,      c.request_messages_sent, c.request_messages_received,
-                                     c.credit_waits,       c.buffer_bytes_peak,     c.request_messages_between_nodes};
-    for (int i = 0; i < 9; ++i) published_[i].store(values[i], std::memory_order_relaxed);
+    const std::uint64_t values[published_count] = {
+        c.requests_forwarded, c.requests_combined, c.requests_served,   c.messages_sent,
+        c.request_messages_sent, c.request_messages_received, c.credit_waits, c.buffer_bytes_peak,
+        c.request_messages_between_nodes, c.replies_forwarded, c.reply_peers};
+    for (std::size_t i = 0; i < published_count; ++i) published_[i].store(values[i], std::memory_order_relaxed);
   }
 
   // Each PE's requests go in ring order; one that finds no room stays at the head of its ring.
@@ -222,7 +225,8 @@ class node_helper final : private hub::host {
   std::atomic<std::uint64_t> snapshot_answered_{0};
   std::atomic<std::uint64_t> snapshot_sent_{0};
   std::atomic<std::uint64_t> snapshot_received_{0};
-  std::atomic<std::uint64_t> published_[9] = {};
+  static constexpr std::size_t published_count = 11;
+  std::atomic<std::uint64_t> published_[published_count] = {};
 };
 
 class helper_engine final : public routed_engine {
@@ -299,6 +303,15 @@ hub::config helper_engine::plan_routes(const node_plan& plan) const {
     TRANSIT_ASSERT(it != c.links.end(), "a next hop is among the router's out_links");
     c.route[static_cast<std::size_t>(owner)] = static_cast<std::int32_t>(it - c.links.begin());
   }
+  // Replies retrace the route: a requesting node's go back to the node its requests come in from
+  // (the same for every target they go on to: lowest-dimension-first routes from one node form a
+  // tree, tests/grid checks it).
+  std::vector<std::int32_t> via(static_cast<std::size_t>(m.num_nodes()), node);
+  for (int source = 0; source < m.num_nodes(); ++source) {
+    for (int at = source; at != node; at = plan.route->next_hop(at, node, -1).pe) via[static_cast<std::size_t>(source)] = at;
+  }
+  c.reply_via.resize(static_cast<std::size_t>(ctx_.size()));
+  for (int pe = 0; pe < ctx_.size(); ++pe) c.reply_via[static_cast<std::size_t>(pe)] = via[static_cast<std::size_t>(m.node_of(pe))];
   return c;
 }
 

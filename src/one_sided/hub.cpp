@@ -107,6 +107,8 @@ void add_hub_counters(one_sided_stats& s, const hub_counters& c) noexcept {
   s.request_messages_between_nodes = c.request_messages_between_nodes;
   s.request_messages_received = c.request_messages_received;
   s.credit_waits = c.credit_waits;
+  s.replies_forwarded = c.replies_forwarded;
+  s.reply_peers = c.reply_peers;
   s.request_buffer_bytes_peak = c.buffer_bytes_peak;
 }
 
@@ -115,6 +117,7 @@ hub::hub(config c, transport& net, mailbox* mail, std::uint32_t channel, host& h
   TRANSIT_ASSERT(config_.buffer_bytes >= sizeof(message_header) + sizeof(request_record) + 8,
                  "request buffers hold at least one request");
   TRANSIT_ASSERT(config_.links_between_nodes.size() == config_.links.size(), "every link says where it goes");
+  TRANSIT_ASSERT(config_.reply_via.size() == config_.endpoint_of.size(), "every requesting PE has a reply route");
   links_ = std::vector<link>(config_.links.size());
   for (std::size_t i = 0; i < links_.size(); ++i) {
     links_[i].endpoint = config_.links[i];
@@ -123,8 +126,10 @@ hub::hub(config c, transport& net, mailbox* mail, std::uint32_t channel, host& h
   }
   int endpoints = 0;
   for (const int e : config_.endpoint_of) endpoints = std::max(endpoints, e + 1);
+  for (const int e : config_.reply_via) endpoints = std::max(endpoints, e + 1);
   for (const auto& l : links_) endpoints = std::max(endpoints, l.endpoint + 1);
   control_.resize(static_cast<std::size_t>(std::max(endpoints, config_.self + 1)));
+  replied_to_.resize(control_.size());
   largest_message_ = config_.buffer_bytes;
 }
 
@@ -408,9 +413,8 @@ bool hub::grant_waiting_locks() {
 }
 
 void hub::reply(std::int32_t pe, std::uint32_t ticket, const std::byte* data, std::size_t bytes) {
-  const int endpoint = config_.endpoint_of[static_cast<std::size_t>(pe)];
   hops_.add();
-  if (endpoint == config_.self) {
+  if (config_.reply_via[static_cast<std::size_t>(pe)] == config_.self) {
     if (ticket != no_ticket && (ticket & combined_ticket) != 0) {
       complete_combined(ticket, data, bytes);
     } else {
@@ -418,7 +422,7 @@ void hub::reply(std::int32_t pe, std::uint32_t ticket, const std::byte* data, st
     }
     return;
   }
-  control_record* c = control_slot(endpoint, bytes);
+  control_record* c = reply_slot(pe, bytes);
   *c = control_record{control_type::reply, 0, 0, static_cast<std::uint32_t>(bytes), pe, ticket};
   if (bytes > 0) std::memcpy(c + 1, data, bytes);
 }
@@ -451,6 +455,19 @@ void hub::complete_combined(std::uint32_t ticket, const std::byte* data, std::si
 
 // ---- control messages: replies, acknowledgements, credits ----
 
+// Replies go back hop by hop (engine.hpp): each endpoint sends them only to the endpoints its
+// requests came in from, one control message per endpoint per flush however many requesters
+// lie beyond it, as requests were aggregated per next hop on the way in.
+control_record* hub::reply_slot(std::int32_t pe, std::size_t payload_bytes) {
+  const int endpoint = config_.reply_via[static_cast<std::size_t>(pe)];
+  TRANSIT_ASSERT(endpoint >= 0 && endpoint != config_.self, "a reply leaving here has a next endpoint");
+  if (!replied_to_[static_cast<std::size_t>(endpoint)]) {
+    replied_to_[static_cast<std::size_t>(endpoint)] = true;
+    ++counters_.reply_peers;
+  }
+  return control_slot(endpoint, payload_bytes);
+}
+
 control_record* hub::control_slot(int endpoint, std::size_t payload_bytes) {
   message_buffer& b = control_[static_cast<std::size_t>(endpoint)];
   const std::size_t need = sizeof(control_record) + padded(payload_bytes);
@@ -477,13 +494,16 @@ control_record* hub::control_slot(int endpoint, std::size_t payload_bytes) {
 
 void hub::flush_control() {
   for (const auto& [pe, count] : acks_) {
-    const int endpoint = config_.endpoint_of[static_cast<std::size_t>(pe)];
-    if (endpoint == config_.self) {
+    if (config_.reply_via[static_cast<std::size_t>(pe)] == config_.self) {
       host_.deliver_acks(pe, count);
       continue;
     }
-    control_record* c = control_slot(endpoint, 0);
-    *c = control_record{control_type::acks, 0, 0, 0, pe, static_cast<std::uint32_t>(count)};
+    // A record counts up to 2^32 - 1: forwarded counts add up.
+    for (std::uint64_t left = count; left > 0;) {
+      const auto part = static_cast<std::uint32_t>(std::min<std::uint64_t>(left, 0xffffffffu));
+      *reply_slot(pe, 0) = control_record{control_type::acks, 0, 0, 0, pe, part};
+      left -= part;
+    }
   }
   acks_.clear();
   for (const int endpoint : control_dirty_) {
@@ -539,6 +559,8 @@ std::string hub::request_problem(const request_record& r, const std::byte* paylo
     return concat("owner PE ", r.owner, " outside the job's ", config_.route.size());
   if (r.requester < 0 || static_cast<std::size_t>(r.requester) >= config_.endpoint_of.size())
     return concat("requesting PE ", r.requester, " outside the job's ", config_.endpoint_of.size());
+  if (config_.reply_via[static_cast<std::size_t>(r.requester)] < 0)
+    return concat("requesting PE ", r.requester, "'s requests never pass this endpoint");
   // Combined request ids of this endpoint never come back in a request: only in its replies.
   if (r.ticket != no_ticket && (r.ticket & combined_ticket) != 0 &&
       config_.endpoint_of[static_cast<std::size_t>(r.requester)] == config_.self)
@@ -618,16 +640,18 @@ void hub::check_control(int source, const std::byte* payload, std::size_t bytes)
     if (c.type != control_type::reply && c.payload_bytes != 0)
       corrupt(source, "control message", concat("record ", n, ": ", c.payload_bytes, " payload bytes on no reply"));
     if (c.type != control_type::credit &&
-        (c.pe < 0 || static_cast<std::size_t>(c.pe) >= config_.endpoint_of.size() ||
-         config_.endpoint_of[static_cast<std::size_t>(c.pe)] != config_.self))
-      corrupt(source, "control message", concat("record ", n, ": PE ", c.pe, " is not served by this endpoint"));
+        (c.pe < 0 || static_cast<std::size_t>(c.pe) >= config_.reply_via.size() ||
+         config_.reply_via[static_cast<std::size_t>(c.pe)] < 0))
+      corrupt(source, "control message", concat("record ", n, ": replies for PE ", c.pe, " never pass this endpoint"));
     at += sizeof c + padded(c.payload_bytes);
   }
   if (n != h.records) corrupt(source, "control message", concat(n, " records, but its header says ", h.records));
 }
 
-// What one control record asks of this endpoint's state now, the records before it applied.
+// What one control record asks of this endpoint's state now, the records before it applied. A
+// reply or acknowledgement passing through is checked where it ends, by its requester's endpoint.
 std::string hub::control_problem(int source, const control_record& c) {
+  if (c.type != control_type::credit && config_.reply_via[static_cast<std::size_t>(c.pe)] != config_.self) return {};
   switch (c.type) {
     case control_type::reply:
       if (c.value != no_ticket && (c.value & combined_ticket) != 0) {
@@ -662,6 +686,20 @@ void hub::process_control(int source, const std::byte* payload, std::size_t byte
     if (const std::string problem = control_problem(source, c); !problem.empty())
       corrupt(source, "control message", concat("record ", n, ": ", problem));
     const std::byte* data = payload + at + sizeof c;
+    if (c.type != control_type::credit && config_.reply_via[static_cast<std::size_t>(c.pe)] != config_.self) {
+      // On its way back to its requester: re-aggregated with this endpoint's own replies.
+      ++counters_.replies_forwarded;
+      hops_.add();
+      if (c.type == control_type::acks) {
+        acknowledge(c.pe, c.value);
+      } else {
+        control_record* out = reply_slot(c.pe, c.payload_bytes);
+        *out = c;
+        if (c.payload_bytes > 0) std::memcpy(out + 1, data, c.payload_bytes);
+      }
+      at += sizeof c + padded(c.payload_bytes);
+      continue;
+    }
     switch (c.type) {
       case control_type::reply:
         if (c.value != no_ticket && (c.value & combined_ticket) != 0) {

@@ -106,6 +106,8 @@ struct hub_counters {
   std::uint64_t request_messages_between_nodes = 0;
   std::uint64_t request_messages_received = 0;
   std::uint64_t credit_waits = 0;
+  std::uint64_t replies_forwarded = 0;  // reply and acknowledgement records passed on toward their requesters
+  std::uint64_t reply_peers = 0;        // distinct endpoints sent replies or acknowledgements
   std::uint64_t buffer_bytes = 0;       // request buffers held now (open and queued)
   std::uint64_t buffer_bytes_peak = 0;
 };
@@ -144,7 +146,11 @@ class hub {
     std::vector<std::int32_t> route;        // owner PE -> index in links, -1: served here
     std::vector<int> links;                 // outgoing links: next-hop endpoints, one link each
     std::vector<bool> links_between_nodes;  // by link: its next hop is on another node (counted)
-    std::vector<std::int32_t> endpoint_of;  // requesting PE -> endpoint its replies go to
+    std::vector<std::int32_t> endpoint_of;  // requesting PE -> its endpoint (replies end there)
+    // Requesting PE -> the endpoint its replies and acknowledgements go to next from here: the one
+    // its requests came in from, so they retrace the route (self: its endpoint is this one; -1: its
+    // requests never pass here).
+    std::vector<std::int32_t> reply_via;
     std::size_t in_links = 0;               // incoming links, for the memory bound
     std::vector<std::int32_t> pe_of_endpoint;  // endpoint -> PE its reports name; empty: the same
   };
@@ -221,6 +227,9 @@ class hub {
   void acknowledge(std::int32_t pe, std::uint64_t count);
   void complete_combined(std::uint32_t ticket, const std::byte* data, std::size_t bytes);
   control_record* control_slot(int endpoint, std::size_t payload_bytes);
+  /// A control slot for a reply or acknowledgement record for `pe`, at the next endpoint back
+  /// along its requests' route.
+  control_record* reply_slot(std::int32_t pe, std::size_t payload_bytes);
   void flush_control();
   bool receive();
   /// The checks of core/wire_error.hpp: a received message is reported (wire_error) before any
@@ -254,6 +263,7 @@ class hub {
   std::vector<message_buffer> control_;  // by endpoint: replies, acks, credits to send
   std::vector<int> control_dirty_;
   std::unordered_map<std::int32_t, std::uint64_t> acks_;  // requesting PE -> count, this poll
+  std::vector<bool> replied_to_;  // by endpoint: sent a reply or acknowledgement (reply_peers)
   std::vector<combined> combined_;  // by ticket & ~combined_ticket
   std::vector<std::uint32_t> free_combined_;
   std::size_t combined_live_ = 0;

@@ -105,6 +105,23 @@ hub::config polling_engine::plan_routes() const {
     }
   }
   c.in_links = senders.size();
+  // Replies retrace the route: a requesting PE's go back to the endpoint its requests come in from
+  // (the same for every owner they go on to: lowest-dimension-first routes from one node form a
+  // tree, tests/grid checks it), found by following its route to this PE.
+  c.reply_via.assign(static_cast<std::size_t>(ctx_.size()), -1);
+  for (int q = 0; q < ctx_.size(); ++q) {
+    int previous = q;
+    int at = q;
+    while (m.node_of(at) != node) {
+      previous = at;
+      at = on_node(plan.route->next_hop(m.node_of(at), node, -1).pe, m.local_rank(at));
+    }
+    if (at != rank_) {
+      if (shared) continue;  // q's requests for this node are served at `at`, through the node's memory
+      previous = at;         // the last hop, inside the node, goes straight to the owner
+    }
+    c.reply_via[static_cast<std::size_t>(q)] = previous;
+  }
   return c;
 }
 

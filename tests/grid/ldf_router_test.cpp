@@ -133,6 +133,31 @@ TEST(LdfRouter, LinkDependenciesAreAcyclicWithOneLinkPerPeer) {
   }
 }
 
+// One-sided replies retrace their requests' route by sending each one back to the node it came
+// in from, found once per requesting node by following its route to the replying node: that is
+// the route's previous hop for every target only if the routes from one source form a tree (each
+// node entered from one predecessor, whatever the destination). Checked on every shape.
+TEST(LdfRouter, RoutesFromOneSourceFormATree) {
+  for (int nodes = 1; nodes <= 64; ++nodes) {
+    for (const auto& grid : hicoo_grids(nodes)) {
+      const auto r = std::make_unique<detail::ldf_router>(grid);
+      const int n = grid.num_pes();
+      for (int src = 0; src < n; ++src) {
+        std::map<int, int> entered_from;  // node -> its predecessor on the routes from src
+        for (int dest = 0; dest < n; ++dest) {
+          for (hop at{src, -1}; at.pe != dest;) {
+            const hop next = r->next_hop(at.pe, dest, at.phase);
+            const auto [it, added] = entered_from.emplace(next.pe, at.pe);
+            ASSERT_EQ(it->second, at.pe) << n << " nodes on " << grid.str() << ": from " << src << " node " << next.pe
+                                         << " is entered from " << it->second << " and from " << at.pe;
+            at = next;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(LdfRouter, RejectsGridsWithHolesBeforeTheLastPe) {
   const machine m = machine::from_node_ids({0, 0, 0, 1, 1, 2, 2, 2});  // rows of 3, 2, 3 PEs
   expect_invalid([&] { detail::ldf_router(virtual_grid::node_pe(m)); },

@@ -105,6 +105,19 @@ TEST(global_array, thousands_of_requests_through_tight_buffers) {
   });
 }
 
+// Collective: the old values of all PEs are exactly 0..total-1, each marking its slot once.
+void expect_each_once(context& ctx, const one_sided_options& o, const std::vector<std::uint64_t>& old, std::size_t total) {
+  global_array<std::uint32_t> seen(ctx, total, o);
+  for (const auto v : old) {
+    ASSERT_LT(v, total) << describe(ctx, o);
+    const std::uint32_t one = 1;
+    seen.accumulate(v, std::span<const std::uint32_t>(&one, 1), reduce_op::sum);
+  }
+  seen.sync();
+  for (std::size_t k = 0; k < seen.local().size(); ++k)
+    ASSERT_EQ(seen.local()[k], 1u) << describe(ctx, o) << ": old value " << seen.local_begin() + k;
+}
+
 // Every PE fetch_adds 1 to one word N times: the old values over all PEs are exactly 0..P*N-1.
 void expect_permutation(context& ctx, one_sided_options o, bool nonblocking) {
   constexpr int per_pe = 60;
@@ -122,16 +135,7 @@ void expect_permutation(context& ctx, one_sided_options o, bool nonblocking) {
   if (ctx.rank() == 0) {
     EXPECT_EQ(counter.local()[0], total) << describe(ctx, o);
   }
-  // Each old value marks its slot once: every slot ends at exactly 1.
-  global_array<std::uint32_t> seen(ctx, total, o);
-  for (const auto v : old) {
-    ASSERT_LT(v, total) << describe(ctx, o);
-    const std::uint32_t one = 1;
-    seen.accumulate(v, std::span<const std::uint32_t>(&one, 1), reduce_op::sum);
-  }
-  seen.sync();
-  for (std::size_t k = 0; k < seen.local().size(); ++k)
-    ASSERT_EQ(seen.local()[k], 1u) << describe(ctx, o) << ": old value " << seen.local_begin() + k;
+  expect_each_once(ctx, o, old, total);
 }
 
 // docs/one_sided.md, "Inside a node": in both progress modes a PE applies the operations on its
@@ -222,6 +226,91 @@ TEST(global_array, fetch_add_old_values_are_a_permutation) {
         o.combine = combine;
         expect_permutation(ctx, o, false);
         expect_permutation(ctx, o, true);
+      }
+    }
+  });
+}
+
+// The node grid a topology routes over (engine.cpp's make_node_plan).
+virtual_grid node_grid(request_topology topology, int nodes) {
+  switch (topology) {
+    case request_topology::mfcg: return virtual_grid::balanced(nodes, 2);
+    case request_topology::cfcg: return virtual_grid::balanced(nodes, 3);
+    case request_topology::hypercube: {
+      std::vector<int> cube;
+      for (int n = nodes; n > 1; n /= 2) cube.push_back(2);
+      if (cube.empty()) cube.push_back(1);
+      return virtual_grid(cube, nodes);
+    }
+    default: return virtual_grid::direct(nodes);
+  }
+}
+
+// A hot spot: every PE fetch_adds, puts (acknowledged) and gets at PE 0. Replies and
+// acknowledgements retrace the route, so PE 0's endpoint sends them only to the endpoints its
+// requests come in from (its node-grid neighbours' PEs that map onto it), never to each requester
+// beyond them; forwarding endpoints pass them on. Every value is still right.
+TEST(global_array, replies_retrace_the_route_from_a_hot_spot) {
+  for_each_node_size([](context& ctx) {
+    const machine& m = ctx.machine();
+    const int p = ctx.size();
+    for (auto o : configurations(ctx)) {
+      if (o.topology == request_topology::mpi_rma) continue;  // MPI carries its replies
+      for (const bool combine : {true, false}) {
+        o.combine = combine;
+        constexpr int per_pe = 40;
+        global_array<std::uint64_t> counter(ctx, 1, o);
+        // PE 0's block holds elements [0, p): one per PE to put to and get back.
+        global_array<std::int64_t> slots(ctx, static_cast<std::size_t>(p) * static_cast<std::size_t>(p), o);
+        std::vector<std::uint64_t> old(per_pe);
+        std::vector<request> pending;
+        for (int i = 0; i < per_pe; ++i) pending.push_back(counter.fetch_add_nb(0, 1, &old[i]));
+        const std::int64_t mark = 1000 + ctx.rank();
+        slots.put(static_cast<std::size_t>(ctx.rank()), std::span<const std::int64_t>(&mark, 1));
+        for (auto& r : pending) r.wait();
+        slots.fence();
+        std::int64_t back = -1;
+        slots.get(static_cast<std::size_t>(ctx.rank()), std::span<std::int64_t>(&back, 1));
+        EXPECT_EQ(back, mark) << describe(ctx, o);
+        counter.sync();
+        slots.sync();
+
+        const one_sided_stats st = counter.stats();
+        const one_sided_stats slot_st = slots.stats();
+        const int nodes = m.num_nodes();
+        const virtual_grid grid = node_grid(o.topology, nodes);
+        // The endpoints PE 0's endpoint can receive requests from: polling, the PEs of neighbour
+        // nodes whose local rank maps onto PE 0 (and its node's other PEs when the node shares
+        // no memory); helper mode, the neighbour nodes' helpers.
+        std::uint64_t in_links = 0;
+        const bool polling = o.progress == progress_mode::polling;
+        for (int n = 1; n < nodes; ++n) {
+          if (grid.distance(0, n) != 1) continue;
+          if (!polling) {
+            ++in_links;
+            continue;
+          }
+          for (int l = 0; l < m.pes_on_node(n); ++l) in_links += l % m.pes_on_node(0) == 0 ? 1 : 0;
+        }
+        if (polling && st.node_memory_shared == 0) in_links += static_cast<std::uint64_t>(m.pes_on_node(0) - 1);
+        if (ctx.rank() == 0) {
+          EXPECT_LE(st.reply_peers, in_links) << describe(ctx, o);
+          EXPECT_LE(slot_st.reply_peers, in_links) << describe(ctx, o);
+        }
+        // Without combining, the replies of a requester two or more hops from node 0 are passed
+        // on (combined, the combining endpoint splits them instead).
+        bool far = false;
+        for (int n = 1; n < nodes; ++n) far = far || grid.distance(0, n) >= 2;
+        const auto forwarded = ctx.allreduce(st.replies_forwarded + slot_st.replies_forwarded, reduce_op::sum);
+        if (!combine && far) {
+          EXPECT_GT(forwarded, 0u) << describe(ctx, o);
+        }
+
+        if (ctx.rank() == 0) {
+          EXPECT_EQ(counter.local()[0], static_cast<std::uint64_t>(per_pe * p)) << describe(ctx, o);
+          for (int q = 0; q < p; ++q) EXPECT_EQ(slots.local()[static_cast<std::size_t>(q)], 1000 + q) << describe(ctx, o);
+        }
+        expect_each_once(ctx, o, old, static_cast<std::size_t>(per_pe * p));
       }
     }
   });

@@ -83,6 +83,11 @@ std::vector<forged> forge_all(int pes) {
     r.requester = -2;
     add_request(r, "requesting PE -2 outside");
   }
+  {
+    request_record r = request(op_code::get, 1, 0);
+    r.requester = 1;  // its reply could not go back from here: its requests never come this way
+    add_request(r, "requesting PE 1's requests never pass this endpoint");
+  }
   add_request(request(op_code::put, 2, 0, 8), "8 payload bytes for op code 0 (expected 16)");
   add_request(request(op_code::get, 4, 15), "elements 15+4 outside PE 0's 16");
   add_request(request(op_code::fetch_add, 3, 0, 8), "3 elements in an atomic (expected 1)");
@@ -107,7 +112,7 @@ std::vector<forged> forge_all(int pes) {
   };
   add_control(control_record{static_cast<control_type>(9), 0, 0, 0, 0, 0}, 0, "unknown type 9");
   add_control(control_record{control_type::acks, 0, 0, 8, 0, 1}, 8, "8 payload bytes on no reply");
-  add_control(control_record{control_type::reply, 0, 0, 0, 1, 5}, 0, "PE 1 is not served by this endpoint");
+  add_control(control_record{control_type::reply, 0, 0, 0, 1, 5}, 0, "replies for PE 1 never pass this endpoint");
   add_control(control_record{control_type::reply, 0, 0, 0, 0, 77}, 0, "reply for ticket 77, which awaits none");
   add_control(control_record{control_type::reply, 0, 0, 0, 0, detail::combined_ticket | 3}, 0,
               "reply for combined request 3, which awaits none");
@@ -125,6 +130,8 @@ detail::hub::config hub_config(int pes, bool helper) {
   c.element_size = element_size;
   c.route.assign(static_cast<std::size_t>(pes), -1);  // every owner served here: all elements checked
   for (int pe = 0; pe < pes; ++pe) c.endpoint_of.push_back(pe);
+  c.reply_via.assign(static_cast<std::size_t>(pes), -1);  // no requests come through here...
+  c.reply_via[0] = 0;                                      // ...but PE 0's own
   if (helper) {
     for (int e = 0; e < pes; ++e) c.pe_of_endpoint.push_back(e);
   }

@@ -80,6 +80,12 @@ struct one_sided_stats {
   std::uint64_t request_messages_between_nodes = 0;
   std::uint64_t request_messages_received = 0;  ///< request buffers received (hot-spot pressure)
   std::uint64_t credit_waits = 0;         ///< times a full buffer waited for its link's credit
+  /// Reply and acknowledgement records this PE's endpoint passed on toward their requesters:
+  /// replies retrace their requests' route, hop by hop (mpi_rma: 0).
+  std::uint64_t replies_forwarded = 0;
+  /// Endpoints this PE's endpoint has sent replies or acknowledgements to: only those its requests
+  /// come in from, not every requester behind them (mpi_rma: 0).
+  std::uint64_t reply_peers = 0;
   /// Request buffers (outgoing links) of this PE's serving endpoint: its next-hop peers (mpi_rma:
   /// every other PE, MPI's own resources).
   std::uint64_t links = 0;

@@ -28,10 +28,13 @@
 // request if it is for its node (without shared memory: one last hop, straight to the owner). An
 // endpoint keeps one link (one request buffer) per next-hop endpoint: sum(d_i - 1) node-grid
 // peers (plus, in polling mode without shared memory, the other PEs of its node). Replies and
-// acknowledgements go straight back to the requester's endpoint, never along the route.
+// acknowledgements retrace the route: each endpoint passes them to the endpoint the requests came
+// in from (the same for every target: lowest-dimension-first routes from one node form a tree),
+// re-aggregated per previous hop as requests are per next hop, so a hot spot's endpoint sends
+// them to its neighbours only, not to every requester.
 //
-// Why not the streamer: requests vary in size (a put carries its data, a get none), replies go
-// back outside the grid, forwarding endpoints rewrite requests (combining), there are no
+// Why not the streamer: requests vary in size (a put carries its data, a get none), replies
+// retrace each request's route, forwarding endpoints rewrite requests (combining), there are no
 // collective steps (an operation completes on its own; fence is local), and helper mode needs
 // node-level endpoints on a thread of their own. The streamer moves fixed-size items along one
 // grid in collective steps. What is shared: the router, the transport, channels, collective
@@ -62,7 +65,7 @@
 // inside the target's node end routes, and replies and credits never wait for credit. By
 // induction along that order every queued message is eventually processed. Queues are per
 // incoming link: one stuck message never holds up another link's (that would add waits the
-// graph does not have).
+// graph does not have). Passing a reply on needs no credit either.
 //
 // Combining. While a buffer is open, a fetch_add or single-element accumulate for a word that
 // already has a combinable request in that buffer is merged into it (integral types: sums wrap
