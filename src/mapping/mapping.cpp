@@ -414,19 +414,12 @@ std::vector<int> shuffle_nodes(const topology_manager& topo, std::span<const int
     for (int s = 0; s < ppn; ++s) held[static_cast<std::size_t>(s)] = pe_at_slot[static_cast<std::size_t>(node * ppn + s)] >= 0;
     if (std::find(held.begin(), held.end(), true) != held.end()) nodes_by_slots[held].push_back(node);
   }
-  // Fisher-Yates with splitmix64, not std::shuffle: the standard leaves std::shuffle's draws to the
-  // library, and the same seed must give the same baseline everywhere.
-  std::uint64_t state = seed;
-  const auto next = [&state] {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  };
+  // Fisher-Yates with splitmix64, not std::shuffle: the same seed gives the same baseline everywhere.
+  detail::splitmix rng(seed);
   std::vector<int> new_node(static_cast<std::size_t>(topo.physical().num_nodes()), -1);
   for (const auto& [held, nodes] : nodes_by_slots) {
     std::vector<int> order = nodes;
-    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[next() % i]);
+    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
     for (std::size_t i = 0; i < nodes.size(); ++i) new_node[static_cast<std::size_t>(nodes[i])] = order[i];
   }
   std::vector<int> out(pe_of_object.size());

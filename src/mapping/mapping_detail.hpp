@@ -9,6 +9,23 @@
 
 namespace transit::detail {
 
+/// splitmix64: fixed, platform-independent random numbers (std distributions and std::shuffle
+/// leave their draws to the library; patterns and baselines must be the same everywhere).
+class splitmix {
+ public:
+  explicit splitmix(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  std::uint64_t below(std::uint64_t bound) { return next() % bound; }  // bias < 2^-40 here
+
+ private:
+  std::uint64_t state_;
+};
+
 /// Throws std::invalid_argument for an edge naming an object outside 0..num_objects-1.
 void check_edges(std::span<const comm_edge> edges, int num_objects);
 

@@ -12,22 +12,6 @@
 namespace transit {
 namespace {
 
-// splitmix64: fixed, platform-independent random numbers (std distributions are not).
-class splitmix {
- public:
-  explicit splitmix(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  std::uint64_t below(std::uint64_t bound) { return next() % bound; }  // bias < 2^-40 here
-
- private:
-  std::uint64_t state_;
-};
-
 std::string join_dims(std::span<const int> dims) {
   std::string out;
   for (const int d : dims) {
@@ -68,7 +52,7 @@ comm_pattern random_pattern(int num_objects, int degree, std::uint64_t max_bytes
   comm_pattern p;
   p.name = detail::concat("random ", num_objects, " degree ", degree);
   p.num_objects = num_objects;
-  splitmix rng(seed);
+  detail::splitmix rng(seed);
   for (int object = 0; object < num_objects; ++object) {
     for (int k = 0; k < degree; ++k) {
       // Another object: draw from the num_objects - 1 others.
