@@ -52,13 +52,7 @@ run() {
   sim_run --timeout "${EXCHANGE_TIMEOUT:-}" -- --platform "$spec" --ranks "$ranks" --calibration xe6 --mode modelled \
     ${EXCHANGE_CFG:+--cfg "$EXCHANGE_CFG"} -- bench exchange --pattern nek26 --neighbors 26 --stride "$stride" \
     --bytes "$bytes" --method "$method" --samples 1
-  sim_record --all label="$label" | python3 -c '
-import json, sys
-for line in sys.stdin:
-    record = json.loads(line)
-    record["us_per_exchange"] = record["seconds_per_exchange"] * 1e6
-    print(json.dumps(record, separators=(",", ":")), flush=True)
-'
+  sim_record --all label="$label" | with_us_per_exchange
 }
 
 # point LABEL SPEC RANKS BYTES STRIDE: the crystal router and MPI_Alltoallv at one point

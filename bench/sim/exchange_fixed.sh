@@ -50,13 +50,7 @@ run() {
     --mode modelled -- bench exchange --pattern nek26 --neighbors 26 --stride "$stride" --bytes "$bytes" \
     --method "$method" --samples 1 --exchanges "$exchanges"
   if ! sim_record --all label="$label" ranks:="$ranks" simulated_seconds wall_seconds 2>/dev/null |
-      python3 -c '
-import json, sys
-for line in sys.stdin:
-    record = json.loads(line)
-    record["us_per_exchange"] = record["seconds_per_exchange"] * 1e6
-    print(json.dumps(record, separators=(",", ":")), flush=True)
-'; then
+      with_us_per_exchange; then
     printf '{"label":"%s","method":"%s","ranks":%s,"bytes":%s,"stride":%s,"finished":false,"timeout_seconds":%s}\n' \
       "$label" "$method" "$ranks" "$bytes" "$stride" "$limit"
   fi

@@ -2,7 +2,7 @@
 #   source "$(dirname "$0")/lib.sh"
 # It sets root (the source tree), tool (TRANSIT_TOOL, default build/bin/transit), workdir (a
 # temporary directory removed on exit) and sim_log (where sim_run puts SMPI's chatter; the script
-# sets it, default /dev/null), and defines part, sim_run and sim_record.
+# sets it, default /dev/null), and defines part, sim_run, sim_record and with_us_per_exchange.
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 tool=${TRANSIT_TOOL:-$root/build/bin/transit}
 sim_log=/dev/null
@@ -47,4 +47,16 @@ sim_run() {
 # with no record, says so on stderr with the end of the run's output and fails.
 sim_record() {
   python3 "$root/bench/sim/record.py" "$workdir/out" --name "$sim_script" "$@"
+}
+
+# with_us_per_exchange: each `bench exchange` record of standard input (a JSON line) with
+# us_per_exchange (seconds_per_exchange in microseconds) added, on standard output.
+with_us_per_exchange() {
+  python3 -c '
+import json, sys
+for line in sys.stdin:
+    record = json.loads(line)
+    record["us_per_exchange"] = record["seconds_per_exchange"] * 1e6
+    print(json.dumps(record, separators=(",", ":")), flush=True)
+'
 }
