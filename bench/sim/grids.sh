@@ -21,6 +21,12 @@
 #           by an MPI_Ialltoall of counts, at the same points as none.
 #   dims64  64 nodes (torus:2x2x4x2x2:16, 1024 ranks), 32 B per destination: 2-D 64x16 and 3-D
 #           16x4x16 at both ratios, 6-D 2x2x4x2x2x16 at 24.
+#   dims4096  256 nodes (torus:4x4x4x2x2:16, 4096 ranks: the thesis's scale, where more dimensions
+#           should start to pay), 32 B per destination: table 4.1's 2-D 256x16, 3-D 64x4x16
+#           (ABC x DE x T), 4-D 16x4x4x16 (AB x C x DE x T) and 6-D 4x4x4x2x2x16 at ratio 24, the
+#           2-D and 3-D grids also at 5.5 and at 24 with a NIC of 1 M messages per second per node
+#           (GRIDS4096_RUNS picks runs by label, e.g. "4096n.256x16.32.r24"). Each run holds
+#           /tmp/transit-sim-big.lock (one such simulation at a time).
 #   ratio   dims8's grids, and at 32 nodes dims32's grids at 32 B and 512 B, with
 #           (o_s + o_d) / o_a = 5.5 (Cray XE6, thesis table 4.2) instead of BG/Q's 24: bgq with
 #           --set seconds_per_message=8.14e-7 (per end; 2 x 8.14e-7 / 2.96e-7 = 5.5), everything
@@ -76,7 +82,7 @@ chmod +x "$workdir/permuting-platform-tool"
 run() {
   local part=$1 label=$2 spec=$3 ranks=$4 scheme=$5 grid=$6 items=$7 ratio=$8 mapping=$9
   shift 9
-  local envs=() torus nodes=1 d dims series bpd
+  local envs=(--lock-big) torus nodes=1 d dims series bpd nic=0 previous="" arg
   if [ "$mapping" = random ]; then
     envs=(--env TRANSIT_TOOL="$workdir/permuting-platform-tool" --env GRIDS_REAL_TOOL="$tool")
   fi
@@ -88,8 +94,12 @@ run() {
   if [ "$scheme" = none ] || [ "$scheme" = mpi-raw ]; then dims=0; elif [ "$grid" = direct ]; then dims=1; else dims=$(awk -F x '{print NF}' <<<"$grid"); fi
   if [ "$dims" = 0 ]; then series=$scheme; else series="$dims-D $grid"; fi
   bpd=$(python3 -c "print($items * 32 / $ranks)")  # as a float, as before
+  for arg in "$@"; do
+    [ "$previous" = "--set" ] && [[ $arg == nic_messages_per_second=* ]] && nic=${arg#*=}
+    previous=$arg
+  done
   sim_record part="$part" label="$label" torus_nodes:="$nodes" grid_dims:="$dims" bytes_per_destination:="$bpd" \
-    ratio:="$ratio" mapping="$mapping" rss_mb series="$series"
+    ratio:="$ratio" mapping="$mapping" nic_messages_per_second:="$nic" rss_mb series="$series"
 }
 
 # Table 4.1's grids. 8 nodes: torus 2x2x2 read as A=2, C=2, E=2 (B = D = 1; SimGrid refuses size-1
@@ -159,6 +169,20 @@ if part dims64; then
     done
   done
   run dims "64n.2x2x4x2x2x16.32" torus:2x2x4x2x2:16 1024 grid 2x2x4x2x2x16 1024 24.3 torus
+fi
+if part dims4096; then
+  # run4096 LABEL GRID RATIO [options]: one 4096-rank run, if GRIDS4096_RUNS (default: all) names it
+  run4096() {
+    local label=$1 g=$2 ratio=$3
+    shift 3
+    if [ -n "${GRIDS4096_RUNS:-}" ] && [[ " $GRIDS4096_RUNS " != *" $label "* ]]; then return 0; fi
+    run dims "$label" torus:4x4x4x2x2:16 4096 grid "$g" 4096 "$ratio" torus "$@"
+  }
+  for g in 256x16 64x4x16 16x4x4x16 4x4x4x2x2x16; do run4096 "4096n.$g.32.r24" "$g" 24.3; done
+  for g in 256x16 64x4x16; do
+    run4096 "4096n.$g.32.r5.5" "$g" 5.5 "${xe6_ratio[@]}"
+    run4096 "4096n.$g.32.r24.nic1M" "$g" 24.3 --set nic_messages_per_second=1e6
+  done
 fi
 if part slowlinks; then
   # Sensitivity, not BG/Q: the same 6-D pair at 256 B per destination with links 10 times slower
