@@ -24,6 +24,13 @@
 #   s256, s512                 stride 24 at 256 and 512 ranks, the three methods
 #   c1024, c2048               the crystal router alone (when MPI_Alltoallv cannot finish)
 #   f1024, f2048               mpi_alltoallv_fixed alone
+#   w256, w512                 the sweep: at 256 (512) ranks, stride 1, the methods of SWEEP_METHODS
+#                              (default "crystal_router mpi_alltoallv_fixed") over the overhead per
+#                              message to cost per item ratio (o_s + o_r) / o_a = 5.5 (xe6's own), 12
+#                              and 25, by seconds_per_message = ratio x 346 ns / 2 at each end, and
+#                              the NIC message rate per node: none, 4 M and 1 M messages/s
+#                              (SWEEP_RATIOS and SWEEP_NICS replace the lists); records carry ratio
+#                              and nic_messages_per_second
 # FIXED_BYTES="8 4096" (default) chooses the parcel sizes of every part.
 # EXCHANGE_TIMEOUT=SECONDS stops each run after that much real time (default 1200).
 # Run one at a time, e.g. `nice -n 5 bench/sim/exchange_fixed.sh "r256 r512" > fixed.jsonl`;
@@ -43,16 +50,21 @@ platform_of() {
   esac
 }
 
-# run RANKS METHOD BYTES STRIDE
+item=3.46e-7  # xe6's seconds_per_item
+# run RANKS METHOD BYTES STRIDE [RATIO NIC]: one job; RATIO and NIC (default: xe6's 5.5, no limit)
 run() {
-  local ranks=$1 method=$2 bytes=$3 stride=$4 label="p$1.s$4.b$3.$2"
+  local ranks=$1 method=$2 bytes=$3 stride=$4 ratio=${5:-5.5} nic=${6:-0} label="p$1.s$4.b$3.$2" set=()
+  if [ $# -gt 4 ]; then
+    label="$label.r$ratio.nic$nic"
+    set=(--set "seconds_per_message=$(python3 -c "print(repr($ratio * $item / 2))")" --set "nic_messages_per_second=$nic")
+  fi
   sim_run --lock-big --timeout "$limit" -- --platform "$(platform_of "$ranks")" --ranks "$ranks" --calibration xe6 \
-    --mode modelled -- bench exchange --pattern nek26 --neighbors 26 --stride "$stride" --bytes "$bytes" \
+    --mode modelled "${set[@]}" -- bench exchange --pattern nek26 --neighbors 26 --stride "$stride" --bytes "$bytes" \
     --method "$method" --samples 1 --exchanges "$exchanges"
-  if ! sim_record --all label="$label" ranks:="$ranks" simulated_seconds wall_seconds 2>/dev/null |
-      with_us_per_exchange; then
-    printf '{"label":"%s","method":"%s","ranks":%s,"bytes":%s,"stride":%s,"finished":false,"timeout_seconds":%s}\n' \
-      "$label" "$method" "$ranks" "$bytes" "$stride" "$limit"
+  if ! sim_record --all label="$label" ranks:="$ranks" ratio:="$ratio" nic_messages_per_second:="$nic" \
+      simulated_seconds wall_seconds 2>/dev/null | with_us_per_exchange; then
+    printf '{"label":"%s","method":"%s","ranks":%s,"bytes":%s,"stride":%s,"ratio":%s,"nic_messages_per_second":%s,"finished":false,"timeout_seconds":%s}\n' \
+      "$label" "$method" "$ranks" "$bytes" "$stride" "$ratio" "$nic" "$limit"
   fi
 }
 
@@ -75,4 +87,17 @@ done
 for ranks in 1024 2048; do
   if part "c$ranks"; then methods "$ranks" 1 crystal_router; fi
   if part "f$ranks"; then methods "$ranks" 1 mpi_alltoallv_fixed; fi
+done
+for ranks in 256 512; do
+  if part "w$ranks"; then
+    for bytes in $sizes; do
+      for ratio in ${SWEEP_RATIOS:-5.5 12 25}; do
+        for nic in ${SWEEP_NICS:-0 4e6 1e6}; do
+          for method in ${SWEEP_METHODS:-crystal_router mpi_alltoallv_fixed}; do
+            run "$ranks" "$method" "$bytes" 1 "$ratio" "$nic"
+          done
+        done
+      done
+    done
+  fi
 done
