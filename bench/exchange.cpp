@@ -104,27 +104,28 @@ bool check(const byte_parcels& in, const byte_parcels& expected) {
   return true;
 }
 
-// mpi_alltoallv_fixed: mpi_alltoallv with exchange_options::fixed_pattern (the bench's pattern is
-// fixed), counts exchanged once: the baseline of a program that knows its counts in advance.
-constexpr std::string_view alltoallv_fixed = "mpi_alltoallv_fixed";
+// mpi_alltoallv_fixed, mpi_neighbor_fixed: the MPI method with exchange_options::fixed_pattern (the
+// bench's pattern is fixed), counts exchanged once: the baselines of a program that knows its
+// counts in advance.
+constexpr std::string_view fixed_suffix = "_fixed";
 
 struct method_choice {
   exchange_method method;
   bool fixed_pattern = false;
-  std::string name() const { return fixed_pattern ? std::string(alltoallv_fixed) : std::string(to_string(method)); }
+  std::string name() const { return std::string(to_string(method)) + (fixed_pattern ? std::string(fixed_suffix) : ""); }
 };
 
 std::vector<method_choice> methods_of(const context& ctx) {
-  if (method_name == alltoallv_fixed) return {{exchange_method::mpi_alltoallv, true}};
+  if (method_name.ends_with(fixed_suffix))
+    return {{parse_exchange_method(std::string_view(method_name).substr(0, method_name.size() - fixed_suffix.size())), true}};
   if (method_name != "all") return {{parse_exchange_method(method_name)}};
   std::vector<method_choice> m = {{exchange_method::automatic}, {exchange_method::direct},
                                   {exchange_method::crystal_router}, {exchange_method::grid}};
   if (ctx.backend() == "mpi" && ctx.options().threads_per_rank == 1) {  // MPI collectives: one PE per rank
     m.push_back({exchange_method::mpi_alltoallv});
     m.push_back({exchange_method::mpi_alltoallv, true});
-#ifndef TRANSIT_SIMGRID  // SMPI has no neighbourhood collectives: "all" is every method that runs
     m.push_back({exchange_method::mpi_neighbor});
-#endif
+    m.push_back({exchange_method::mpi_neighbor, true});
   }
   return m;
 }
@@ -303,9 +304,10 @@ const bool registered = register_kernel({
           sub.add_option("--method", method_name,
                          "all (default: every method of the backend, in one job), automatic, direct, "
                          "crystal_router, grid, mpi_alltoallv, mpi_alltoallv_fixed (mpi_alltoallv with "
-                         "counts exchanged once: exchange_options::fixed_pattern) or mpi_neighbor")
+                         "counts exchanged once: exchange_options::fixed_pattern), mpi_neighbor or "
+                         "mpi_neighbor_fixed")
               ->check(one_of({"all", "automatic", "direct", "crystal_router", "grid", "mpi_alltoallv",
-                              "mpi_alltoallv_fixed", "mpi_neighbor"}))
+                              "mpi_alltoallv_fixed", "mpi_neighbor", "mpi_neighbor_fixed"}))
               ->type_name("M");
           sub.add_option("--samples", samples, "timed samples per method; the median is reported (default 7)")
               ->transform(integer_in<int>(1, 1000, "an integer in [1, 1000]"))

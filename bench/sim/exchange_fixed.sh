@@ -11,6 +11,9 @@
 #   mpi_alltoallv        MPI_Alltoall of the counts, then MPI_Alltoallv, every exchange
 #   mpi_alltoallv_fixed  MPI_Alltoallv alone: counts exchanged once, in the first (untimed)
 #                        exchange (exchange_options::fixed_pattern)
+#   mpi_neighbor_fixed   MPI_Neighbor_alltoallv with counts known: 26 sends and 26 receives per
+#                        rank (SMPI runs Open MPI's basic algorithm for it, docs/exchange.md); the
+#                        fair point-to-point baseline of a program that knows its partners
 # --samples 1 --exchanges E (FIXED_EXCHANGES, default 4): the simulated clock is deterministic, so
 # one sample of E exchanges after a barrier gives the steady time per exchange, and every exchange
 # of MPI_Alltoallv costs real minutes at 1024 ranks. Every run still checks every byte of its two
@@ -20,12 +23,13 @@
 # "finished": false and its method, ranks, bytes, stride and timeout instead.
 #
 # PARTS (default "r256 r512"), each at B = 8 B and 4 KiB (FIXED_BYTES), stride 1 unless said:
-#   r256, r512, r1024, r2048   that many ranks, the three methods
-#   s256, s512                 stride 24 at 256 and 512 ranks, the three methods
+#   r256, r512, r1024, r2048   that many ranks, the four methods
+#   s256, s512                 stride 24 at 256 and 512 ranks, the four methods
 #   c1024, c2048               the crystal router alone (when MPI_Alltoallv cannot finish)
 #   f1024, f2048               mpi_alltoallv_fixed alone
+#   n1024, n2048               mpi_neighbor_fixed alone
 #   w256, w512                 the sweep: at 256 (512) ranks, stride 1, the methods of SWEEP_METHODS
-#                              (default "crystal_router mpi_alltoallv_fixed") over the overhead per
+#                              (default "crystal_router mpi_neighbor_fixed mpi_alltoallv_fixed") over the overhead per
 #                              message to cost per item ratio (o_s + o_r) / o_a = 5.5 (xe6's own), 12
 #                              and 25, by seconds_per_message = ratio x 346 ns / 2 at each end, and
 #                              the NIC message rate per node: none, 4 M and 1 M messages/s
@@ -77,23 +81,24 @@ methods() {
   done
 }
 
-all3=(crystal_router mpi_alltoallv_fixed mpi_alltoallv)
+all4=(crystal_router mpi_neighbor_fixed mpi_alltoallv_fixed mpi_alltoallv)
 for ranks in 256 512 1024 2048; do
-  if part "r$ranks"; then methods "$ranks" 1 "${all3[@]}"; fi
+  if part "r$ranks"; then methods "$ranks" 1 "${all4[@]}"; fi
 done
 for ranks in 256 512; do
-  if part "s$ranks"; then methods "$ranks" 24 "${all3[@]}"; fi
+  if part "s$ranks"; then methods "$ranks" 24 "${all4[@]}"; fi
 done
 for ranks in 1024 2048; do
   if part "c$ranks"; then methods "$ranks" 1 crystal_router; fi
   if part "f$ranks"; then methods "$ranks" 1 mpi_alltoallv_fixed; fi
+  if part "n$ranks"; then methods "$ranks" 1 mpi_neighbor_fixed; fi
 done
 for ranks in 256 512; do
   if part "w$ranks"; then
     for bytes in $sizes; do
       for ratio in ${SWEEP_RATIOS:-5.5 12 25}; do
         for nic in ${SWEEP_NICS:-0 4e6 1e6}; do
-          for method in ${SWEEP_METHODS:-crystal_router mpi_alltoallv_fixed}; do
+          for method in ${SWEEP_METHODS:-crystal_router mpi_neighbor_fixed mpi_alltoallv_fixed}; do
             run "$ranks" "$method" "$bytes" 1 "$ratio" "$nic"
           done
         done

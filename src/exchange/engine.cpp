@@ -86,12 +86,6 @@ exchange_method requested_method(const context& ctx, const exchange_options& opt
     throw_invalid("exchange method", to_string(m),
                   concat("automatic, direct, crystal_router or grid with ", ctx.options().threads_per_rank,
                          " PE threads per rank: MPI's collectives run one PE per rank"));
-#ifdef TRANSIT_SIMGRID
-  if (m == exchange_method::mpi_neighbor)
-    throw_invalid("exchange method", to_string(m),
-                  "a method SimGrid's SMPI can run (automatic, direct, crystal_router, grid or mpi_alltoallv): "
-                  "it has no neighbourhood collectives");
-#endif
   return m;
 }
 
@@ -245,9 +239,7 @@ exchange_engine::exchange_engine(context& ctx, const exchange_options& options, 
     if (ctx.backend() == "mpi" && ctx.options().threads_per_rank == 1) {  // MPI collectives: one PE per rank
 #ifdef TRANSIT_WITH_MPI
       candidates_.push_back(exchange_method::mpi_alltoallv);
-#ifndef TRANSIT_SIMGRID  // SMPI has no neighbourhood collectives
       candidates_.push_back(exchange_method::mpi_neighbor);
-#endif
 #endif
     }
     last_ = exchange_method::automatic;
@@ -276,7 +268,7 @@ exchange_method_impl& exchange_engine::impl(exchange_method m) {
       case exchange_method::grid: slot = make_grid_method(port_, grid_); break;
 #ifdef TRANSIT_WITH_MPI
       case exchange_method::mpi_alltoallv: slot = make_mpi_alltoallv(port_, fixed_pattern_); break;
-      case exchange_method::mpi_neighbor: slot = make_mpi_neighbor(port_); break;
+      case exchange_method::mpi_neighbor: slot = make_mpi_neighbor(port_, fixed_pattern_); break;
 #else
       case exchange_method::mpi_alltoallv:
       case exchange_method::mpi_neighbor: TRANSIT_ASSERT(false, "MPI methods in a build without MPI"); break;

@@ -39,9 +39,10 @@ std::unique_ptr<exchange_method_impl> make_crystal_router(exchange_port& port);
 std::unique_ptr<exchange_method_impl> make_grid_method(exchange_port& port, const virtual_grid& grid);
 /// The mpi backend only (the engine checks); defined in mpi_collectives.cpp.
 /// With `fixed_pattern` (exchange_options::fixed_pattern, which the engine checks on every run),
-/// mpi_alltoallv exchanges counts in its first run only.
+/// mpi_alltoallv and mpi_neighbor exchange counts in their first run only (mpi_neighbor also skips
+/// its allreduce then).
 std::unique_ptr<exchange_method_impl> make_mpi_alltoallv(exchange_port& port, bool fixed_pattern);
-std::unique_ptr<exchange_method_impl> make_mpi_neighbor(exchange_port& port);
+std::unique_ptr<exchange_method_impl> make_mpi_neighbor(exchange_port& port, bool fixed_pattern);
 
 /// A record on its way: this PE's own (its parcels, in the plan) or one that arrived in a message.
 struct held_record {

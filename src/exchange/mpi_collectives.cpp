@@ -225,7 +225,7 @@ class mpi_alltoallv_method final : public mpi_method {
 
 class mpi_neighbor_method final : public mpi_method {
  public:
-  using mpi_method::mpi_method;
+  mpi_neighbor_method(exchange_port& port, bool fixed_pattern) : mpi_method(port), fixed_pattern_(fixed_pattern) {}
   ~mpi_neighbor_method() override {
     if (graph_ != MPI_COMM_NULL) MPI_Comm_free(&graph_);
   }
@@ -233,36 +233,46 @@ class mpi_neighbor_method final : public mpi_method {
   std::uint64_t run(exchange_run& r) override {
     // Modelled simulation: the receiver's overhead of the messages SMPI's collectives receive.
     const baseline_messages charged_at_sender;
-    targets_.clear();
-    for (const auto& record : r.out.records) targets_.push_back(record.dest);  // sorted: the plan is
-    // Whether any PE's destinations changed (the graph is rebuilt collectively), and the run's
-    // largest count and volume, in one allreduce.
-    std::uint64_t agreed[3] = {graph_ == MPI_COMM_NULL || targets_ != out_ ? 1u : 0u, largest_record(r.out), r.volume};
-    mpi_check(MPI_Allreduce(MPI_IN_PLACE, agreed, 3, MPI_UINT64_T, MPI_MAX, comm_), "MPI_Allreduce");
-    if (agreed[0] != 0) rebuild();
-
+    if (!counts_known_) exchange_counts(r);
+    if (largest_count_ == 0) return largest_volume_;
     x_.send.assign(out_.size(), nullptr);
-    std::vector<std::uint64_t> send_counts(out_.size(), 0);
-    for (std::size_t i = 0; i < out_.size(); ++i) {  // out_ == targets_ now
+    std::uint64_t packed = 0;
+    for (std::size_t i = 0; i < out_.size(); ++i) {  // out_ holds this run's destinations, in order
       x_.send[i] = &r.out.records[i];
-      send_counts[i] = r.out.records[i].bytes;
+      packed += r.out.records[i].bytes;
     }
-    x_.receive.assign(in_.size(), 0);
-    mpi_check(MPI_Neighbor_alltoall(nonnull(send_counts), 1, MPI_UINT64_T, nonnull(x_.receive), 1, MPI_UINT64_T, graph_),
-              "MPI_Neighbor_alltoall");
-    port_.stats().messages_sent += out_.size();
-    port_.stats().bytes_sent += out_.size() * sizeof(std::uint64_t);
-    if (agreed[1] == 0) return agreed[2];
-    in_rounds(r.out, x_, chunk_, rounds_for(agreed[1], chunk_), port_.stats(),
+    // Modelled simulation: each record copied into the send buffer, as mpi_alltoallv's are.
+    charge_item_hops(r.out.records.size());
+    charge_bytes_copied(packed);
+    in_rounds(r.out, x_, chunk_, rounds_for(largest_count_, chunk_), port_.stats(),
               [&](const std::byte* sb, const int* sc, const int* sd, std::byte* rb, const int* rc, const int* rd) {
-                mpi_check(MPI_Neighbor_alltoallv(sb, sc, sd, MPI_BYTE, rb, rc, rd, MPI_BYTE, graph_),
-                          "MPI_Neighbor_alltoallv");
+                neighbor_alltoallv(sb, sc, sd, rb, rc, rd);
               });
     deliver(r, in_);
-    return agreed[2];
+    return largest_volume_;
   }
 
  private:
+  /// Collective: whether the graph must be rebuilt, the run's largest count and volume (one
+  /// allreduce), then the counts; every run, or the first only with a fixed pattern (the engine
+  /// checks each PE's records against its first run's, so graph and counts stay true).
+  void exchange_counts(exchange_run& r) {
+    targets_.clear();
+    for (const auto& record : r.out.records) targets_.push_back(record.dest);  // sorted: the plan is
+    std::uint64_t agreed[3] = {!built_ || targets_ != out_ ? 1u : 0u, largest_record(r.out), r.volume};
+    mpi_check(MPI_Allreduce(MPI_IN_PLACE, agreed, 3, MPI_UINT64_T, MPI_MAX, comm_), "MPI_Allreduce");
+    if (agreed[0] != 0) rebuild();
+    std::vector<std::uint64_t> send_counts(out_.size(), 0);
+    for (std::size_t i = 0; i < out_.size(); ++i) send_counts[i] = r.out.records[i].bytes;  // out_ == targets_ now
+    x_.receive.assign(in_.size(), 0);
+    neighbor_alltoall(nonnull(send_counts), nonnull(x_.receive));
+    port_.stats().messages_sent += out_.size();
+    port_.stats().bytes_sent += out_.size() * sizeof(std::uint64_t);
+    largest_count_ = agreed[1];
+    largest_volume_ = agreed[2];
+    counts_known_ = fixed_pattern_;
+  }
+
   // Collective. Sources come from one MPI_Alltoall of flags: O(P) per PE, once per pattern.
   void rebuild() {
     const int size = port_.size();
@@ -274,17 +284,66 @@ class mpi_neighbor_method final : public mpi_method {
     for (int p = 0; p < size; ++p) {
       if (sends_here[static_cast<std::size_t>(p)] != 0) in_.push_back(p);
     }
+#ifndef TRANSIT_SIMGRID  // SMPI has no neighbourhood collectives: see neighbor_alltoallv
     if (graph_ != MPI_COMM_NULL) MPI_Comm_free(&graph_);
     mpi_check(MPI_Dist_graph_create_adjacent(comm_, static_cast<int>(in_.size()), nonnull(in_), MPI_UNWEIGHTED,
                                              static_cast<int>(out_.size()), nonnull(out_), MPI_UNWEIGHTED,
                                              MPI_INFO_NULL, 0, &graph_),
               "MPI_Dist_graph_create_adjacent");
+#endif
+    built_ = true;
     int degree = static_cast<int>(std::max<std::size_t>({in_.size(), out_.size(), 1}));
     mpi_check(MPI_Allreduce(MPI_IN_PLACE, &degree, 1, MPI_INT, MPI_MAX, comm_), "MPI_Allreduce");
     chunk_ = std::max<std::uint64_t>(1, std::min<std::uint64_t>(limit_, INT_MAX / degree));
     ++port_.stats().neighbor_graphs;
   }
 
+  /// One count per neighbour: MPI_Neighbor_alltoall on the graph.
+  void neighbor_alltoall(const std::uint64_t* send, std::uint64_t* receive) {
+#ifdef TRANSIT_SIMGRID
+    point_to_point([&](std::size_t j, MPI_Request* req) {
+      return MPI_Irecv(receive + j, 1, MPI_UINT64_T, in_[j], 0, comm_, req);
+    }, [&](std::size_t i, MPI_Request* req) {
+      return MPI_Isend(send + i, 1, MPI_UINT64_T, out_[i], 0, comm_, req);
+    });
+#else
+    mpi_check(MPI_Neighbor_alltoall(send, 1, MPI_UINT64_T, receive, 1, MPI_UINT64_T, graph_), "MPI_Neighbor_alltoall");
+#endif
+  }
+
+  /// MPI_Neighbor_alltoallv of bytes on the graph.
+  void neighbor_alltoallv(const std::byte* sb, const int* sc, const int* sd, std::byte* rb, const int* rc,
+                          const int* rd) {
+#ifdef TRANSIT_SIMGRID
+    point_to_point([&](std::size_t j, MPI_Request* req) {
+      return MPI_Irecv(rb + rd[j], rc[j], MPI_BYTE, in_[j], 0, comm_, req);
+    }, [&](std::size_t i, MPI_Request* req) {
+      return MPI_Isend(sb + sd[i], sc[i], MPI_BYTE, out_[i], 0, comm_, req);
+    });
+#else
+    mpi_check(MPI_Neighbor_alltoallv(sb, sc, sd, MPI_BYTE, rb, rc, rd, MPI_BYTE, graph_), "MPI_Neighbor_alltoallv");
+#endif
+  }
+
+#ifdef TRANSIT_SIMGRID
+  /// SMPI 3.32 declares the neighbourhood collectives but does not implement them. The simulation
+  /// runs Open MPI's basic algorithm for them instead (coll/basic: a receive posted from every
+  /// source, a send to every destination, empty ones included, then wait for all), on the
+  /// exchange's own communicator, where only this method's calls travel, in order.
+  template <class Receive, class Send>
+  void point_to_point(Receive&& receive, Send&& send) {
+    requests_.assign(in_.size() + out_.size(), MPI_REQUEST_NULL);
+    for (std::size_t j = 0; j < in_.size(); ++j) mpi_check(receive(j, &requests_[j]), "MPI_Irecv");
+    for (std::size_t i = 0; i < out_.size(); ++i) mpi_check(send(i, &requests_[in_.size() + i]), "MPI_Isend");
+    mpi_check(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  }
+  std::vector<MPI_Request> requests_;
+#endif
+
+  const bool fixed_pattern_;
+  bool counts_known_ = false;  // fixed pattern, after the first run: x_.receive and the largest hold
+  bool built_ = false;         // out_, in_ and chunk_ (and graph_ outside simulations) describe a pattern
+  std::uint64_t largest_count_ = 0, largest_volume_ = 0;  // of any PE's records, of any PE's volume
   MPI_Comm graph_ = MPI_COMM_NULL;
   std::vector<int> targets_;  // this run's destinations
   std::vector<int> out_;      // the graph's destinations and sources
@@ -298,8 +357,8 @@ std::unique_ptr<exchange_method_impl> make_mpi_alltoallv(exchange_port& port, bo
   return std::make_unique<mpi_alltoallv_method>(port, fixed_pattern);
 }
 
-std::unique_ptr<exchange_method_impl> make_mpi_neighbor(exchange_port& port) {
-  return std::make_unique<mpi_neighbor_method>(port);
+std::unique_ptr<exchange_method_impl> make_mpi_neighbor(exchange_port& port, bool fixed_pattern) {
+  return std::make_unique<mpi_neighbor_method>(port, fixed_pattern);
 }
 
 }  // namespace transit::detail
