@@ -26,6 +26,11 @@
 # permutation of the objects: topology-unaware but balanced; colocated = bisection's node parts on
 # the nodes in a random order (transit::shuffle_nodes, seed 1, as `transit map`'s default): the same
 # objects share a node as under bisection, but nothing is topology-aware across nodes, issue 39).
+# "sweep" = the small machines' step over the overhead ratio and the NIC (issue 39, item 3): at 256
+# and 512 PEs on torus and fat tree, SIM_MAPPERS (default here "shuffled colocated bisection
+# greedy"), ratio (o_s + o_r) / o_a = 24.3 (BG/Q's) and 5.5 (XE6's: bgq with seconds_per_message
+# 8.14e-7 per end, as grids.sh), NIC message rate none and 1 M messages/s per node
+# (SWEEP_RATIOS="24.3 5.5", SWEEP_NICS="0 1e6"); its records carry ratio and nic_messages_per_second.
 # SIM_TIMEOUT: seconds after which a run is stopped (no record; default none). Needs `make build sim`.
 # Real time here (2 shared cores, loaded): map about 30 s; small about 15 minutes under the cost
 # model of issue 39 (10 to 90 s a run, 0.5 to 1 GB; 5 minutes before it); sim: a 2048-PE step
@@ -46,7 +51,7 @@ for line in sys.stdin:
   done
 fi
 
-if part sim || part small; then
+if part sim || part small || part sweep; then
   dir=${SIM_MAPPING_DIR:-/tmp/transit-sim-mapping}
   mkdir -p "$dir"
   cat >"$dir/map_step.cpp" <<'CPP'
@@ -179,20 +184,30 @@ CPP
     smpicxx -O2 -DSMPI_NO_OVERRIDE_MALLOC -DTRANSIT_SIMGRID=1 -include "$root/cmake/smpi_compat.h" -std=c++20 \
       -I "$root/include" "$dir/map_step.cpp" "$root/build-sim/libtransit.a" -o "$dir/map_step"
   fi
-  sim_runs() {  # sim_runs "MACHINE PES ..." STATES PLANES
-    local list=$1 states=$2 planes=$3 m pes mapper
+  sim_runs() {  # sim_runs "MACHINE PES ..." STATES PLANES [RATIO NIC]: RATIO 24.3 (bgq's) or 5.5
+    local list=$1 states=$2 planes=$3 ratio=${4:-24.3} nic=${5:-0} m pes mapper set=() fields=()
+    [ "$ratio" = 5.5 ] && set+=(--set seconds_per_message=8.14e-7)
+    [ "$nic" != 0 ] && set+=(--set "nic_messages_per_second=$nic")
+    [ $# -gt 3 ] && fields=(ratio:="$ratio" nic_messages_per_second:="$nic")
     set -- $list
     while [ $# -gt 0 ]; do
       m=$1 pes=$2
       shift 2
       for mapper in $mappers; do
-        sim_run --timeout "${SIM_TIMEOUT:-}" -- --platform "$m" --ranks "$pes" --calibration bgq --mode modelled --program "$dir/map_step" -- \
-          "$states" "$planes" 16384 "$mapper" 1
+        sim_run --timeout "${SIM_TIMEOUT:-}" -- --platform "$m" --ranks "$pes" --calibration bgq --mode modelled "${set[@]}" \
+          --program "$dir/map_step" -- "$states" "$planes" 16384 "$mapper" 1
         # A run stopped by SIM_TIMEOUT leaves no record (sim_record says so on stderr); the others go on.
-        sim_record part=sim platform="$m" calibration=bgq mode=modelled simulated_seconds wall_seconds || true
+        sim_record part=sim platform="$m" calibration=bgq mode=modelled "${fields[@]}" simulated_seconds wall_seconds || true
       done
     done
   }
   if part sim; then sim_runs "torus:8x8x8:4 2048 torus:8x8x16:4 4096 fattree:16x32:4 2048 fattree:16x64:4 4096" 128 32; fi
-  if part small; then sim_runs "torus:4x4x4:4 256 fattree:4x16:4 256 torus:4x4x8:4 512 fattree:8x16:4 512" 64 16; fi
+  small="torus:4x4x4:4 256 fattree:4x16:4 256 torus:4x4x8:4 512 fattree:8x16:4 512"
+  if part small; then sim_runs "$small" 64 16; fi
+  if part sweep; then
+    mappers=${SIM_MAPPERS:-shuffled colocated bisection greedy}
+    for ratio in ${SWEEP_RATIOS:-24.3 5.5}; do
+      for nic in ${SWEEP_NICS:-0 1e6}; do sim_runs "$small" 64 16 "$ratio" "$nic"; done
+    done
+  fi
 fi
