@@ -15,6 +15,9 @@
 # vectored put then fence; HiCOO's figure 10) over fcg, mfcg and mpi-rma at ratio 5.5 without a
 # NIC limit. RANKS: 256 (default; torus:4x2x2:16) or 1024 (torus:4x4x4:16). Prints one JSON
 # line per run: the bench record with ratio, nic_messages_per_second, label and rss_mb added.
+# HOTSPOT_RATIOS, HOTSPOT_NICS and HOTSPOT_TOPOLOGIES replace the fetch-add sweep's lists (at 1024
+# ranks a run takes minutes: e.g. HOTSPOT_RATIOS="5.5 25" HOTSPOT_NICS="0 1e6"); HOTSPOT_PUT_V
+# replaces put-v's topologies ("" leaves put-v out).
 # Needs `make build sim`.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -38,9 +41,9 @@ run() {
   sim_record label="$topology" op="$op" ratio:="$ratio" nic_messages_per_second:="$nic" rss_mb
 }
 
-for ratio in 5.5 12 25; do
-  for nic in 0 4e6 1e6; do
-    for topology in mpi-raw fcg mfcg mpi-rma; do run fetch-add "$topology" "$ratio" "$nic"; done
+for ratio in ${HOTSPOT_RATIOS-5.5 12 25}; do
+  for nic in ${HOTSPOT_NICS-0 4e6 1e6}; do
+    for topology in ${HOTSPOT_TOPOLOGIES-mpi-raw fcg mfcg mpi-rma}; do run fetch-add "$topology" "$ratio" "$nic"; done
   done
 done
-for topology in fcg mfcg mpi-rma; do run put-v "$topology" 5.5 0; done
+for topology in ${HOTSPOT_PUT_V-fcg mfcg mpi-rma}; do run put-v "$topology" 5.5 0; done
