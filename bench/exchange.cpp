@@ -104,9 +104,9 @@ bool check(const byte_parcels& in, const byte_parcels& expected) {
   return true;
 }
 
-// mpi_alltoallv_fixed, mpi_neighbor_fixed: the MPI method with exchange_options::fixed_pattern (the
-// bench's pattern is fixed), counts exchanged once: the baselines of a program that knows its
-// counts in advance.
+// direct_fixed, mpi_alltoallv_fixed, mpi_neighbor_fixed: the method with
+// exchange_options::fixed_pattern (the bench's pattern is fixed): consensus or counts in the first
+// exchange only, as a program that knows its pattern in advance runs it.
 constexpr std::string_view fixed_suffix = "_fixed";
 
 struct method_choice {
@@ -119,8 +119,9 @@ std::vector<method_choice> methods_of(const context& ctx) {
   if (method_name.ends_with(fixed_suffix))
     return {{parse_exchange_method(std::string_view(method_name).substr(0, method_name.size() - fixed_suffix.size())), true}};
   if (method_name != "all") return {{parse_exchange_method(method_name)}};
-  std::vector<method_choice> m = {{exchange_method::automatic}, {exchange_method::direct},
-                                  {exchange_method::crystal_router}, {exchange_method::grid}};
+  std::vector<method_choice> m = {{exchange_method::automatic},      {exchange_method::direct},
+                                  {exchange_method::direct, true}, {exchange_method::crystal_router},
+                                  {exchange_method::grid}};
   if (ctx.backend() == "mpi" && ctx.options().threads_per_rank == 1) {  // MPI collectives: one PE per rank
     m.push_back({exchange_method::mpi_alltoallv});
     m.push_back({exchange_method::mpi_alltoallv, true});
@@ -303,10 +304,10 @@ const bool registered = register_kernel({
               ->type_name("B");
           sub.add_option("--method", method_name,
                          "all (default: every method of the backend, in one job), automatic, direct, "
-                         "crystal_router, grid, mpi_alltoallv, mpi_alltoallv_fixed (mpi_alltoallv with "
-                         "counts exchanged once: exchange_options::fixed_pattern), mpi_neighbor or "
-                         "mpi_neighbor_fixed")
-              ->check(one_of({"all", "automatic", "direct", "crystal_router", "grid", "mpi_alltoallv",
+                         "direct_fixed (direct with exchange_options::fixed_pattern: consensus in the "
+                         "first exchange only), crystal_router, grid, mpi_alltoallv, mpi_alltoallv_fixed "
+                         "(counts exchanged once), mpi_neighbor or mpi_neighbor_fixed")
+              ->check(one_of({"all", "automatic", "direct", "direct_fixed", "crystal_router", "grid", "mpi_alltoallv",
                               "mpi_alltoallv_fixed", "mpi_neighbor", "mpi_neighbor_fixed"}))
               ->type_name("M");
           sub.add_option("--samples", samples, "timed samples per method; the median is reported (default 7)")

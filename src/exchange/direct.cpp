@@ -1,5 +1,8 @@
 // direct: one message per destination, and nonblocking consensus so that no PE needs to know who
-// sends to it (protocol: include/transit/detail/exchange/engine.hpp).
+// sends to it (protocol: include/transit/detail/exchange/engine.hpp). With a fixed pattern
+// (exchange_options::fixed_pattern, checked by the engine on every run) the first run's consensus
+// tells each PE how many messages it receives, and later runs only wait for those: no
+// acknowledgements, no allreduce.
 #include <algorithm>
 
 #include "methods.hpp"
@@ -10,7 +13,9 @@ namespace {
 
 class direct_method final : public exchange_method_impl {
  public:
-  explicit direct_method(exchange_port& port) : port_(port) {}
+  direct_method(exchange_port& port, bool fixed_pattern) : port_(port), fixed_pattern_(fixed_pattern) {
+    if (fixed_pattern_) port_.allow_runs_ahead();
+  }
   bool uses_transport() const noexcept override { return true; }
 
   std::uint64_t run(exchange_run& r) override {
@@ -19,6 +24,43 @@ class direct_method final : public exchange_method_impl {
       r.out.copy(record, 0, record.bytes, m.payload() + sizeof(exchange_wire_header));
       port_.send(record.dest, std::move(m));
     }
+    if (known_) return receive_known(r);
+    const std::size_t in_before = r.in.size();
+    const std::uint64_t largest = run_consensus(r);
+    if (fixed_pattern_) {
+      known_ = true;
+      sources_ = r.in.size() - in_before;
+      largest_volume_ = largest;
+    }
+    return largest;
+  }
+
+ private:
+  /// A fixed pattern after its first run: waits for the messages of the sources it had then.
+  std::uint64_t receive_known(exchange_run& r) {
+    std::size_t received = 0;
+    short_wait wait;
+    context_access::wait_until(
+        port_.ctx(),
+        [&] {
+          const bool progressed = port_.receive();
+          const std::size_t taken = port_.take(exchange_message_kind::data, 0, [&](message& m, const exchange_wire_header&) {
+            const std::byte* body = m.data.payload() + sizeof(exchange_wire_header);
+            r.in.push_back(incoming_record{m.source, body, m.data.size() - sizeof(exchange_wire_header)});
+            port_.hold(std::move(m.data));
+          });
+          received += taken;
+          if (received == sources_) return step_result::done;
+          return progressed || taken > 0 ? step_result::progressed : wait.idle();
+        },
+        "sparse_exchange direct (a fixed pattern's messages)");
+    finish_sends(port_);
+    return largest_volume_;
+  }
+
+  /// Receives and acknowledges records until every PE's records are acknowledged (the allreduce
+  /// that ends the consensus also finds the run's largest volume).
+  std::uint64_t run_consensus(exchange_run& r) {
     const std::size_t expected_acks = r.out.records.size();
     std::size_t acks = 0;
     bool joined = false;
@@ -55,14 +97,17 @@ class direct_method final : public exchange_method_impl {
     return largest;
   }
 
- private:
   exchange_port& port_;
+  const bool fixed_pattern_;
+  bool known_ = false;                // fixed pattern, after the first run: sources_ and largest_volume_ hold
+  std::size_t sources_ = 0;           // PEs that send this one a message in every run
+  std::uint64_t largest_volume_ = 0;  // of any PE, in every run
 };
 
 }  // namespace
 
-std::unique_ptr<exchange_method_impl> make_direct(exchange_port& port) {
-  return std::make_unique<direct_method>(port);
+std::unique_ptr<exchange_method_impl> make_direct(exchange_port& port, bool fixed_pattern) {
+  return std::make_unique<direct_method>(port, fixed_pattern);
 }
 
 }  // namespace transit::detail

@@ -180,8 +180,10 @@ bool exchange_port::receive() {
 // What a receiver can check before it knows which step waits for the message: the run, the kind,
 // and the size of what has no records. Records are checked as they are read (read_records).
 void exchange_port::check_header(const message& m, const exchange_wire_header& h) const {
-  if (h.run != run_ && h.run != run_ + 1)
-    corrupt(m.source, "message", concat("run ", h.run, " during run ", run_, " (expected this run or the next)"));
+  if (h.run < run_ || (h.run > run_ + 1 && !runs_ahead_))
+    corrupt(m.source, "message",
+            concat("run ", h.run, " during run ", run_,
+                   runs_ahead_ ? " (expected this run or a later one)" : " (expected this run or the next)"));
   switch (static_cast<exchange_message_kind>(h.kind)) {
     case exchange_message_kind::data:
     case exchange_message_kind::ack:
@@ -263,7 +265,7 @@ exchange_method_impl& exchange_engine::impl(exchange_method m) {
   auto& slot = impls_[static_cast<std::size_t>(m)];
   if (!slot) {
     switch (m) {
-      case exchange_method::direct: slot = make_direct(port_); break;
+      case exchange_method::direct: slot = make_direct(port_, fixed_pattern_); break;
       case exchange_method::crystal_router: slot = make_crystal_router(port_); break;
       case exchange_method::grid: slot = make_grid_method(port_, grid_); break;
 #ifdef TRANSIT_WITH_MPI

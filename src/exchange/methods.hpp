@@ -34,7 +34,9 @@ class exchange_method_impl {
   virtual bool uses_transport() const noexcept = 0;
 };
 
-std::unique_ptr<exchange_method_impl> make_direct(exchange_port& port);
+/// With `fixed_pattern`, direct runs its consensus in the first run only (later runs wait for the
+/// first run's number of messages).
+std::unique_ptr<exchange_method_impl> make_direct(exchange_port& port, bool fixed_pattern);
 std::unique_ptr<exchange_method_impl> make_crystal_router(exchange_port& port);
 std::unique_ptr<exchange_method_impl> make_grid_method(exchange_port& port, const virtual_grid& grid);
 /// The mpi backend only (the engine checks); defined in mpi_collectives.cpp.

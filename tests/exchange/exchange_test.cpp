@@ -408,6 +408,19 @@ TEST(Exchange, FixedPatternCountsOnce) {
                 const pattern fixed = [sizes](int source, int n, std::uint32_t) { return sizes(source, n, 0); };
                 for (std::uint32_t run = 0; run < runs; ++run)
                   exchange_and_check(ctx, x, fixed, run, name(m) + " fixed, run " + std::to_string(run));
+                if (m == exchange_method::direct) {
+                  // Consensus (acknowledgements, allreduce) in the first run only: each later run
+                  // sends exactly one message per destination with items.
+                  std::set<int> destinations;
+                  for (const spec& parcel : fixed(me, size, 0))
+                    if (parcel.peer != me && parcel.items > 0) destinations.insert(parcel.peer);
+                  sparse_exchange<stamp> once(ctx, o);
+                  exchange_and_check(ctx, once, fixed, 0, "direct fixed, first run");
+                  const std::uint64_t first = once.stats().messages_sent;
+                  for (std::uint32_t run = 1; run < runs; ++run)
+                    exchange_and_check(ctx, once, fixed, run, "direct fixed, run " + std::to_string(run));
+                  EXPECT_EQ(once.stats().messages_sent - first, (runs - 1) * destinations.size()) << "PE " << me;
+                }
                 if (m == exchange_method::mpi_alltoallv || m == exchange_method::mpi_neighbor) {
                   // The count messages once instead of every run (mpi_alltoallv: P - 1; mpi_neighbor:
                   // one per other PE this PE has items for); the data as without the promise (one
@@ -441,6 +454,24 @@ TEST(Exchange, FixedPatternCountsOnce) {
                 exchange_and_check(ctx, x, fixed, runs + 1, name(m) + " fixed after the refusal");
                 EXPECT_EQ(x.stats().runs, runs + 1) << name(m);
               }
+            }),
+            0);
+}
+
+// A fixed pattern's direct runs without consensus: PEs that receive nothing finish each run as
+// soon as their sends complete and may run many runs ahead of PE 0, which receives from all; their
+// later runs' messages wait (parked) at PE 0 for its runs, each item checked against its run.
+TEST(Exchange, FixedPatternDirectSendersRunAhead) {
+  EXPECT_EQ(run_spmd([](context& ctx) {
+              exchange_options o = with(exchange_method::direct);
+              o.fixed_pattern = true;
+              sparse_exchange<stamp> x(ctx, o);
+              const pattern fan_in = [](int source, int, std::uint32_t) {
+                return source == 0 ? std::vector<spec>{} : std::vector<spec>{{0, 1 + static_cast<std::uint32_t>(source) % 5}};
+              };
+              for (std::uint32_t run = 0; run < 40; ++run)
+                exchange_and_check(ctx, x, fan_in, run, "fan-in, run " + std::to_string(run));
+              EXPECT_EQ(x.stats().runs, 40u);
             }),
             0);
 }

@@ -138,6 +138,9 @@ class exchange_port {
   /// Keeps a received buffer alive until release() (records point into it).
   void hold(message_buffer&& b) { held_.push_back(std::move(b)); }
 
+  /// Lets messages of any later run park, not only the next run's: a fixed pattern's direct method
+  /// runs without consensus, so a sender may be runs ahead of a receiver that sends it nothing.
+  void allow_runs_ahead() noexcept { runs_ahead_ = true; }
   /// Starts run `run`: parked messages of that run enter the inbox.
   void begin_run(std::uint32_t run);
   std::uint32_t run() const noexcept { return run_; }
@@ -159,6 +162,7 @@ class exchange_port {
   const std::uint32_t channel_;
   std::unique_ptr<collective_group> group_;
   std::uint32_t run_ = 0;
+  bool runs_ahead_ = false;
   std::vector<message> arrivals_;
   std::vector<message> inbox_;
   std::vector<message> parked_;
