@@ -262,22 +262,24 @@ measurement alltoall_mpi_raw(context& ctx, const setup& s) {
   return m;
 }
 
-raw_fetch_adds hotspot_mpi_raw(context& ctx, int ops, int iterations, int target) {
+raw_fetch_adds hotspot_mpi_raw(context& ctx, int ops, int iterations, int target, std::uint64_t delta,
+                               std::uint64_t initial, std::optional<std::uint64_t> expected_reply) {
   constexpr int request_tag = 1, reply_tag = 2;
   MPI_Comm comm = MPI_COMM_NULL;
   check(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "MPI_Comm_dup");
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   raw_fetch_adds out;
+  out.word = initial;
   // The owner applies every request that has arrived and answers it at once: called wherever this
   // PE waits, so two PEs aiming at each other never wait for each other.
   const auto serve = [&] {
     for (bool any = false;; any = true) {
-      std::uint64_t delta = 0;
+      std::uint64_t added = 0;
       int source = 0;
-      if (!receive_any(comm, request_tag, &delta, sizeof delta, &source)) return any;
+      if (!receive_any(comm, request_tag, &added, sizeof added, &source)) return any;
       const std::uint64_t old = out.word;
-      out.word += delta;
+      out.word += added;
       check(MPI_Send(&old, 1, MPI_UINT64_T, source, reply_tag, comm), "MPI_Send");
       ++out.messages;
     }
@@ -294,19 +296,20 @@ raw_fetch_adds hotspot_mpi_raw(context& ctx, int ops, int iterations, int target
     for (int it = 0; it < iterations; ++it) {
       const auto start = detail::steady_clock::now();
       for (int k = 0; k < ops; ++k) {
-        const std::uint64_t one = 1;
+        std::uint64_t old = out.word;
         if (target == rank) {
           serve();
-          out.word += one;
-          continue;
+          old = out.word;
+          out.word += delta;
+        } else {
+          MPI_Request pair[2];
+          check(MPI_Irecv(&old, 1, MPI_UINT64_T, target, reply_tag, comm, &pair[0]), "MPI_Irecv");
+          check(MPI_Isend(&delta, 1, MPI_UINT64_T, target, request_tag, comm, &pair[1]), "MPI_Isend");
+          ++out.messages;
+          wait_serving(2, pair);
+          detail::charge_receive_overhead(sizeof old);  // the reply's, as receive_any charges a request's
         }
-        std::uint64_t old = 0;
-        MPI_Request pair[2];
-        check(MPI_Irecv(&old, 1, MPI_UINT64_T, target, reply_tag, comm, &pair[0]), "MPI_Irecv");
-        check(MPI_Isend(&one, 1, MPI_UINT64_T, target, request_tag, comm, &pair[1]), "MPI_Isend");
-        ++out.messages;
-        wait_serving(2, pair);
-        detail::charge_receive_overhead(sizeof old);  // the reply's, as receive_any charges a request's
+        if (expected_reply && old != *expected_reply) ++out.wrong_replies;
       }
       out.busy_seconds += detail::seconds_since(start);
       // A PE leaves the barrier only after every PE's operations of the round were answered.
