@@ -312,6 +312,17 @@ struct raw_fetch_adds {
 };
 raw_fetch_adds hotspot_mpi_raw(context& ctx, int ops, int iterations, int target, std::uint64_t delta,
                                std::uint64_t initial, std::optional<std::uint64_t> expected_reply);
+/// hotspot --scheme mpi-raw --op lock: a flat lock server. Each PE's lock guards its counter; a
+/// locker sends a request to the home, which grants in arrival order (FIFO) with the counter's
+/// value in the grant, and the holder sends the value plus one back with its release: three
+/// plain MPI messages per lock, no forwarding, no aggregation, barriers between rounds as above.
+struct raw_locks {
+  double seconds = 0;          // measure()'s time of the whole run
+  double busy_seconds = 0;     // this PE's time inside its rounds' operations
+  std::uint64_t counter = 0;   // this PE's counter at the end: one per lock taken here
+  std::uint64_t messages = 0;  // requests, grants and releases this PE sent
+};
+raw_locks hotspot_mpi_raw_locks(context& ctx, int ops, int iterations, int target);
 
 template <class Stream>
 void add_step_fields(context& ctx, const setup& s, const Stream& stream, const std::vector<double>& step_seconds,

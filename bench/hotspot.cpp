@@ -12,10 +12,11 @@
 // combined. Reports the time per operation, each PE's mean over its rounds,
 // as mean, median and max over PEs, what reached PE 0 (request messages against requests
 // aimed at it: the effect of aggregation and combining) and the request messages that crossed
-// between nodes (mpi-rma: operations on another node's memory). --scheme mpi-raw (fetch-add and
-// get): the same rounds as a plain MPI program, each operation one message to the owner and one
-// back, the floor of any design that carries requests in messages (no lock server: --op lock is a
-// usage error there). Verified: every word holds exactly the increments aimed at it; every region
+// between nodes (mpi-rma: operations on another node's memory). --scheme mpi-raw (fetch-add, get
+// and lock): the same rounds as a plain MPI program, each fetch-add or get one message to the
+// owner and one back, each lock a flat lock server's request, grant (FIFO, carrying the counter)
+// and release (carrying it back plus one): the floor of any design that carries requests in
+// messages. Verified: every word holds exactly the increments aimed at it; every region
 // the bytes of its source's last round; every get returns the value its target's word was given
 // before the first sync (a function of the target PE); every counter equals the lock operations
 // aimed at it. The lock check is the read-modify-write rather than a cheaper holder count because
@@ -119,18 +120,34 @@ measurement run_hotspot_mpi_raw(context& ctx, const parameters& p) {
   const int target = target_of(rank, pes, p.contention);
   const bool get = p.op == "get";
   const std::uint64_t per_pe = static_cast<std::uint64_t>(p.ops) * static_cast<std::uint64_t>(p.iterations);
-  const raw_fetch_adds raw =
-      get ? hotspot_mpi_raw(ctx, p.ops, p.iterations, target, 0, word_of(rank), word_of(target))
-          : hotspot_mpi_raw(ctx, p.ops, p.iterations, target, 1, 0, std::nullopt);
+  const std::uint64_t aimed_ops = aimed_at(rank, pes, p.contention) * per_pe;
   measurement m;
-  m.seconds = raw.seconds;
-  m.verified = get ? raw.word == word_of(rank) && raw.wrong_replies == 0
-                   : raw.word == aimed_at(rank, pes, p.contention) * per_pe;
-  m.stats.messages_sent = raw.messages;
+  double busy = 0;
+  // Messages a remote operation sends: a request and its reply; a lock's request, grant, release.
+  std::uint64_t messages_per_op = 2;
+  if (p.op == "lock") {
+    const raw_locks raw = hotspot_mpi_raw_locks(ctx, p.ops, p.iterations, target);
+    m.seconds = raw.seconds;
+    m.verified = raw.counter == aimed_ops;
+    m.stats.messages_sent = raw.messages;
+    busy = raw.busy_seconds;
+    messages_per_op = 3;
+  } else {
+    const raw_fetch_adds raw =
+        get ? hotspot_mpi_raw(ctx, p.ops, p.iterations, target, 0, word_of(rank), word_of(target))
+            : hotspot_mpi_raw(ctx, p.ops, p.iterations, target, 1, 0, std::nullopt);
+    m.seconds = raw.seconds;
+    m.verified = get ? raw.word == word_of(rank) && raw.wrong_replies == 0 : raw.word == aimed_ops;
+    m.stats.messages_sent = raw.messages;
+    busy = raw.busy_seconds;
+  }
   const bool remote = ctx.machine().node_of(target) != ctx.machine().node_of(rank);
-  m.stats.inter_node_messages = remote ? 2 * per_pe : 0;
-  m.extra["request_messages_between_nodes"] = ctx.allreduce(m.stats.inter_node_messages / 2, reduce_op::sum);
-  add_times_and_setting(ctx, p, raw.busy_seconds, m);
+  m.stats.inter_node_messages = remote ? messages_per_op * per_pe : 0;
+  // Requests: the lock request and the release (the grant answers), as a fetch-add's request.
+  const std::uint64_t requests_per_op = messages_per_op - 1;
+  m.extra["request_messages_between_nodes"] =
+      ctx.allreduce(remote ? requests_per_op * per_pe : std::uint64_t{0}, reduce_op::sum);
+  add_times_and_setting(ctx, p, busy, m);
   m.extra["topology"] = "mpi-raw";
   m.extra["progress"] = "polling";
   m.extra["combine"] = false;
@@ -336,8 +353,8 @@ const bool registered = register_kernel({
     .default_items = [] { return std::uint64_t{1000}; },
     .check =
         [](const options& opt) {
-          if (opt.route == scheme::mpi_raw && params.op != "fetch-add" && params.op != "get")
-            usage_error("--op", params.op, "fetch-add or get with --scheme mpi-raw (their plain MPI version; no lock server)");
+          if (opt.route == scheme::mpi_raw && params.op == "put-v")
+            usage_error("--op", params.op, "fetch-add, get or lock with --scheme mpi-raw (their plain MPI versions)");
         },
     .mpi_raw = true,
 });
