@@ -18,7 +18,8 @@
 # HOTSPOT_OPS (default "fetch-add put-v", the runs above) chooses the ops: fetch-add, put-v, get
 # (a blocking get of PE 0's word) and lock (PE 0's mutex around a get and a put of its counter;
 # mpi-raw: a flat lock server), each swept like fetch-add but put-v (one point); HOTSPOT_NICS
-# (default "0 4e6 1e6") the NIC rates of the swept ops. Locks run at 99% contention: PE 0 does
+# (default "0 4e6 1e6") the NIC rates of the swept ops, HOTSPOT_TOPOLOGIES (default all four)
+# the contenders of the swept ops (an mpi-rma lock run took 8 minutes here). Locks run at 99% contention: PE 0 does
 # not lock its own mutex, which deadlocks in simulation (a PE locking a mutex homed at itself
 # while others request it, where the node shares no memory: docs/simulation-results.md, "Gets and
 # locks"). Needs `make build sim`.
@@ -49,7 +50,7 @@ ops=${HOTSPOT_OPS:-fetch-add put-v}
 nics=${HOTSPOT_NICS:-0 4e6 1e6}
 for op in $ops; do
   case $op in
-    fetch-add | get | lock) topologies="mpi-raw fcg mfcg mpi-rma" ;;
+    fetch-add | get | lock) topologies=${HOTSPOT_TOPOLOGIES:-mpi-raw fcg mfcg mpi-rma} ;;
     put-v) for topology in fcg mfcg mpi-rma; do run put-v "$topology" 5.5 0; done; continue ;;
     *) echo "hotspot_sweep.sh: HOTSPOT_OPS: got '$op', expected fetch-add, put-v, get or lock" >&2; exit 2 ;;
   esac
