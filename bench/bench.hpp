@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -297,16 +298,31 @@ inline std::uint64_t pe_seed(const options& opt, int rank, std::uint64_t salt) {
 /// item and none of transit's layers; mpi backend only (resolve() refuses it elsewhere).
 measurement histogram_mpi_raw(context& ctx, const setup& s, std::uint64_t table_slots);
 measurement alltoall_mpi_raw(context& ctx, const setup& s);
-/// hotspot --scheme mpi-raw: `iterations` rounds of `ops` blocking fetch-adds of 1 on `target`'s
-/// word, each one MPI message to the owner and one back (the owner serves whenever it waits), a
-/// barrier between rounds: the cheapest routed design, no forwarding and no aggregation.
+/// hotspot --scheme mpi-raw: `iterations` rounds of `ops` blocking fetch-adds of `delta` on
+/// `target`'s word (which starts at `initial` on every PE), each one MPI message to the owner and
+/// one back with the old value (the owner serves whenever it waits), a barrier between rounds: the
+/// cheapest routed design, no forwarding and no aggregation. A get is a fetch-add of 0: the same
+/// two messages; with `expected_reply` set, every old value that came back must equal it.
 struct raw_fetch_adds {
   double seconds = 0;       // measure()'s time of the whole run
   double busy_seconds = 0;  // this PE's time inside its rounds' operations
   std::uint64_t word = 0;   // this PE's word at the end
   std::uint64_t messages = 0;  // requests and replies this PE sent
+  std::uint64_t wrong_replies = 0;  // old values other than expected_reply
 };
-raw_fetch_adds hotspot_mpi_raw(context& ctx, int ops, int iterations, int target);
+raw_fetch_adds hotspot_mpi_raw(context& ctx, int ops, int iterations, int target, std::uint64_t delta,
+                               std::uint64_t initial, std::optional<std::uint64_t> expected_reply);
+/// hotspot --scheme mpi-raw --op lock: a flat lock server. Each PE's lock guards its counter; a
+/// locker sends a request to the home, which grants in arrival order (FIFO) with the counter's
+/// value in the grant, and the holder sends the value plus one back with its release: three
+/// plain MPI messages per lock, no forwarding, no aggregation, barriers between rounds as above.
+struct raw_locks {
+  double seconds = 0;          // measure()'s time of the whole run
+  double busy_seconds = 0;     // this PE's time inside its rounds' operations
+  std::uint64_t counter = 0;   // this PE's counter at the end: one per lock taken here
+  std::uint64_t messages = 0;  // requests, grants and releases this PE sent
+};
+raw_locks hotspot_mpi_raw_locks(context& ctx, int ops, int iterations, int target);
 
 template <class Stream>
 void add_step_fields(context& ctx, const setup& s, const Stream& stream, const std::vector<double>& step_seconds,

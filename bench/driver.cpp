@@ -78,7 +78,10 @@ measurement histogram_mpi_raw(context&, const setup&, std::uint64_t) {
   throw std::logic_error("--scheme mpi-raw needs MPI");
 }
 measurement alltoall_mpi_raw(context&, const setup&) { throw std::logic_error("--scheme mpi-raw needs MPI"); }
-raw_fetch_adds hotspot_mpi_raw(context&, int, int, int) { throw std::logic_error("--scheme mpi-raw needs MPI"); }
+raw_fetch_adds hotspot_mpi_raw(context&, int, int, int, std::uint64_t, std::uint64_t, std::optional<std::uint64_t>) {
+  throw std::logic_error("--scheme mpi-raw needs MPI");
+}
+raw_locks hotspot_mpi_raw_locks(context&, int, int, int) { throw std::logic_error("--scheme mpi-raw needs MPI"); }
 #endif
 
 record run_once(context& ctx, const options& opt, int run_index) {

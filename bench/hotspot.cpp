@@ -3,15 +3,28 @@
 // the PEs (spread evenly over the ranks) aim at PE 0, the others at a partner PE (never PE 0).
 // --op fetch-add: one fetch_add on the target's word; --op put-v: a noncontiguous put of
 // --regions regions of --region-bytes bytes into the target's block, then fence() (the vectored
-// put complete at its target). Reports the time per operation, each PE's mean over its rounds,
+// put complete at its target); --op get: one blocking get of the target's word (one word, so that
+// it differs from fetch-add only in being non-combinable: same request and reply sizes, the same
+// messages in mpi-raw); --op lock: lock the mutex homed at the target (mutex m lives on PE
+// m % P), read-modify-write the target's counter inside it (a get, then a put of the value plus
+// one; not atomic), unlock (which completes the put). Gets, puts and locks have nothing to
+// combine: --no-combine changes nothing for them, and their runs verify that nothing was
+// combined. Reports the time per operation, each PE's mean over its rounds,
 // as mean, median and max over PEs, what reached PE 0 (request messages against requests
 // aimed at it: the effect of aggregation and combining) and the request messages that crossed
-// between nodes (mpi-rma: operations on another node's memory). --scheme mpi-raw (fetch-add only):
-// the same rounds as a plain MPI program, each fetch-add one message to the owner and one back,
-// the floor of any design that carries requests in messages. Verified: every word holds exactly the
-// increments aimed at it; every region the bytes of its source's last round.
+// between nodes (mpi-rma: operations on another node's memory). --scheme mpi-raw (fetch-add, get
+// and lock): the same rounds as a plain MPI program, each fetch-add or get one message to the
+// owner and one back, each lock a flat lock server's request, grant (FIFO, carrying the counter)
+// and release (carrying it back plus one): the floor of any design that carries requests in
+// messages. Verified: every word holds exactly the increments aimed at it; every region
+// the bytes of its source's last round; every get returns the value its target's word was given
+// before the first sync (a function of the target PE); every counter equals the lock operations
+// aimed at it. The lock check is the read-modify-write rather than a cheaper holder count because
+// it checks what a lock is for, mutual exclusion that also orders the holders' writes: two holders
+// at once, or a holder that does not see its predecessor's put, lose an increment.
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,23 +101,53 @@ void add_times_and_setting(context& ctx, const parameters& p, double busy_second
   m.extra["max_us"] = *std::max_element(times.begin(), times.end());
 }
 
-/// --scheme mpi-raw: fetch-add as a plain MPI program, one message to the owner and one back.
+/// The value PE `pe`'s word holds for --op get: a function of the PE, so a get that reads another
+/// word, or nothing, fails.
+std::uint64_t word_of(int pe) { return 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(pe + 1); }
+
+/// How many PEs aim at `rank`.
+std::uint64_t aimed_at(int rank, int pes, int contention) {
+  std::uint64_t aimed = 0;
+  for (int source = 0; source < pes; ++source) aimed += target_of(source, pes, contention) == rank ? 1 : 0;
+  return aimed;
+}
+
+/// --scheme mpi-raw: fetch-add or get as a plain MPI program, one message to the owner and one back.
 /// Not a topology of global_array: the floor of any design that sends requests as messages.
 measurement run_hotspot_mpi_raw(context& ctx, const parameters& p) {
   const int pes = ctx.size();
   const int rank = ctx.rank();
   const int target = target_of(rank, pes, p.contention);
-  const raw_fetch_adds raw = hotspot_mpi_raw(ctx, p.ops, p.iterations, target);
-  std::uint64_t aimed = 0;
-  for (int source = 0; source < pes; ++source) aimed += target_of(source, pes, p.contention) == rank ? 1 : 0;
+  const bool get = p.op == "get";
+  const std::uint64_t per_pe = static_cast<std::uint64_t>(p.ops) * static_cast<std::uint64_t>(p.iterations);
+  const std::uint64_t aimed_ops = aimed_at(rank, pes, p.contention) * per_pe;
   measurement m;
-  m.seconds = raw.seconds;
-  m.verified = raw.word == aimed * static_cast<std::uint64_t>(p.ops) * static_cast<std::uint64_t>(p.iterations);
-  m.stats.messages_sent = raw.messages;
+  double busy = 0;
+  // Messages a remote operation sends: a request and its reply; a lock's request, grant, release.
+  std::uint64_t messages_per_op = 2;
+  if (p.op == "lock") {
+    const raw_locks raw = hotspot_mpi_raw_locks(ctx, p.ops, p.iterations, target);
+    m.seconds = raw.seconds;
+    m.verified = raw.counter == aimed_ops;
+    m.stats.messages_sent = raw.messages;
+    busy = raw.busy_seconds;
+    messages_per_op = 3;
+  } else {
+    const raw_fetch_adds raw =
+        get ? hotspot_mpi_raw(ctx, p.ops, p.iterations, target, 0, word_of(rank), word_of(target))
+            : hotspot_mpi_raw(ctx, p.ops, p.iterations, target, 1, 0, std::nullopt);
+    m.seconds = raw.seconds;
+    m.verified = get ? raw.word == word_of(rank) && raw.wrong_replies == 0 : raw.word == aimed_ops;
+    m.stats.messages_sent = raw.messages;
+    busy = raw.busy_seconds;
+  }
   const bool remote = ctx.machine().node_of(target) != ctx.machine().node_of(rank);
-  m.stats.inter_node_messages = remote ? 2 * static_cast<std::uint64_t>(p.ops) * static_cast<std::uint64_t>(p.iterations) : 0;
-  m.extra["request_messages_between_nodes"] = ctx.allreduce(m.stats.inter_node_messages / 2, reduce_op::sum);
-  add_times_and_setting(ctx, p, raw.busy_seconds, m);
+  m.stats.inter_node_messages = remote ? messages_per_op * per_pe : 0;
+  // Requests: the lock request and the release (the grant answers), as a fetch-add's request.
+  const std::uint64_t requests_per_op = messages_per_op - 1;
+  m.extra["request_messages_between_nodes"] =
+      ctx.allreduce(remote ? requests_per_op * per_pe : std::uint64_t{0}, reduce_op::sum);
+  add_times_and_setting(ctx, p, busy, m);
   m.extra["topology"] = "mpi-raw";
   m.extra["progress"] = "polling";
   m.extra["combine"] = false;
@@ -114,6 +157,27 @@ measurement run_hotspot_mpi_raw(context& ctx, const parameters& p) {
   return m;
 }
 
+/// Both engines' counters of --op lock (its mutexes and its counters) as one: sums, but the
+/// links of the larger.
+one_sided_stats sum_of(one_sided_stats a, const one_sided_stats& b) {
+  a.requests_sent += b.requests_sent;
+  a.applied_in_node += b.applied_in_node;
+  a.requests_forwarded += b.requests_forwarded;
+  a.requests_combined += b.requests_combined;
+  a.requests_served += b.requests_served;
+  a.messages_sent += b.messages_sent;
+  a.request_messages_sent += b.request_messages_sent;
+  a.request_messages_between_nodes += b.request_messages_between_nodes;
+  a.request_messages_received += b.request_messages_received;
+  a.credit_waits += b.credit_waits;
+  a.replies_forwarded += b.replies_forwarded;
+  a.reply_peers += b.reply_peers;
+  a.links = std::max(a.links, b.links);
+  a.request_buffer_bytes += b.request_buffer_bytes;
+  a.request_buffer_bytes_peak += b.request_buffer_bytes_peak;
+  return a;
+}
+
 measurement run_hotspot(context& ctx, const setup& s) {
   const parameters p = params;
   if (s.opt.route == scheme::mpi_raw) return run_hotspot_mpi_raw(ctx, p);
@@ -121,31 +185,49 @@ measurement run_hotspot(context& ctx, const setup& s) {
   const int rank = ctx.rank();
   const int target = target_of(rank, pes, p.contention);
   const bool put_v = p.op == "put-v";
+  const bool get = p.op == "get";
+  const bool lock = p.op == "lock";
   const one_sided_options o = options_of(p);
-  // fetch-add: one word per PE. put-v: in each PE's block, an area per source PE of --regions
-  // regions at a stride of two region sizes (noncontiguous).
+  // fetch-add and get: one word per PE; lock: one counter per PE (the same array). put-v: in each
+  // PE's block, an area per source PE of --regions regions at a stride of two region sizes
+  // (noncontiguous).
   const std::size_t area = static_cast<std::size_t>(p.regions) * static_cast<std::size_t>(p.region_bytes) * 2;
   const std::size_t per_pe = put_v ? area * static_cast<std::size_t>(pes) : 1;
   global_array<std::uint64_t> words(ctx, put_v ? 1 : static_cast<std::size_t>(pes), o);
   global_array<std::uint8_t> bytes(ctx, put_v ? per_pe * static_cast<std::size_t>(pes) : 1, o);
+  std::optional<global_mutexes> mutexes;  // lock only: no other op runs with a third engine
+  if (lock) mutexes.emplace(ctx, pes, o);  // mutex `target` is homed at the target
   std::vector<std::uint8_t> region(static_cast<std::size_t>(p.region_bytes));
+  if (get) words.local()[0] = word_of(rank);
+  words.sync();  // every PE's word set before any get
 
   double busy = 0;
+  std::uint64_t wrong_gets = 0;
   measurement m;
   m.seconds = measure(ctx, [&] {
     for (int it = 0; it < p.iterations; ++it) {
       const auto start = detail::steady_clock::now();
       for (int k = 0; k < p.ops; ++k) {
-        if (!put_v) {
+        std::uint64_t value = 0;
+        if (get) {
+          words.get(static_cast<std::size_t>(target), std::span<std::uint64_t>(&value, 1));
+          wrong_gets += value == word_of(target) ? 0 : 1;
+        } else if (lock) {
+          mutexes->lock(target);
+          words.get(static_cast<std::size_t>(target), std::span<std::uint64_t>(&value, 1));
+          ++value;
+          words.put(static_cast<std::size_t>(target), std::span<const std::uint64_t>(&value, 1));
+          mutexes->unlock(target);  // completes the put: the next holder reads it
+        } else if (!put_v) {
           words.fetch_add(static_cast<std::size_t>(target), 1);
-          continue;
+        } else {
+          const std::size_t base = static_cast<std::size_t>(target) * per_pe + static_cast<std::size_t>(rank) * area;
+          for (int r = 0; r < p.regions; ++r) {
+            for (std::size_t b = 0; b < region.size(); ++b) region[b] = static_cast<std::uint8_t>(rank + it + r + b);
+            bytes.put(base + static_cast<std::size_t>(r) * 2 * region.size(), region);
+          }
+          bytes.fence();  // the vectored put is complete at its target
         }
-        const std::size_t base = static_cast<std::size_t>(target) * per_pe + static_cast<std::size_t>(rank) * area;
-        for (int r = 0; r < p.regions; ++r) {
-          for (std::size_t b = 0; b < region.size(); ++b) region[b] = static_cast<std::uint8_t>(rank + it + r + b);
-          bytes.put(base + static_cast<std::size_t>(r) * 2 * region.size(), region);
-        }
-        bytes.fence();  // the vectored put is complete at its target
       }
       busy += detail::seconds_since(start);
       if (put_v) {
@@ -156,9 +238,12 @@ measurement run_hotspot(context& ctx, const setup& s) {
     }
   });
 
-  // Verify: each word holds the increments aimed at it; each area its source's last round.
+  // Verify: each word holds the increments aimed at it (lock: the counter); each area its source's
+  // last round; each get the target's word, which no get changed.
   bool ok = true;
   const int last = p.iterations - 1;
+  const std::uint64_t aimed_ops = aimed_at(rank, pes, p.contention) * static_cast<std::uint64_t>(p.ops) *
+                                  static_cast<std::uint64_t>(p.iterations);
   if (put_v) {
     const auto mine = bytes.local();
     for (int source = 0; source < pes; ++source) {
@@ -171,17 +256,20 @@ measurement run_hotspot(context& ctx, const setup& s) {
         }
       }
     }
+  } else if (get) {
+    ok = wrong_gets == 0 && words.local()[0] == word_of(rank);
   } else {
-    std::uint64_t aimed = 0;
-    for (int source = 0; source < pes; ++source) aimed += target_of(source, pes, p.contention) == rank ? 1 : 0;
-    ok = words.local()[0] == aimed * static_cast<std::uint64_t>(p.ops) * static_cast<std::uint64_t>(p.iterations);
+    ok = words.local()[0] == aimed_ops;
   }
 
   add_times_and_setting(ctx, p, busy, m);
-  const one_sided_stats st = put_v ? bytes.stats() : words.stats();
+  const one_sided_stats st = put_v ? bytes.stats() : lock ? sum_of(mutexes->stats(), words.stats()) : words.stats();
+  // Nothing but fetch-adds is combinable: a combined get, put or lock would be a bug.
+  if (p.op != "fetch-add") ok = ok && st.requests_combined == 0;
   std::uint64_t contenders = 0;
   for (int source = 0; source < pes; ++source) contenders += target_of(source, pes, p.contention) == 0 ? 1 : 0;
-  const std::uint64_t per_op_requests = put_v ? static_cast<std::uint64_t>(p.regions) : 1;
+  // Requests per operation: put-v one per region; lock a lock, a get, a put and an unlock.
+  const std::uint64_t per_op_requests = put_v ? static_cast<std::uint64_t>(p.regions) : lock ? 4 : 1;
   const std::uint64_t aimed_at_pe0 = contenders * per_op_requests * static_cast<std::uint64_t>(p.ops) *
                                      static_cast<std::uint64_t>(p.iterations);
   // Request messages that reached PE 0's endpoint (helper mode: node 0's helper, which serves PE
@@ -227,13 +315,15 @@ measurement run_hotspot(context& ctx, const setup& s) {
 
 const bool registered = register_kernel({
     .name = "hotspot",
-    .summary = "HiCOO hot spot: one-sided fetch-add or vectored put, a share of PEs aiming at PE 0",
+    .summary = "HiCOO hot spot: one-sided fetch-add, vectored put, get or lock, a share of PEs aiming at PE 0",
     .item_sizes = {sizeof(std::uint64_t)},
     .run = run_hotspot,
     .add_options =
         [](CLI::App& sub) {
-          sub.add_option("--op", params.op, "fetch-add (default) or put-v (a noncontiguous put, then fence)")
-              ->check(one_of({"fetch-add", "put-v"}))
+          sub.add_option("--op", params.op,
+                         "fetch-add (default), put-v (a noncontiguous put, then fence), get (a blocking get of "
+                         "the target's word) or lock (lock the target's mutex, get and put its counter, unlock)")
+              ->check(one_of({"fetch-add", "put-v", "get", "lock"}))
               ->type_name("OP");
           sub.add_option("--contention", params.contention, "percent of PEs aiming at PE 0 (default 100)")
               ->transform(integer_in<int>(0, 100, "a percentage in [0, 100]"))
@@ -251,7 +341,8 @@ const bool registered = register_kernel({
               ->transform(integer_in<int>(1, 1 << 20, "an integer in [1, 1048576]"))
               ->type_name("S");
           add_one_sided_options(sub, params.choice);
-          sub.add_flag("--no-combine", params.no_combine, "do not combine requests for one word");
+          sub.add_flag("--no-combine", params.no_combine,
+                       "do not combine requests for one word (fetch-add; other ops have nothing to combine)");
           sub.add_option("--request-buffer-bytes", params.buffer_bytes, "request aggregation per link (default 16384)")
               ->transform(integer_in<std::size_t>(256, std::size_t{1} << 30, "bytes in [256, 1073741824]"))
               ->type_name("B");
@@ -262,8 +353,8 @@ const bool registered = register_kernel({
     .default_items = [] { return std::uint64_t{1000}; },
     .check =
         [](const options& opt) {
-          if (opt.route == scheme::mpi_raw && params.op != "fetch-add")
-            usage_error("--op", params.op, "fetch-add with --scheme mpi-raw (its plain MPI version)");
+          if (opt.route == scheme::mpi_raw && params.op == "put-v")
+            usage_error("--op", params.op, "fetch-add, get or lock with --scheme mpi-raw (their plain MPI versions)");
         },
     .mpi_raw = true,
 });

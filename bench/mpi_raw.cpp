@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -262,58 +263,162 @@ measurement alltoall_mpi_raw(context& ctx, const setup& s) {
   return m;
 }
 
-raw_fetch_adds hotspot_mpi_raw(context& ctx, int ops, int iterations, int target) {
-  constexpr int request_tag = 1, reply_tag = 2;
+// Polls serve() until `count` requests are complete: the hot-spot baselines' only way to wait, so
+// two PEs aiming at each other never wait for each other.
+template <class Serve>
+void wait_serving(Serve& serve, int count, MPI_Request* requests) {
+  detail::backoff wait;
+  for (int done = 0; !done;) {
+    const bool served = serve();
+    check(MPI_Testall(count, requests, &done, MPI_STATUSES_IGNORE), "MPI_Testall");
+    if (!done) idle_unless(served, wait);
+  }
+}
+
+// One word to `target` with `request_tag` and one word back from it with `reply_tag`, serving
+// meanwhile; returns the word that came back and counts the request in `messages`.
+template <class Serve>
+std::uint64_t round_trip(Serve& serve, MPI_Comm comm, int target, std::uint64_t word, int request_tag, int reply_tag,
+                         std::uint64_t& messages) {
+  std::uint64_t back = 0;
+  MPI_Request pair[2];
+  check(MPI_Irecv(&back, 1, MPI_UINT64_T, target, reply_tag, comm, &pair[0]), "MPI_Irecv");
+  check(MPI_Isend(&word, 1, MPI_UINT64_T, target, request_tag, comm, &pair[1]), "MPI_Isend");
+  ++messages;
+  wait_serving(serve, 2, pair);
+  detail::charge_receive_overhead(sizeof back);  // the reply's, as receive_any charges a request's
+  return back;
+}
+
+// Ends a hot-spot round: a PE leaves the barrier only after every PE's operations of the round
+// were answered, serving meanwhile.
+template <class Serve>
+void end_round(Serve& serve, MPI_Comm comm) {
+  MPI_Request round = MPI_REQUEST_NULL;
+  check(MPI_Ibarrier(comm, &round), "MPI_Ibarrier");
+  wait_serving(serve, 1, &round);
+}
+
+MPI_Comm duplicate_world(int* rank) {
   MPI_Comm comm = MPI_COMM_NULL;
   check(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "MPI_Comm_dup");
+  MPI_Comm_rank(comm, rank);
+  return comm;
+}
+
+raw_fetch_adds hotspot_mpi_raw(context& ctx, int ops, int iterations, int target, std::uint64_t delta,
+                               std::uint64_t initial, std::optional<std::uint64_t> expected_reply) {
+  constexpr int request_tag = 1, reply_tag = 2;
   int rank = 0;
-  MPI_Comm_rank(comm, &rank);
+  MPI_Comm comm = duplicate_world(&rank);
   raw_fetch_adds out;
+  out.word = initial;
   // The owner applies every request that has arrived and answers it at once: called wherever this
   // PE waits, so two PEs aiming at each other never wait for each other.
   const auto serve = [&] {
     for (bool any = false;; any = true) {
-      std::uint64_t delta = 0;
+      std::uint64_t added = 0;
       int source = 0;
-      if (!receive_any(comm, request_tag, &delta, sizeof delta, &source)) return any;
+      if (!receive_any(comm, request_tag, &added, sizeof added, &source)) return any;
       const std::uint64_t old = out.word;
-      out.word += delta;
+      out.word += added;
       check(MPI_Send(&old, 1, MPI_UINT64_T, source, reply_tag, comm), "MPI_Send");
       ++out.messages;
-    }
-  };
-  const auto wait_serving = [&](int count, MPI_Request* requests) {
-    detail::backoff wait;
-    for (int done = 0; !done;) {
-      const bool served = serve();
-      check(MPI_Testall(count, requests, &done, MPI_STATUSES_IGNORE), "MPI_Testall");
-      if (!done) idle_unless(served, wait);
     }
   };
   out.seconds = measure(ctx, [&] {
     for (int it = 0; it < iterations; ++it) {
       const auto start = detail::steady_clock::now();
       for (int k = 0; k < ops; ++k) {
-        const std::uint64_t one = 1;
+        std::uint64_t old = out.word;
         if (target == rank) {
           serve();
-          out.word += one;
-          continue;
+          old = out.word;
+          out.word += delta;
+        } else {
+          old = round_trip(serve, comm, target, delta, request_tag, reply_tag, out.messages);
         }
-        std::uint64_t old = 0;
-        MPI_Request pair[2];
-        check(MPI_Irecv(&old, 1, MPI_UINT64_T, target, reply_tag, comm, &pair[0]), "MPI_Irecv");
-        check(MPI_Isend(&one, 1, MPI_UINT64_T, target, request_tag, comm, &pair[1]), "MPI_Isend");
-        ++out.messages;
-        wait_serving(2, pair);
-        detail::charge_receive_overhead(sizeof old);  // the reply's, as receive_any charges a request's
+        if (expected_reply && old != *expected_reply) ++out.wrong_replies;
       }
       out.busy_seconds += detail::seconds_since(start);
-      // A PE leaves the barrier only after every PE's operations of the round were answered.
-      MPI_Request round = MPI_REQUEST_NULL;
-      check(MPI_Ibarrier(comm, &round), "MPI_Ibarrier");
-      wait_serving(1, &round);
+      end_round(serve, comm);
     }
+  });
+  MPI_Comm_free(&comm);
+  return out;
+}
+
+raw_locks hotspot_mpi_raw_locks(context& ctx, int ops, int iterations, int target) {
+  constexpr int lock_tag = 3, grant_tag = 4, release_tag = 5;
+  int rank = 0;
+  MPI_Comm comm = duplicate_world(&rank);
+  raw_locks out;
+  std::deque<int> waiting;  // lockers of this PE's lock, in the order their requests arrived
+  bool held = false;
+  bool granted_here = false;  // this PE was granted its own lock
+  const auto grant = [&](int to) {
+    held = true;
+    if (to == rank) {
+      granted_here = true;
+      return;
+    }
+    check(MPI_Send(&out.counter, 1, MPI_UINT64_T, to, grant_tag, comm), "MPI_Send");
+    ++out.messages;
+  };
+  const auto release = [&](std::uint64_t value) {
+    out.counter = value;
+    held = false;
+    if (waiting.empty()) return;
+    const int next = waiting.front();
+    waiting.pop_front();
+    grant(next);
+  };
+  const auto take = [&](int locker) {
+    if (held) {
+      waiting.push_back(locker);
+    } else {
+      grant(locker);
+    }
+  };
+  // The home serves every release and lock request that has arrived, granting in arrival order.
+  const auto serve = [&] {
+    for (bool any = false;; any = true) {
+      std::uint64_t value = 0;
+      int source = 0;
+      if (receive_any(comm, release_tag, &value, sizeof value, &source)) {
+        release(value);
+      } else if (receive_any(comm, lock_tag, &value, sizeof value, &source)) {
+        take(source);
+      } else {
+        return any;
+      }
+    }
+  };
+  out.seconds = measure(ctx, [&] {
+    for (int it = 0; it < iterations; ++it) {
+      const auto start = detail::steady_clock::now();
+      for (int k = 0; k < ops; ++k) {
+        if (target == rank) {
+          granted_here = false;
+          take(rank);
+          detail::backoff wait;
+          while (!granted_here) idle_unless(serve(), wait);
+          release(out.counter + 1);
+          continue;
+        }
+        std::uint64_t value = round_trip(serve, comm, target, 0, lock_tag, grant_tag, out.messages);
+        ++value;  // the counter's read-modify-write, not atomic: the lock must exclude the others
+        MPI_Request sent = MPI_REQUEST_NULL;
+        check(MPI_Isend(&value, 1, MPI_UINT64_T, target, release_tag, comm, &sent), "MPI_Isend");
+        ++out.messages;
+        wait_serving(serve, 1, &sent);
+      }
+      out.busy_seconds += detail::seconds_since(start);
+      end_round(serve, comm);
+    }
+    // The last releases may still be on their way to this home (a barrier does not order them).
+    detail::backoff wait;
+    while (held) idle_unless(serve(), wait);
   });
   MPI_Comm_free(&comm);
   return out;

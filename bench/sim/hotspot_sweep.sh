@@ -15,10 +15,15 @@
 # vectored put then fence; HiCOO's figure 10) over fcg, mfcg and mpi-rma at ratio 5.5 without a
 # NIC limit. RANKS: 256 (default; torus:4x2x2:16) or 1024 (torus:4x4x4:16). Prints one JSON
 # line per run: the bench record with ratio, nic_messages_per_second, label and rss_mb added.
-# HOTSPOT_RATIOS, HOTSPOT_NICS and HOTSPOT_TOPOLOGIES replace the fetch-add sweep's lists (at 1024
-# ranks a run takes minutes: e.g. HOTSPOT_RATIOS="5.5 25" HOTSPOT_NICS="0 1e6"); HOTSPOT_PUT_V
-# replaces put-v's topologies ("" leaves put-v out).
-# Needs `make build sim`.
+# HOTSPOT_OPS (default "fetch-add put-v", the runs above) chooses the ops: fetch-add, put-v, get
+# (a blocking get of PE 0's word) and lock (PE 0's mutex around a get and a put of its counter;
+# mpi-raw: a flat lock server), each swept like fetch-add but put-v (one point); HOTSPOT_NICS
+# (default "0 4e6 1e6") the NIC rates of the swept ops, HOTSPOT_RATIOS (default "5.5 12 25") their
+# ratios (a 1024-rank run takes 10-25 minutes here), HOTSPOT_TOPOLOGIES (default all four)
+# the contenders of the swept ops (an mpi-rma lock run took 8 minutes here). Locks run at 99% contention: PE 0 does
+# not lock its own mutex, which deadlocks in simulation (a PE locking a mutex homed at itself
+# while others request it, where the node shares no memory: docs/simulation-results.md, "Gets and
+# locks"). Needs `make build sim`.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 ranks=${1:-256}
@@ -31,19 +36,28 @@ item=3.46e-7
 
 # run OP TOPOLOGY RATIO NIC: one simulation and its record.
 run() {
-  local op=$1 topology=$2 ratio=$3 nic=$4 route=(--topology "$2")
+  local op=$1 topology=$2 ratio=$3 nic=$4 route=(--topology "$2") contention=100
   [ "$topology" = mpi-raw ] && route=(--scheme mpi-raw)
+  [ "$op" = lock ] && contention=99
   local per_end
   per_end=$(python3 -c "print(repr($ratio * $item / 2))")
   sim_run -- --platform "$platform" --ranks "$ranks" --calibration xe6 --mode modelled \
     --set "seconds_per_message=$per_end" --set "nic_messages_per_second=$nic" -- \
-    bench hotspot --op "$op" --ops 10 --iterations 3 --contention 100 "${route[@]}"
+    bench hotspot --op "$op" --ops 10 --iterations 3 --contention "$contention" "${route[@]}"
   sim_record label="$topology" op="$op" ratio:="$ratio" nic_messages_per_second:="$nic" rss_mb
 }
 
-for ratio in ${HOTSPOT_RATIOS-5.5 12 25}; do
-  for nic in ${HOTSPOT_NICS-0 4e6 1e6}; do
-    for topology in ${HOTSPOT_TOPOLOGIES-mpi-raw fcg mfcg mpi-rma}; do run fetch-add "$topology" "$ratio" "$nic"; done
+ops=${HOTSPOT_OPS:-fetch-add put-v}
+nics=${HOTSPOT_NICS:-0 4e6 1e6}
+for op in $ops; do
+  case $op in
+    fetch-add | get | lock) topologies=${HOTSPOT_TOPOLOGIES:-mpi-raw fcg mfcg mpi-rma} ;;
+    put-v) for topology in fcg mfcg mpi-rma; do run put-v "$topology" 5.5 0; done; continue ;;
+    *) echo "hotspot_sweep.sh: HOTSPOT_OPS: got '$op', expected fetch-add, put-v, get or lock" >&2; exit 2 ;;
+  esac
+  for ratio in ${HOTSPOT_RATIOS:-5.5 12 25}; do
+    for nic in $nics; do
+      for topology in $topologies; do run "$op" "$topology" "$ratio" "$nic"; done
+    done
   done
 done
-for topology in ${HOTSPOT_PUT_V-fcg mfcg mpi-rma}; do run put-v "$topology" 5.5 0; done
