@@ -45,11 +45,14 @@ class direct_method final : public exchange_method_impl {
         [&] {
           const bool progressed = port_.receive();
           const std::size_t taken = port_.take(exchange_message_kind::data, 0, [&](message& m, const exchange_wire_header&) {
+            // Untrusted: a run of a fixed pattern brings exactly its first run's number of messages.
+            if (received == sources_)
+              port_.corrupt(m.source, "direct message", concat("one more than the ", sources_, " messages of a fixed pattern's run"));
+            ++received;
             const std::byte* body = m.data.payload() + sizeof(exchange_wire_header);
             r.in.push_back(incoming_record{m.source, body, m.data.size() - sizeof(exchange_wire_header)});
             port_.hold(std::move(m.data));
           });
-          received += taken;
           if (received == sources_) return step_result::done;
           return progressed || taken > 0 ? step_result::progressed : wait.idle();
         },
