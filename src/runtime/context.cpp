@@ -268,9 +268,15 @@ void context_access::wait_loop(context& c, function_ref<step_result()> step, std
   auto last_progress = steady_clock::now();
   auto& hooks = c.state_->progress_hooks;
   for (;;) {
+    // A message that this round's step pumped into another endpoint's queue (a progress hook's,
+    // whose turn came before the step) is not idleness: the next round's hooks take it. Without
+    // this, a simulated rank blocks in wait_for_activity with that message queued, and waits
+    // forever for one that will never come.
+    const std::uint64_t queued_before = c.state_->mail.queued();
     const bool hooks_progressed = !hooks.empty() && run_progress_hooks(c);
     const step_result result = step();
-    switch (hooks_progressed && result == step_result::idle ? step_result::progressed : result) {
+    const bool queued_for_hooks = !hooks.empty() && c.state_->mail.queued() != queued_before;
+    switch ((hooks_progressed || queued_for_hooks) && result == step_result::idle ? step_result::progressed : result) {
       case step_result::done: return;
       case step_result::progressed:
         if (traced.on()) [[unlikely]] traced.progressed();

@@ -35,6 +35,7 @@ void mailbox::pump() {
     } else {
       queues_[channel].push_back(std::move(m));
     }
+    ++queued_;
   }
 }
 

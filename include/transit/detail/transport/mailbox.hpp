@@ -46,6 +46,9 @@ class mailbox {
   /// many non-control messages. Later arrivals for it are dropped too (see above).
   std::size_t close_channel(std::uint32_t channel);
   std::size_t dropped_after_close() const noexcept { return dropped_after_close_; }
+  /// Messages pump() has queued since construction, for any channel: a wait that sees this grow
+  /// polls its endpoints again before it blocks (the message may be another endpoint's).
+  std::uint64_t queued() const noexcept { return queued_; }
 
  private:
   transport& transport_;
@@ -54,6 +57,7 @@ class mailbox {
   std::map<std::uint32_t, std::vector<message>> early_;  // for channels peers opened first
   std::vector<bool> closed_;                   // by channel
   std::size_t dropped_after_close_ = 0;
+  std::uint64_t queued_ = 0;
   std::vector<message> arrivals_;
   std::function<void(std::uint32_t, int)> late_arrival_;
 };
