@@ -20,10 +20,9 @@
 # mpi-raw: a flat lock server), each swept like fetch-add but put-v (one point); HOTSPOT_NICS
 # (default "0 4e6 1e6") the NIC rates of the swept ops, HOTSPOT_RATIOS (default "5.5 12 25") their
 # ratios (a 1024-rank run takes 10-25 minutes here), HOTSPOT_TOPOLOGIES (default all four)
-# the contenders of the swept ops (an mpi-rma lock run took 8 minutes here). Locks run at 99% contention: PE 0 does
-# not lock its own mutex, which deadlocks in simulation (a PE locking a mutex homed at itself
-# while others request it, where the node shares no memory: docs/simulation-results.md, "Gets and
-# locks"). Needs `make build sim`.
+# the contenders of the swept ops (an mpi-rma lock run took 8 minutes here). Locks run at 99%
+# contention (PE 0 does not lock its own mutex), as the published lock rows did: 100% deadlocked in
+# simulation until 2026-11-28 (docs/simulation-results.md, "Gets and locks"). Needs `make build sim`.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 ranks=${1:-256}
