@@ -49,9 +49,7 @@ class direct_method final : public exchange_method_impl {
             if (received == sources_)
               port_.corrupt(m.source, "direct message", concat("one more than the ", sources_, " messages of a fixed pattern's run"));
             ++received;
-            const std::byte* body = m.data.payload() + sizeof(exchange_wire_header);
-            r.in.push_back(incoming_record{m.source, body, m.data.size() - sizeof(exchange_wire_header)});
-            port_.hold(std::move(m.data));
+            keep_record(r, m);
           });
           if (received == sources_) return step_result::done;
           return progressed || taken > 0 ? step_result::progressed : wait.idle();
@@ -59,6 +57,13 @@ class direct_method final : public exchange_method_impl {
         "sparse_exchange direct (a fixed pattern's messages)");
     finish_sends(port_);
     return largest_volume_;
+  }
+
+  /// A data message's record joins the run's incoming list; its buffer is held until release().
+  void keep_record(exchange_run& r, message& m) {
+    const std::byte* body = m.data.payload() + sizeof(exchange_wire_header);
+    r.in.push_back(incoming_record{m.source, body, m.data.size() - sizeof(exchange_wire_header)});
+    port_.hold(std::move(m.data));
   }
 
   /// Receives and acknowledges records until every PE's records are acknowledged (the allreduce
@@ -76,9 +81,7 @@ class direct_method final : public exchange_method_impl {
           bool progressed = port_.receive();
           // Every record is acknowledged, also after this PE joined: a peer's consensus waits on it.
           std::size_t taken = port_.take(exchange_message_kind::data, 0, [&](message& m, const exchange_wire_header&) {
-            const std::byte* body = m.data.payload() + sizeof(exchange_wire_header);
-            r.in.push_back(incoming_record{m.source, body, m.data.size() - sizeof(exchange_wire_header)});
-            port_.hold(std::move(m.data));
+            keep_record(r, m);
             port_.send(m.source, port_.make_message(exchange_message_kind::ack, 0, 0));
           });
           const std::size_t acked = port_.take(exchange_message_kind::ack, 0, [&](message& m, const exchange_wire_header&) {
