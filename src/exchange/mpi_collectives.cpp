@@ -132,8 +132,8 @@ std::uint64_t largest_record(const outgoing_plan& plan) {
 
 class mpi_method : public exchange_method_impl {
  public:
-  explicit mpi_method(exchange_port& port)
-      : port_(port), comm_(own_communicator(port)), limit_(per_call_limit(port)) {}
+  mpi_method(exchange_port& port, bool fixed_pattern)
+      : port_(port), comm_(own_communicator(port)), limit_(per_call_limit(port)), fixed_pattern_(fixed_pattern) {}
   ~mpi_method() override { MPI_Comm_free(&comm_); }
   bool uses_transport() const noexcept override { return false; }
 
@@ -146,15 +146,29 @@ class mpi_method : public exchange_method_impl {
     }
   }
 
+  /// Modelled simulation: each record copied into the send buffer, as transit's own methods are
+  /// charged (SMPI charges the MPI messages as it charges transit's).
+  static void charge_copies(const outgoing_plan& out) {
+    std::uint64_t packed = 0;
+    for (const auto& record : out.records) packed += record.bytes;
+    charge_item_hops(out.records.size());
+    charge_bytes_copied(packed);
+  }
+
   exchange_port& port_;
   MPI_Comm comm_;
   const std::uint64_t limit_;
   v_exchange x_;
+  // The counts: exchanged every run, or in the first only when the caller promised a fixed pattern
+  // (the engine checks each PE's records against its first run's, so the counts stay true).
+  const bool fixed_pattern_;
+  bool counts_known_ = false;  // fixed pattern, after the first run: x_.receive and the largest hold
+  std::uint64_t largest_count_ = 0, largest_volume_ = 0;  // of any PE's records, of any PE's volume
 };
 
 class mpi_alltoallv_method final : public mpi_method {
  public:
-  mpi_alltoallv_method(exchange_port& port, bool fixed_pattern) : mpi_method(port), fixed_pattern_(fixed_pattern) {}
+  using mpi_method::mpi_method;
 
   std::uint64_t run(exchange_run& r) override {
     // Modelled simulation: the receiver's overhead of the messages SMPI's collectives receive.
@@ -165,15 +179,8 @@ class mpi_alltoallv_method final : public mpi_method {
     const std::uint64_t chunk = std::max<std::uint64_t>(1, std::min<std::uint64_t>(limit_, INT_MAX / size));
     // This run's records (a fixed pattern's counts are known, but its records are new each run).
     x_.send.assign(static_cast<std::size_t>(size), nullptr);
-    std::uint64_t packed = 0;
-    for (const auto& record : r.out.records) {
-      packed += record.bytes;
-      x_.send[static_cast<std::size_t>(record.dest)] = &record;
-    }
-    // Modelled simulation: each record copied into the send buffer, as transit's own methods are
-    // charged (SMPI charges the messages of MPI_Alltoallv as it charges transit's).
-    charge_item_hops(r.out.records.size());
-    charge_bytes_copied(packed);
+    for (const auto& record : r.out.records) x_.send[static_cast<std::size_t>(record.dest)] = &record;
+    charge_copies(r.out);
     in_rounds(r.out, x_, chunk, rounds_for(largest_count_, chunk), port_.stats(),
               [&](const std::byte* sb, const int* sc, const int* sd, std::byte* rb, const int* rc, const int* rd) {
                 mpi_check(MPI_Alltoallv(sb, sc, sd, MPI_BYTE, rb, rc, rd, MPI_BYTE, comm_), "MPI_Alltoallv");
@@ -187,8 +194,7 @@ class mpi_alltoallv_method final : public mpi_method {
   }
 
  private:
-  /// Collective: the count exchange, every run, or the first only when the caller promised a fixed
-  /// pattern (the engine checks each PE's records against its first run's, so the counts stay true).
+  /// Collective: the count exchange (every run, or the first only: see counts_known_).
   void exchange_counts(exchange_run& r) {
     const int size = port_.size();
     // Per peer: bytes for it, and this PE's largest record and volume, so that every PE learns the
@@ -216,16 +222,13 @@ class mpi_alltoallv_method final : public mpi_method {
     counts_known_ = fixed_pattern_;
   }
 
-  const bool fixed_pattern_;
-  bool counts_known_ = false;  // fixed pattern, after the first run: x_.receive and the largest hold
-  std::uint64_t largest_count_ = 0, largest_volume_ = 0;  // of any PE's records, of any PE's volume
   std::vector<int> sources_;  // 0..P-1
   std::vector<std::uint64_t> mine_, theirs_;
 };
 
 class mpi_neighbor_method final : public mpi_method {
  public:
-  mpi_neighbor_method(exchange_port& port, bool fixed_pattern) : mpi_method(port), fixed_pattern_(fixed_pattern) {}
+  using mpi_method::mpi_method;
   ~mpi_neighbor_method() override {
     if (graph_ != MPI_COMM_NULL) MPI_Comm_free(&graph_);
   }
@@ -236,14 +239,8 @@ class mpi_neighbor_method final : public mpi_method {
     if (!counts_known_) exchange_counts(r);
     if (largest_count_ == 0) return largest_volume_;
     x_.send.assign(out_.size(), nullptr);
-    std::uint64_t packed = 0;
-    for (std::size_t i = 0; i < out_.size(); ++i) {  // out_ holds this run's destinations, in order
-      x_.send[i] = &r.out.records[i];
-      packed += r.out.records[i].bytes;
-    }
-    // Modelled simulation: each record copied into the send buffer, as mpi_alltoallv's are.
-    charge_item_hops(r.out.records.size());
-    charge_bytes_copied(packed);
+    for (std::size_t i = 0; i < out_.size(); ++i) x_.send[i] = &r.out.records[i];  // out_: this run's destinations, in order
+    charge_copies(r.out);
     in_rounds(r.out, x_, chunk_, rounds_for(largest_count_, chunk_), port_.stats(),
               [&](const std::byte* sb, const int* sc, const int* sd, std::byte* rb, const int* rc, const int* rd) {
                 neighbor_alltoallv(sb, sc, sd, rb, rc, rd);
@@ -254,8 +251,7 @@ class mpi_neighbor_method final : public mpi_method {
 
  private:
   /// Collective: whether the graph must be rebuilt, the run's largest count and volume (one
-  /// allreduce), then the counts; every run, or the first only with a fixed pattern (the engine
-  /// checks each PE's records against its first run's, so graph and counts stay true).
+  /// allreduce), then the counts (every run, or the first only: see counts_known_).
   void exchange_counts(exchange_run& r) {
     targets_.clear();
     for (const auto& record : r.out.records) targets_.push_back(record.dest);  // sorted: the plan is
@@ -340,8 +336,6 @@ class mpi_neighbor_method final : public mpi_method {
   std::vector<MPI_Request> requests_;
 #endif
 
-  const bool fixed_pattern_;
-  bool counts_known_ = false;  // fixed pattern, after the first run: x_.receive and the largest hold
   bool built_ = false;         // out_, in_ and chunk_ (and graph_ outside simulations) describe a pattern
   std::uint64_t largest_count_ = 0, largest_volume_ = 0;  // of any PE's records, of any PE's volume
   MPI_Comm graph_ = MPI_COMM_NULL;
