@@ -145,8 +145,10 @@ std::unique_ptr<trace::recorder> context_state::make_recorder(transport& net, co
   if (options.trace.empty()) return nullptr;
   // pid: the process (the MPI rank; the local backend's PEs are threads of one), tid: the PE.
   const int process = net.backend() == "local" ? 0 : net.rank() / std::max(1, options.threads_per_rank);
-  auto recorder = std::make_unique<trace::recorder>(options.trace, net.rank(), net.size(), process,
-                                                    std::string(net.backend()), options.trace_events);
+  auto recorder = std::make_unique<trace::recorder>(
+      options.trace, net.rank(), net.size(), process,
+      net.backend() == "local" ? std::string("local PEs") : "rank " + std::to_string(process),
+      std::string(net.backend()), options.trace_events);
   net.set_tracer(recorder.get());
   return recorder;
 }

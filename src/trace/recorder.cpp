@@ -1,7 +1,5 @@
 #include "trace/recorder.hpp"
 
-#include "transit/detail/transport/mailbox.hpp"
-
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -99,16 +97,18 @@ std::string_view to_string(send_cause cause) noexcept {
   return "other";
 }
 
-recorder::recorder(std::string dir, int pe, int pes, int process, std::string backend, std::size_t capacity)
+recorder::recorder(std::string dir, int pe, int pes, int process, std::string process_name, std::string backend,
+                   std::size_t capacity)
     : dir_(std::move(dir)), pe_(pe), pes_(pes), process_(process), tid_(pe), thread_name_("PE " + std::to_string(pe)),
-      file_name_("transit-trace-" + std::to_string(pe) + ".json"), who_(thread_name_), backend_(std::move(backend)),
-      capacity_(std::max<std::size_t>(capacity, 1)) {
+      file_name_("transit-trace-" + std::to_string(pe) + ".json"), who_(thread_name_),
+      process_name_(std::move(process_name)), backend_(std::move(backend)), capacity_(std::max<std::size_t>(capacity, 1)) {
   ring_.reserve(std::min<std::size_t>(capacity_, 4096));
   labels_.push_back({"", "", ""});  // id 0 is never handed out: callers may keep 0 as "not asked yet"
 }
 
-recorder recorder::for_comm_thread(std::string dir, int rank, int pes, std::size_t capacity) {
-  recorder r(std::move(dir), -1, pes, rank, "mpi", capacity);
+recorder recorder::for_comm_thread(std::string dir, int rank, int pes, std::string process_name, std::string backend,
+                                   std::size_t capacity) {
+  recorder r(std::move(dir), -1, pes, rank, std::move(process_name), std::move(backend), capacity);
   r.tid_ = pes + rank;  // after every PE's row in the merged file
   r.thread_name_ = "comm thread";
   r.file_name_ = "transit-trace-comm-" + std::to_string(rank) + ".json";
@@ -145,8 +145,8 @@ void recorder::sent(int dest, std::uint32_t channel, std::size_t bytes, std::int
   next_cause_ = send_cause::other;
 }
 
-void recorder::received(int source, std::uint32_t channel, const std::byte* data, std::size_t bytes,
-                        std::int64_t start, std::int64_t end, std::size_t index, std::size_t count) {
+void recorder::received(int source, std::uint32_t channel, std::uint32_t endpoint, const std::byte* data,
+                        std::size_t bytes, std::int64_t start, std::int64_t end, std::size_t index, std::size_t count) {
   // The poll's time, shared out among the messages it handed over, in order.
   const std::int64_t share = (end - start) / static_cast<std::int64_t>(count);
   event& e = push();
@@ -158,7 +158,7 @@ void recorder::received(int source, std::uint32_t channel, const std::byte* data
   e.channel = channel;
   e.flow = flow_id(source, pe_, channel, received_on_[pair_key(source, channel)]++);
   if (dimension_offset_.empty()) return;
-  const auto described = dimension_offset_.find(channel & ~mailbox::control_bit);
+  const auto described = dimension_offset_.find(endpoint);
   if (described != dimension_offset_.end() && described->second < bytes)
     e.dimension = static_cast<std::int16_t>(std::to_integer<std::uint8_t>(data[described->second]));
 }
@@ -350,14 +350,17 @@ bool recorder::write(std::string_view why) noexcept {
     events = lines.size();
     std::string head = "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"transit_trace\":1,\"pe\":" + std::to_string(pe_);
     if (pe_ < 0) head += ",\"comm_thread_of_rank\":" + std::to_string(process_);  // for_comm_thread
-    head += ",\"pes\":" + std::to_string(pes_) + ",\"backend\":\"" + backend_ + "\",\"written_at\":\"";
+    head += ",\"pes\":" + std::to_string(pes_) + ",\"backend\":\"";
+    append_escaped(head, backend_);  // the caller's labels, as they are: the recorder tests neither
+    head += "\",\"written_at\":\"";
     append_escaped(head, why);
     head += "\",\"events_recorded\":" + std::to_string(recorded_) + ",\"events_dropped\":" + std::to_string(dropped()) +
             ",\"ring_capacity\":" + std::to_string(capacity_) + "},\n\"traceEvents\":[\n";
     char ids[64];
     std::snprintf(ids, sizeof ids, "\"pid\":%d,\"tid\":%d", process_, tid_);
-    head += std::string("{\"ph\":\"M\",\"name\":\"process_name\",") + ids + ",\"args\":{\"name\":\"" +
-            (backend_ == "local" ? std::string("local PEs") : "rank " + std::to_string(process_)) + "\"}},\n";
+    head += std::string("{\"ph\":\"M\",\"name\":\"process_name\",") + ids + ",\"args\":{\"name\":\"";
+    append_escaped(head, process_name_);
+    head += "\"}},\n";
     head += std::string("{\"ph\":\"M\",\"name\":\"thread_name\",") + ids + ",\"args\":{\"name\":\"" + thread_name_ + "\"}},\n";
     head += std::string("{\"ph\":\"M\",\"name\":\"thread_sort_index\",") + ids + ",\"args\":{\"sort_index\":" +
             std::to_string(tid_) + "}}";

@@ -4,11 +4,15 @@
 // DIR/transit-trace-<PE>.json in the Chrome trace event format, which Perfetto and
 // chrome://tracing open. Private to the library.
 //
-// Layering: beside the runtime, below the streamer. The transport seam records every message sent
-// and received (transport::send and poll, so both backends, without naming one); the layers above
-// add what only they know: the grid dimension of a send and why it left (the streamer calls
-// note_send just before it sends) and where a received message says its dimension (dimension_at), their steps and runs as slices, termination waves and tuning
-// decisions as instants; the wait loop records its waits and its idle time.
+// Layering: a leaf, below the transport. The recorder knows no transport, mailbox or backend: it
+// records what it is told, as plain integers and labels (a message sent or received with its peer,
+// channel and bytes; slices, instants and counters). Its callers say the rest: the transport's
+// hooks (src/transport/traced.cpp) record every message sent and received, on both backends,
+// and say which endpoint a received channel belongs to (the mailbox decodes that); the runtime
+// names the process ("local PEs", "rank 3"); the layers above add what only they know: the grid
+// dimension of a send and why it left (the streamer calls note_send just before it sends) and
+// where a received message says its dimension (dimension_at), their steps and runs as slices,
+// termination waves and tuning decisions as instants; the wait loop records its waits and idle time.
 //
 // Cost. Off: no recorder exists, and each hook is one branch on a null pointer, per message sent,
 // per poll and per wait round; nothing per item. On: per message a clock read or two and one
@@ -19,7 +23,7 @@
 // reader never mistakes a truncated timeline for a whole one.
 //
 // Flow arrows (send -> receive) without a byte on the wire: messages between two PEs on one
-// channel arrive in the order sent (transport.hpp), so the k-th message from A to B on channel c
+// channel arrive in the order sent (what the transport promises its callers), so the k-th message from A to B on channel c
 // is the k-th on both sides; both compute the same id from (A, B, c, k), and the same sampling
 // decision (k < 16 or k a multiple of 64), so arrows are drawn for a bounded share of the messages.
 #include <cstddef>
@@ -39,13 +43,17 @@ enum class send_cause : std::uint8_t { other, full, timer, final, bound, links, 
 
 class recorder {
  public:
-  /// `dir` exists and is writable (parse_run_options checked). `process` and `thread` become the
-  /// file's pid and tid: the MPI rank (0 on the local backend) and the PE.
-  recorder(std::string dir, int pe, int pes, int process, std::string backend, std::size_t capacity);
-  /// The recorder of MPI rank `rank`'s communication thread (docs/hybrid.md): a row of its own in
-  /// the rank's process (tid `pes` + rank, "comm thread"), written to
+  /// `dir` exists and is writable (parse_run_options checked). `process` and `pe` become the
+  /// file's pid and tid: the process the PE runs in and the PE. `process_name` names the process
+  /// in the file ("local PEs", "rank 3"); `backend` is written as the file's otherData.backend.
+  /// Both are labels the caller chooses: the recorder never tests them.
+  recorder(std::string dir, int pe, int pes, int process, std::string process_name, std::string backend,
+           std::size_t capacity);
+  /// The recorder of the communication thread of the process `rank` (docs/hybrid.md): a row of its
+  /// own in that process (tid `pes` + rank, "comm thread"), written to
   /// DIR/transit-trace-comm-<rank>.json. It records hand-offs (relayed), nothing else.
-  static recorder for_comm_thread(std::string dir, int rank, int pes, std::size_t capacity);
+  static recorder for_comm_thread(std::string dir, int rank, int pes, std::string process_name, std::string backend,
+                                  std::size_t capacity);
   recorder(recorder&&) = default;
   recorder(const recorder&) = delete;
   recorder& operator=(const recorder&) = delete;
@@ -58,19 +66,21 @@ class recorder {
     next_dimension_ = static_cast<std::int16_t>(dimension);
     next_cause_ = cause;
   }
-  /// The transport seam: a message of `bytes` to `dest` on `channel` was handed over in [start, end].
+  /// A message of `bytes` to `dest` on `channel` was handed over in [start, end].
   void sent(int dest, std::uint32_t channel, std::size_t bytes, std::int64_t start, std::int64_t end);
-  /// The transport seam: one message from `source` among the `count` that one poll in [start, end]
-  /// handed over; `index` is its position among them; `data` its `bytes` of payload.
-  void received(int source, std::uint32_t channel, const std::byte* data, std::size_t bytes, std::int64_t start,
-                std::int64_t end, std::size_t index, std::size_t count);
-  /// Every message on `channel` (and on its control channel) begins with a header whose byte at
-  /// `offset` is the message's grid dimension (the streamer's routing phase): its receive events
-  /// carry it from now on, as sends do. The receiver knows the dimension only from the message,
-  /// and the transport seam, where receives are recorded, knows no layer's header: the layer says
-  /// where to look. Until forget_channel.
-  void dimension_at(std::uint32_t channel, std::uint8_t offset) { dimension_offset_[channel] = offset; }
-  void forget_channel(std::uint32_t channel) { dimension_offset_.erase(channel); }
+  /// One message from `source` on `channel` among the `count` that one poll in [start, end] handed
+  /// over; `index` is its position among them; `data` its `bytes` of payload. `endpoint` is whose
+  /// message it is (the caller decodes the channel; several channels may share one endpoint): the
+  /// key of dimension_at.
+  void received(int source, std::uint32_t channel, std::uint32_t endpoint, const std::byte* data, std::size_t bytes,
+                std::int64_t start, std::int64_t end, std::size_t index, std::size_t count);
+  /// Every message received for `endpoint` begins with a header whose byte at `offset` is the
+  /// message's grid dimension (the streamer's routing phase): its receive events carry it from now
+  /// on, as sends do. The receiver knows the dimension only from the message, and the transport's
+  /// hook, where receives are recorded, knows no layer's header: the layer says where to look.
+  /// Until forget_channel(endpoint).
+  void dimension_at(std::uint32_t endpoint, std::uint8_t offset) { dimension_offset_[endpoint] = offset; }
+  void forget_channel(std::uint32_t endpoint) { dimension_offset_.erase(endpoint); }
 
   /// The communication thread: the message of `bytes` from PE `source` to PE `dest` on `channel`
   /// was handed on in [start, end]: `outgoing`, taken from a PE thread's outbox and given to MPI;
@@ -126,6 +136,7 @@ class recorder {
   std::string thread_name_;  // "PE 3", "comm thread"
   std::string file_name_;    // transit-trace-3.json, transit-trace-comm-1.json
   std::string who_;          // in warnings: "PE 3", "rank 1, communication thread"
+  std::string process_name_;  // "local PEs", "rank 1"
   std::string backend_;
   std::vector<event> ring_;  // grows to capacity_, then event k is ring_[k % capacity_]
   std::size_t capacity_;
@@ -134,7 +145,7 @@ class recorder {
   std::unordered_map<std::string, std::uint32_t> label_ids_;
   std::unordered_map<std::uint64_t, std::uint64_t> sent_on_, received_on_;  // (peer, channel) -> messages
   std::map<std::tuple<int, int, std::uint32_t>, std::uint64_t> relayed_on_;  // (source, dest, channel) -> messages
-  std::unordered_map<std::uint32_t, std::uint8_t> dimension_offset_;  // channel -> header byte (dimension_at)
+  std::unordered_map<std::uint32_t, std::uint8_t> dimension_offset_;  // endpoint -> header byte (dimension_at)
   std::int16_t next_dimension_ = -1;
   send_cause next_cause_ = send_cause::other;
 };

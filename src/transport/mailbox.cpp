@@ -19,7 +19,7 @@ void mailbox::pump() {
   arrivals_.clear();
   transport_.poll(arrivals_, 1024);
   for (auto& m : arrivals_) {
-    const std::uint32_t channel = m.channel & ~control_bit;
+    const std::uint32_t channel = endpoint_of(m.channel);
     if (channel < closed_.size() && closed_[channel]) {
       if ((m.channel & control_bit) == 0) {
         ++dropped_after_close_;

@@ -39,7 +39,9 @@ comm_thread_hub::comm_thread_hub(MPI_Comm parent, int lanes, const std::string& 
     : lane_count_(lanes) {
   MPI_Comm_size(parent, &ranks_);
   MPI_Comm_rank(parent, &mpi_rank_);
-  if (!trace_dir.empty()) trace_.emplace(trace::recorder::for_comm_thread(trace_dir, mpi_rank_, ranks_ * lanes, trace_events));
+  if (!trace_dir.empty())
+    trace_.emplace(trace::recorder::for_comm_thread(trace_dir, mpi_rank_, ranks_ * lanes,
+                                                    "rank " + std::to_string(mpi_rank_), "mpi", trace_events));
   lanes_.reserve(static_cast<std::size_t>(lanes));
   for (int lane = 0; lane < lanes; ++lane) lanes_.push_back(std::make_unique<lane_state>());
   endpoint_ = std::make_unique<mpi_transport>(parent, lanes, [this](int lane) {

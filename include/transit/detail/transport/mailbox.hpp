@@ -21,6 +21,10 @@ namespace transit::detail {
 class mailbox {
  public:
   static constexpr std::uint32_t control_bit = std::uint32_t{1} << 31;
+  /// The endpoint (the channel as opened) a message sent on `channel` belongs to: the channel of
+  /// its control messages decoded. The one place that reads the channel's bits, for the mailbox
+  /// and for whoever names a message's endpoint (the trace's transport hooks).
+  static constexpr std::uint32_t endpoint_of(std::uint32_t channel) noexcept { return channel & ~control_bit; }
 
   explicit mailbox(transport& t) : transport_(t) {}
   mailbox(const mailbox&) = delete;

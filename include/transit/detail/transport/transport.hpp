@@ -132,7 +132,7 @@ class transport {
   std::uint64_t network_messages_ = 0;
 
  private:
-  // Out of line (src/trace/seam.cpp), so that the inline send and poll stay a branch and a call.
+  // Out of line (src/transport/traced.cpp), so that the inline send and poll stay a branch and a call.
   void traced_send(int dest, std::uint32_t channel, message_buffer&& data);
   std::size_t traced_poll(std::vector<message>& sink, std::size_t max);
   int polling_holds_ = 0;

@@ -1,6 +1,9 @@
-// The transport seam's side of the timeline trace: transport::send and poll come here only while
-// a recorder is attached (--transit-trace), and record each message around the backend's own call.
+// The transport's hooks into the timeline trace: transport::send and poll come here only while a
+// recorder is attached (--transit-trace), and tell it of each message around the backend's own
+// call. The recorder (src/trace/) is a leaf below the transport: this file says what a message is
+// in its terms (peer, channel, bytes, and the endpoint a channel belongs to, as the mailbox reads it).
 #include "trace/recorder.hpp"
+#include "transit/detail/transport/mailbox.hpp"
 #include "transit/detail/transport/transport.hpp"
 
 namespace transit::detail {
@@ -20,7 +23,8 @@ std::size_t transport::traced_poll(std::vector<message>& sink, std::size_t max) 
   const std::int64_t end = trace::recorder::now();
   for (std::size_t i = 0; i < n; ++i) {
     const message& m = sink[before + i];
-    trace_->received(m.source, m.channel, m.data.payload(), m.data.size(), start, end, i, n);
+    trace_->received(m.source, m.channel, mailbox::endpoint_of(m.channel), m.data.payload(), m.data.size(), start,
+                     end, i, n);
   }
   return n;
 }
