@@ -1,7 +1,7 @@
 #pragma once
 // What one_sided's multi-region transfers ask of the layer above them when the protocol is
 // `automatic`. one_sided (below) defines this interface; protocols (above) implements it in
-// src/protocols/profile.cpp from the job's measured profile, so no file of one_sided includes
+// src/protocols/protocol_profile.cpp from the job's measured profile, so no file of one_sided includes
 // protocols/ (see include/transit/detail/one_sided/transfers.hpp).
 #include <cstddef>
 #include <memory>

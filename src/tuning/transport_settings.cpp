@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "profile_json.hpp"
+#include "profile/profile_json.hpp"
 #include "transport/settings_hook.hpp"
 
 namespace transit::detail {

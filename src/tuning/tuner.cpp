@@ -8,11 +8,11 @@
 #include <limits>
 #include <optional>
 
-#include "profile_json.hpp"
+#include "profile/profile_json.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
 #include "transit/detail/streamer/tuning_hook.hpp"
-#include "transit/tuning/calibrate.hpp"
+#include "transit/tuning/calibrate_streamer.hpp"
 #include "transit/tuning/model.hpp"
 #include "tuning_defaults.hpp"
 

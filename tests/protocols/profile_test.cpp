@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "test_support.hpp"
-#include "transit/protocols/calibrate.hpp"
+#include "transit/protocols/calibrate_protocols.hpp"
 #include "transit/transit.hpp"
-#include "transit/tuning/profile.hpp"
+#include "transit/profile/profile.hpp"
 
 namespace {
 

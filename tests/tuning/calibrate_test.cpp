@@ -9,8 +9,8 @@
 
 #include "own_profile.hpp"
 #include "test_support.hpp"
-#include "transit/tuning/calibrate.hpp"
-#include "transit/tuning/profile.hpp"
+#include "transit/tuning/calibrate_streamer.hpp"
+#include "transit/profile/profile.hpp"
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "tuning/passes.hpp"
-#include "transit/tuning/calibrate.hpp"
+#include "transit/tuning/calibrate_streamer.hpp"
 
 namespace {
 

@@ -9,9 +9,9 @@
 #include <fstream>
 #include <string>
 
-#include "tuning/profile_json.hpp"
-#include "transit/tuning/calibrate.hpp"
-#include "transit/tuning/profile.hpp"
+#include "profile/profile_json.hpp"
+#include "transit/tuning/calibrate_streamer.hpp"
+#include "transit/profile/profile.hpp"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include "own_profile.hpp"
 #include "test_support.hpp"
 #include "transit/detail/streamer/tuning_hook.hpp"
-#include "transit/tuning/profile.hpp"
+#include "transit/profile/profile.hpp"
 
 namespace {
 

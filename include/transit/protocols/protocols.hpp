@@ -4,7 +4,7 @@
 // chosen_protocol), with regions and protocols in one_sided/regions.hpp; this layer sits above
 // one_sided and holds the measured profiles `automatic` chooses from, their file section and
 // their calibration. one_sided reaches it only through the interface it defines for `automatic`
-// (src/one_sided/automatic_protocol.hpp), which src/protocols/profile.cpp implements.
+// (src/one_sided/automatic_protocol.hpp), which src/protocols/protocol_profile.cpp implements.
 #include <cstddef>
 #include <filesystem>
 #include <optional>
@@ -79,7 +79,7 @@ struct protocol_profile {
 /// there are two or more, pipelined otherwise (docs/protocols.md says why). Local.
 transfer_protocol builtin_protocol_choice(std::size_t region_bytes, std::size_t regions) noexcept;
 
-/// The profile file: default_profile_path() (transit/tuning/profile.hpp), the one rule for every
+/// The profile file: default_profile_path() (transit/profile/profile.hpp), the one rule for every
 /// section of the file. Local.
 std::filesystem::path protocol_profile_path();
 
@@ -109,7 +109,7 @@ struct protocol_profile_status {
 /// reported in protocol_profile_status::error. Thread-safe.
 protocol_profile_status protocol_profile_in_use(const context& ctx);
 
-/// The host name profile entries are keyed by: this_host() (transit/tuning/profile.hpp). Local.
+/// The host name profile entries are keyed by: this_host() (transit/profile/profile.hpp). Local.
 std::string protocol_profile_host();
 
 }  // namespace transit

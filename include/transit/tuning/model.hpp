@@ -14,7 +14,7 @@
 #include "transit/grid/virtual_grid.hpp"
 #include "transit/topology/machine.hpp"
 #include "transit/topology/topology_manager.hpp"
-#include "transit/tuning/profile.hpp"
+#include "transit/profile/profile.hpp"
 
 namespace transit {
 

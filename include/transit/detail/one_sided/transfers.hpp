@@ -4,7 +4,7 @@
 // Layer direction: one_sided is below protocols. This header and src/one_sided/ include nothing
 // of protocols/; what `automatic` needs from above (the measured profile, or the built-in rule) is
 // reached through the interface one_sided defines in src/one_sided/automatic_protocol.hpp, which
-// src/protocols/profile.cpp implements. protocols/ includes one_sided (its calibration runs these
+// src/protocols/protocol_profile.cpp implements. protocols/ includes one_sided (its calibration runs these
 // transfers), never the other way round.
 // The typed members (one_sided/global_array.hpp) pass element bytes; everything here runs per
 // region or per message, never per element.

@@ -1,5 +1,6 @@
 // Protocol profiles: lookup, the built-in rule, and the "protocols" section of the profile file
-// (JSON through nlohmann-json; the file's other sections belong to tuning/ and are kept as they are).
+// (JSON through nlohmann-json, through the profile module below: src/profile/; the file's other
+// sections are tuning's and are kept as they are).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -17,8 +18,8 @@
 #include "transit/protocols/protocols.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
-#include "transit/tuning/profile.hpp"
-#include "tuning/profile_json.hpp"
+#include "profile/profile_json.hpp"
+#include "transit/profile/profile.hpp"
 
 namespace transit {
 
@@ -205,8 +206,8 @@ transfer_protocol protocol_profile::choose(std::size_t region_bytes, std::size_t
   return builtin_protocol_choice(region_bytes, regions);
 }
 
-// The file and the host key are tuning's (profile.hpp): one path rule and one host rule for every
-// section of the file.
+// The file and the host key are the profile module's (transit/profile/profile.hpp): one path rule
+// and one host rule for every section of the file.
 std::filesystem::path protocol_profile_path() { return default_profile_path(); }
 
 std::string protocol_profile_host() { return this_host(); }
@@ -265,7 +266,7 @@ void save_protocol_profile(const std::filesystem::path& path, const protocol_pro
   }
   if (!replaced) section.push_back(std::move(fresh));
   try {
-    detail::write_profile_text(path, root.dump(1) + "\n");  // the file's one writer (tuning/)
+    detail::write_profile_text(path, root.dump(1) + "\n");  // the file's one writer (src/profile/)
   } catch (const profile_error& e) {
     throw protocol_profile_error(e.what());
   }

@@ -8,7 +8,7 @@
 //    and whose intercept gives per_item; beta comes from the curve's large messages.
 // Every timing is the maximum over PEs of one allreduce, so every PE computes the same profile.
 #include "transit/detail/core/clock.hpp"
-#include "transit/tuning/calibrate.hpp"
+#include "transit/tuning/calibrate_streamer.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <system_error>
 
-#include "profile_json.hpp"
+#include "profile/profile_json.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
 

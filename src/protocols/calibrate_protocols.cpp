@@ -1,5 +1,5 @@
-// Timing multi-region transfers and calibrating the protocol profiles (include/transit/protocols/calibrate.hpp).
-#include "transit/protocols/calibrate.hpp"
+// Timing multi-region transfers and calibrating the protocol profiles (include/transit/protocols/calibrate_protocols.hpp).
+#include "transit/protocols/calibrate_protocols.hpp"
 
 #include <algorithm>
 #include <array>

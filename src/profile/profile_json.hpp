@@ -1,7 +1,7 @@
 #pragma once
 // Private to the library: the JSON inside a profile_file, for the layers that calibrate a section
-// of their own (protocols, issue 12: `transit calibrate protocols`), and the cached reading that
-// streamers use. nlohmann-json stays out of the public headers.
+// of their own (protocols, issue 12: `transit calibrate protocols`; tuning's streamer and
+// transport sections), and the cached reading that streamers use. nlohmann-json stays out of the public headers.
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "transit/tuning/profile.hpp"
+#include "transit/profile/profile.hpp"
 
 namespace transit {
 
