@@ -722,6 +722,9 @@ after the next sync().)")
           raise_status(status, "transit_prepare_mpi");
       },
       "Before MPI starts: Open MPI's settings for transit (transit_prepare_mpi).");
+  m.def(
+      "_started_by_mpi_launcher", [] { return transit_started_by_mpi_launcher() != 0; },
+      "Whether an MPI launcher started this process: the library's rule (transit_started_by_mpi_launcher).");
   m.def("_live_contexts", [] {
     py::list out;
     for (const auto& c : live_contexts()) out.append(context_handle{c});

@@ -57,6 +57,12 @@ transit_status transit_context_create_mpi(const void* comm, transit_context** ou
  *  sender's next MPI call; transit::prepare_mpi_environment in C++). The program's or the user's
  *  settings win; does nothing once MPI is initialised. TRANSIT_NOT_BUILT without MPI. */
 transit_status transit_prepare_mpi(void);
+/** Local: 1 when this process was started by an MPI launcher (mpirun or mpiexec of Open MPI,
+ *  MPICH or MVAPICH, srun with PMI or PMIx: one of the environment variables they set), else 0.
+ *  The library's one rule, which transit::run uses to choose its backend when none is given
+ *  (transit::started_by_mpi_launcher in C++), for front ends that choose as it does (Python's
+ *  transit.Context). Present in a build without MPI too, with the same answer. */
+int transit_started_by_mpi_launcher(void);
 /** Collective: a barrier, then frees the context. NULL is a no-op. Every object made on the context
  *  (streamers, arrays, exchanges) must be destroyed first (else TRANSIT_LOGIC_ERROR, nothing freed).
  *  The contexts transit_run_local hands its bodies are its own (TRANSIT_LOGIC_ERROR here). */

@@ -8,6 +8,7 @@
 
 #include "c_api/handles.hpp"
 #include "transit/detail/runtime/context_access.hpp"
+#include "transit/runtime/options.hpp"
 
 namespace transit::c_api {
 
@@ -127,6 +128,8 @@ transit_status transit_allreduce(transit_context* c, void* values, std::size_t c
     transit::detail::throw_invalid("transit_allreduce: type", static_cast<int>(type), "TRANSIT_INT64 or TRANSIT_DOUBLE");
   });
 }
+
+int transit_started_by_mpi_launcher(void) { return transit::started_by_mpi_launcher() ? 1 : 0; }
 
 #ifndef TRANSIT_WITH_MPI
 transit_status transit_context_create_mpi(const void*, transit_context** out) {

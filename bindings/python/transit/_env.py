@@ -1,16 +1,14 @@
 """Which backend transit.Context(comm) runs on: the communicator to attach to, or None for one PE
 of the local backend. Imports mpi4py.MPI only when MPI is wanted: importing it initialises MPI."""
-import os
 import sys
-
-# Set by the launchers transit is run under (Open MPI's mpirun, PMI and PMIx launchers: MPICH's
-# Hydra, Slurm's srun).
-_LAUNCHER_VARIABLES = ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK")
 
 
 def under_launcher():
-    """Whether this process was started by an MPI launcher."""
-    return any(v in os.environ for v in _LAUNCHER_VARIABLES)
+    """Whether this process was started by an MPI launcher: the library's one rule (the variables
+    of Open MPI's mpirun, MPICH's Hydra, MVAPICH, PMI and PMIx launchers such as Slurm's srun),
+    asked through the C API (transit_started_by_mpi_launcher), as transit::run asks it."""
+    from . import _transit
+    return _transit._started_by_mpi_launcher()
 
 
 def _mpi_already_initialised():
