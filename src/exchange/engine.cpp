@@ -12,6 +12,7 @@
 #include "methods.hpp"
 #include "transit/detail/core/clock.hpp"
 #include "transit/detail/core/error.hpp"
+#include "transit/runtime/options.hpp"
 #include "core/simulated_costs.hpp"
 #include "core/wire_error.hpp"
 #include "trace/recorder.hpp"

@@ -10,6 +10,7 @@
 #include "routed_engine.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
+#include "transit/runtime/options.hpp"
 #include "transport/node_memory.hpp"
 
 namespace transit {

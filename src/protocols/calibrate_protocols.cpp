@@ -9,6 +9,7 @@
 
 #include "transit/detail/core/clock.hpp"
 #include "transit/detail/core/error.hpp"
+#include "transit/one_sided/global_array.hpp"
 #include "transit/runtime/context.hpp"
 
 namespace transit {

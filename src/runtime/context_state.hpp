@@ -15,6 +15,7 @@
 #include "transit/detail/transport/mailbox.hpp"
 #include "transit/detail/transport/transport.hpp"
 #include "transit/runtime/context.hpp"
+#include "transit/runtime/options.hpp"
 
 namespace transit::detail {
 

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <optional>
 
+#include "transit/topology/topology_manager.hpp"
+
 namespace transit::detail {
 
 void report_failure(int pe, const char* what) {

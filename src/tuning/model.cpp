@@ -15,6 +15,7 @@
 
 #include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
+#include "transit/runtime/options.hpp"
 #include "transit/mapping/mapping.hpp"
 
 namespace transit {

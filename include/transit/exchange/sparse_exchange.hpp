@@ -1,15 +1,11 @@
 #pragma once
 // sparse_exchange<T>: a personalised all-to-all where each PE sends to few peers and does not know
-// who sends to it (halo exchanges of spectral- and finite-element codes). docs/exchange.md.
-#include <algorithm>
-#include <cstring>
-#include <numeric>
-#include <stdexcept>
+// who sends to it (halo exchanges of spectral- and finite-element codes). docs/exchange.md. This header declares
+// and documents; the bodies are in detail/exchange/sparse_exchange_impl.hpp.
+#include <cstddef>
 #include <type_traits>
-#include <utility>
 #include <vector>
 
-#include "transit/detail/core/error.hpp"
 #include "transit/detail/exchange/engine.hpp"
 #include "transit/exchange/options.hpp"
 #include "transit/runtime/context.hpp"
@@ -38,62 +34,7 @@ class sparse_exchange {
   /// source that sent this PE items, sorted by source; a source's parcels to this PE arrive
   /// concatenated in the order given. Parcels without items are not delivered. Throws
   /// std::out_of_range, before communicating, for a peer outside [0, size()).
-  std::vector<parcel<T>> run(std::vector<parcel<T>> outgoing) {
-    const int rank = engine_.rank();
-    check_peers(outgoing);
-    // Group by destination, keeping the given order within one: one record per destination.
-    // (order_ and plan_ keep their capacity from run to run.)
-    order_.resize(outgoing.size());
-    std::iota(order_.begin(), order_.end(), std::size_t{0});
-    std::stable_sort(order_.begin(), order_.end(),
-                     [&](std::size_t a, std::size_t b) { return outgoing[a].peer < outgoing[b].peer; });
-    detail::outgoing_plan& plan = plan_;
-    plan.records.clear();
-    plan.spans.clear();
-    std::vector<T> to_self;
-    for (const std::size_t i : order_) {
-      auto& p = outgoing[i];
-      if (p.items.empty()) continue;
-      if (p.peer == rank) {
-        if (to_self.empty()) {
-          to_self = std::move(p.items);
-        } else {
-          to_self.insert(to_self.end(), p.items.begin(), p.items.end());
-        }
-        continue;
-      }
-      const std::uint64_t bytes = static_cast<std::uint64_t>(p.items.size()) * sizeof(T);
-      if (plan.records.empty() || plan.records.back().dest != p.peer)
-        plan.records.push_back(detail::outgoing_record{p.peer, 0, plan.spans.size(), 0});
-      auto& record = plan.records.back();
-      record.bytes += bytes;
-      ++record.span_count;
-      plan.spans.push_back(detail::byte_span{reinterpret_cast<const std::byte*>(p.items.data()), bytes});
-    }
-
-    engine_.run(plan, incoming_);
-
-    std::vector<parcel<T>> result;
-    result.reserve(incoming_.size() + (to_self.empty() ? 0 : 1));
-    bool self_placed = to_self.empty();
-    std::uint64_t delivered = static_cast<std::uint64_t>(to_self.size()) * sizeof(T);
-    for (const auto& r : incoming_) {
-      if (!self_placed && r.source > rank) {
-        result.push_back(parcel<T>{rank, std::move(to_self)});
-        self_placed = true;
-      }
-      TRANSIT_ASSERT(r.bytes % sizeof(T) == 0, "a record's length is not a whole number of items");
-      parcel<T> p{r.source, std::vector<T>(static_cast<std::size_t>(r.bytes / sizeof(T)))};
-      std::memcpy(static_cast<void*>(p.items.data()), r.data, static_cast<std::size_t>(r.bytes));
-      delivered += r.bytes;
-      result.push_back(std::move(p));
-    }
-    if (!self_placed) result.push_back(parcel<T>{rank, std::move(to_self)});
-    incoming_.clear();
-    engine_.release();
-    engine_.count_delivered(delivered);
-    return result;
-  }
+  std::vector<parcel<T>> run(std::vector<parcel<T>> outgoing);
 
   /// Local. The method the last run used (what automatic chose, while timing: the candidate
   /// tried); before the first run, the method asked for. Equal on every PE.
@@ -102,14 +43,8 @@ class sparse_exchange {
   exchange_stats stats() const { return engine_.stats(); }
 
  private:
-  void check_peers(const std::vector<parcel<T>>& outgoing) const {
-    const int size = engine_.size();
-    for (const auto& p : outgoing) {
-      if (p.peer < 0 || p.peer >= size)
-        throw std::out_of_range(detail::concat("sparse_exchange::run: parcel peer ", p.peer, " is outside [0, ",
-                                               size, "): expected a PE of this job"));
-    }
-  }
+  /// Throws std::out_of_range naming the first parcel whose peer is not a PE of the job.
+  void check_peers(const std::vector<parcel<T>>& outgoing) const;
 
   detail::exchange_engine engine_;
   std::vector<std::size_t> order_;
@@ -118,3 +53,6 @@ class sparse_exchange {
 };
 
 }  // namespace transit
+
+// The members' bodies.
+#include "transit/detail/exchange/sparse_exchange_impl.hpp"

@@ -7,10 +7,16 @@
 #include <span>
 #include <vector>
 
-#include "transit/one_sided/global_array.hpp"
+#include "transit/one_sided/regions.hpp"
 #include "transit/protocols/protocols.hpp"
 
 namespace transit {
+
+// Only named here (by reference): include runtime/context.hpp and one_sided/global_array.hpp to
+// make and fill the array a timed point runs on.
+class context;
+template <class T>
+class global_array;
 
 /// One point: every active PE puts `regions` regions of `region_bytes` bytes (stride twice the
 /// region) into its target's block, then fences; the time of one transfer is the maximum over

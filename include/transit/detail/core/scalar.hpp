@@ -1,6 +1,5 @@
 #pragma once
 // The transports' own allreduces: every value travels as 64 bits, combined by reduce_op.
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -19,8 +18,9 @@ std::uint64_t combine_as(std::uint64_t a, std::uint64_t b, reduce_op op) noexcep
   T r = x;
   switch (op) {
     case reduce_op::sum: r = x + y; break;
-    case reduce_op::min: r = std::min(x, y); break;
-    case reduce_op::max: r = std::max(x, y); break;
+    // std::min and std::max, spelled out: this header is in every public one, <algorithm> is not.
+    case reduce_op::min: r = y < x ? y : x; break;
+    case reduce_op::max: r = x < y ? y : x; break;
   }
   std::uint64_t bits;
   std::memcpy(&bits, &r, sizeof bits);

@@ -25,7 +25,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <span>
 #include <vector>
 
@@ -40,6 +39,26 @@ class context;
 namespace transit::detail {
 
 class automatic_protocol;  // src/one_sided/automatic_protocol.hpp
+
+/// std::minstd_rand's generator (x = 48271 x mod 2^31 - 1, same seeding, same sequence), a
+/// uniform random bit generator for std::uniform_int_distribution: protocol_selector holds one in
+/// every global_array, and <random> would add 17k lines to every program that includes one.
+class minstd_engine {
+ public:
+  using result_type = std::uint_fast32_t;
+  static constexpr result_type min() noexcept { return 1; }
+  static constexpr result_type max() noexcept { return modulus - 1; }
+  explicit minstd_engine(result_type seed) noexcept
+      : state_(seed % modulus == 0 ? 1 : static_cast<result_type>(seed % modulus)) {}
+  result_type operator()() noexcept {
+    state_ = static_cast<result_type>(std::uint64_t{state_} * 48271 % modulus);
+    return state_;
+  }
+
+ private:
+  static constexpr result_type modulus = 2147483647;
+  result_type state_;
+};
 
 /// Which protocol a call uses: TRANSIT_PROTOCOL (read when the array is made) forces one or
 /// draws one at random per call; otherwise the job's profile decides (read once per process).
@@ -61,7 +80,7 @@ class protocol_selector {
   transfer_protocol forced_ = transfer_protocol::automatic;
   const context* ctx_;
   int self_node_ = 0;
-  mutable std::minstd_rand random_;
+  mutable minstd_engine random_;
   mutable std::shared_ptr<const automatic_protocol> profile_;  // at the first automatic choice
   // The profile's choices so far by (same node, floor(log2 S), floor(log2 N)), protocol + 1 (0:
   // not asked yet): a profile choice scans the table's points and smooths (about a microsecond),
