@@ -10,7 +10,7 @@
 
 #include "transit/detail/core/clock.hpp"
 #include "transit/detail/core/error.hpp"
-#include "transit/detail/core/backoff.hpp"
+#include "core/backoff.hpp"
 #include "transit/detail/runtime/context_access.hpp"
 #include "context_state.hpp"
 

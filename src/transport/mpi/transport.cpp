@@ -17,7 +17,7 @@
 #include <string>
 #include <string_view>
 
-#include "transit/detail/core/backoff.hpp"
+#include "core/backoff.hpp"
 #include "transit/detail/core/clock.hpp"
 #include "transit/detail/core/error.hpp"
 #include "core/simulated_costs.hpp"
