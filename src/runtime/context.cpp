@@ -144,7 +144,7 @@ std::string context_state::late_arrival_message(std::uint32_t channel, int sourc
 std::unique_ptr<trace::recorder> context_state::make_recorder(transport& net, const run_options& options) {
   if (options.trace.empty()) return nullptr;
   // pid: the process (the MPI rank; the local backend's PEs are threads of one), tid: the PE.
-  const int process = net.backend() == "local" ? 0 : net.rank() / std::max(1, options.threads_per_rank);
+  const int process = net.process();
   auto recorder = std::make_unique<trace::recorder>(options.trace, net.rank(), net.size(), process,
                                                     std::string(net.backend()), options.trace_events);
   net.set_tracer(recorder.get());
@@ -209,6 +209,7 @@ void context_access::remove_diagnostic(context& c, int id) {
 void context_access::end_job(context& c, const std::string& why) { c.state_->net->end_job(why); }
 
 transport& context_access::net(context& c) noexcept { return *c.state_->net; }
+const transport& context_access::net(const context& c) noexcept { return *c.state_->net; }
 mailbox& context_access::mail(context& c) noexcept { return c.state_->mail; }
 
 namespace {

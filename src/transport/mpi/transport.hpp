@@ -89,6 +89,7 @@ class mpi_transport final : public transport, public mpi_access {
   int rank() const noexcept override { return rank_; }
   int size() const noexcept override { return size_; }
   std::string_view backend() const noexcept override { return "mpi"; }
+  int process() const noexcept override { return mpi_rank_; }
   std::size_t pending_sends() const noexcept override { return in_flight_.size() + backlogged_; }
   std::unique_ptr<collective_group> make_group() override;
   bool wait_for_activity() override;
