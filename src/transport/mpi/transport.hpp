@@ -196,11 +196,9 @@ class mpi_transport final : public transport, public mpi_access {
   };
   std::vector<waited_entry> waited_entries_;
   std::vector<collective_requests*> live_groups_;  // their requests are waited on too
-#ifdef TRANSIT_SIMGRID
-  // Collective groups are tags of comm_ in a SimGrid build (p2p_group in collective_groups.cpp).
+  // Collective groups are tags of comm_ in a simulation build (p2p_group in collective_groups.cpp).
   static constexpr int first_group_tag = 16;
   int groups_made_ = 0;
-#endif
 };
 
 }  // namespace transit::detail
