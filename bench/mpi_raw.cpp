@@ -20,7 +20,7 @@
 #include "bench.hpp"
 #include "core/simulated_costs.hpp"
 
-#include "transit/detail/core/backoff.hpp"
+#include "core/backoff.hpp"
 #include "transit/detail/core/clock.hpp"
 
 namespace transit::bench {

@@ -14,6 +14,7 @@
 #include "call_error.hpp"
 #include "transit/detail/active/calls.hpp"
 #include "transit/detail/core/error.hpp"
+#include "transit/detail/core/simulation.hpp"
 
 namespace transit::detail {
 
@@ -67,7 +68,6 @@ const code_object* object_holding(const std::vector<code_object>& objects, std::
   return nullptr;
 }
 
-#ifdef TRANSIT_SIMGRID
 // SMPI's dlopen privatization loads one copy of the program per simulated rank, all in one
 // process, named <program>_<pid>_<rank>.so. A rank's handlers are in its own copy (the one holding
 // this code): that copy is known by the program's name, as on every other rank, and the other
@@ -98,7 +98,6 @@ void keep_own_smpi_copy(std::vector<code_object>& objects) {
       o.name_hash = fnv1a32(stem);
     }
 }
-#endif
 
 // Handlers and loaded objects of this process; objects are re-read when an address is in none
 // of them (a library loaded since).
@@ -113,9 +112,7 @@ struct registry {
   void read_objects() {
     objects.clear();
     dl_iterate_phdr(add_object, &objects);
-#ifdef TRANSIT_SIMGRID
-    keep_own_smpi_copy(objects);
-#endif
+    if constexpr (simulated_build) keep_own_smpi_copy(objects);
     for (auto& a : objects)
       for (const auto& b : objects)
         if (&a != &b && a.name_hash == b.name_hash) a.ambiguous = true;

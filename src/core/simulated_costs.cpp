@@ -7,16 +7,12 @@
 #include <string_view>
 #include <system_error>
 
+#include "core/simulation.hpp"
 #include "transit/detail/core/clock.hpp"
 #include "transit/detail/core/error.hpp"
 
-#ifdef TRANSIT_SIMGRID
-#include <mpi.h>
-#include <simgrid/engine.h>
-
 #include <cstdlib>
 #include <unordered_map>
-#endif
 
 namespace transit::detail {
 
@@ -112,26 +108,10 @@ simulated_costs parse_simulated_costs(const std::function<const char*(std::strin
   return costs;
 }
 
-#ifndef TRANSIT_SIMGRID
-const simulated_costs& simulation_costs() {
-  static const simulated_costs none;
-  return none;
-}
-
-void charge_simulated(double) {}
-void baseline_messages::mark(bool) noexcept {}
-#else
 namespace {
 
-// This rank's world rank: SMPI runs all ranks in this process, one at a time, so per-rank state
-// lives in vectors indexed by it.
-std::size_t world_rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return static_cast<std::size_t>(rank);
-}
-
-// By world rank: whether the rank is inside a baseline_messages scope.
+// By world rank (simulation::world_rank: the ranks of a simulation share this process's globals):
+// whether the rank is inside a baseline_messages scope.
 std::vector<char>& in_baseline_collective() {
   static std::vector<char> inside;
   return inside;
@@ -147,22 +127,19 @@ std::vector<char>& in_baseline_collective() {
 void install_send_costs(const simulated_costs& costs) {
   const double slot = costs.nic_messages_per_second > 0 ? 1 / costs.nic_messages_per_second : 0.0;
   const message_overhead send = costs.send_overhead, receive = costs.receive_overhead;
-  const SmpiOpCostCb send_cost = [slot, send, receive](std::size_t size, simgrid::s4u::Host* source,
-                                                       simgrid::s4u::Host* dest) {
+  simulation::register_send_cost([slot, send, receive](std::size_t size, const void* source, const void* dest) {
     static std::unordered_map<const void*, double> free_at;  // by node: when its interface is next free
     double own = send.seconds(size);
-    const std::size_t rank = world_rank();
+    const std::size_t rank = simulation::world_rank();
     const auto& inside = in_baseline_collective();
     if (rank < inside.size() && inside[rank] != 0) own += receive.seconds(size);
     if (slot == 0 || source == dest) return own;  // no interface, or within a node
-    const double now = simgrid_get_clock();
+    const double now = simulation::simulated_seconds();
     double& next_free = free_at[source];
     const double start = std::max(now, next_free);
     next_free = start + slot;
     return std::max(own, next_free - now);
-  };
-  smpi_register_op_cost_callback(SmpiOperation::SEND, send_cost);
-  smpi_register_op_cost_callback(SmpiOperation::ISEND, send_cost);
+  });
 }
 
 simulated_costs costs_from_environment() {
@@ -175,13 +152,19 @@ simulated_costs costs_from_environment() {
 }  // namespace
 
 const simulated_costs& simulation_costs() {
-  // Read once per rank (smpi/privatization gives each rank its own copy of this static; without
-  // it, once for all): SMPI runs its ranks one at a time, never in parallel.
-  static const simulated_costs costs = costs_from_environment();
-  return costs;
+  if constexpr (!simulated_build) {
+    static const simulated_costs none;
+    return none;
+  } else {
+    // Read once per rank (smpi/privatization gives each rank its own copy of this static; without
+    // it, once for all): SMPI runs its ranks one at a time, never in parallel.
+    static const simulated_costs costs = costs_from_environment();
+    return costs;
+  }
 }
 
 void charge_simulated(double seconds) {
+  if constexpr (!simulated_build) return;
   // A simulated sleep, not an execution (smpi_execute_benched): a modelled rank owns its core, so
   // both pass the same simulated time, but SimGrid 3.32 files every execution in its actor's list
   // of activities and scans that list to remove it when it ends. That list also keeps every
@@ -191,7 +174,7 @@ void charge_simulated(double seconds) {
   // SimGrid rounds a sleep below its precision (scripts/simulate sets up to 100 ns) and warns.
   constexpr double smallest_charge = 1e-7;
   static std::vector<double> owed;  // per rank: the ranks of a simulation share this process's globals
-  const std::size_t rank = world_rank();
+  const std::size_t rank = simulation::world_rank();
   if (owed.size() <= rank) owed.resize(rank + 1, 0.0);
   double& debt = owed[rank];
   debt += seconds;
@@ -202,12 +185,12 @@ void charge_simulated(double seconds) {
 }
 
 void baseline_messages::mark(bool inside) noexcept {
+  if constexpr (!simulated_build) return;
   if (!simulation_costs().modelled) return;
   auto& flags = in_baseline_collective();
-  const std::size_t rank = world_rank();
+  const std::size_t rank = simulation::world_rank();
   if (flags.size() <= rank) flags.resize(rank + 1, 0);
   flags[rank] = inside ? 1 : 0;
 }
-#endif
 
 }  // namespace transit::detail

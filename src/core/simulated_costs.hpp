@@ -1,5 +1,5 @@
 #pragma once
-// transit's own work in simulated time (TRANSIT_SIMGRID, docs/simulation.md). Set by the
+// transit's own work in simulated time (a simulation build: core/simulation.hpp, docs/simulation.md). Set by the
 // environment of a simulated job (scripts/simulate sets it):
 //
 //   TRANSIT_SIM_MODE                     measured (or unset) | modelled

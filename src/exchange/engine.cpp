@@ -74,7 +74,8 @@ exchange_method requested_method(const context& ctx, const exchange_options& opt
       }
     }
   }
-  if (is_mpi_only(m) && ctx.backend() != "mpi")
+  const bool mpi_available = context_access::net(ctx).mpi() != nullptr;
+  if (is_mpi_only(m) && !mpi_available)
     throw_invalid("exchange method", to_string(m),
                   concat("a method of the ", ctx.backend(),
                          " backend (automatic, direct, crystal_router or grid): mpi_alltoallv and "
@@ -239,7 +240,7 @@ exchange_engine::exchange_engine(context& ctx, const exchange_options& options, 
       port_(ctx, stats_) {
   if (requested_ == exchange_method::automatic) {
     candidates_ = {exchange_method::direct, exchange_method::crystal_router, exchange_method::grid};
-    if (ctx.backend() == "mpi" && ctx.options().threads_per_rank == 1) {  // MPI collectives: one PE per rank
+    if (context_access::net(ctx).mpi() != nullptr && ctx.options().threads_per_rank == 1) {  // MPI collectives: one PE per rank
 #ifdef TRANSIT_WITH_MPI
       candidates_.push_back(exchange_method::mpi_alltoallv);
       candidates_.push_back(exchange_method::mpi_neighbor);

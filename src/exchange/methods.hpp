@@ -120,13 +120,9 @@ exchange_wire_header read_records(const exchange_port& port, const message& m, E
 /// MPI's eager limit moves only while its sender calls MPI).
 class short_wait {
  public:
-#ifdef TRANSIT_SIMGRID
   // A simulated PE neither naps with timer slack nor shares its core, and its idle waits block in
   // the transport (transport::wait_for_activity): 200 us of yields would be 1000 simulated polls.
-  static constexpr std::chrono::microseconds yield_budget{0};
-#else
-  static constexpr std::chrono::microseconds yield_budget{200};
-#endif
+  static constexpr std::chrono::microseconds yield_budget{simulated_build ? 0 : 200};
   step_result idle() {
     if (steady_clock::now() - start_ < yield_budget) {
       detail::yield();

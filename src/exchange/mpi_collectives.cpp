@@ -280,13 +280,13 @@ class mpi_neighbor_method final : public mpi_method {
     for (int p = 0; p < size; ++p) {
       if (sends_here[static_cast<std::size_t>(p)] != 0) in_.push_back(p);
     }
-#ifndef TRANSIT_SIMGRID  // SMPI has no neighbourhood collectives: see neighbor_alltoallv
-    if (graph_ != MPI_COMM_NULL) MPI_Comm_free(&graph_);
-    mpi_check(MPI_Dist_graph_create_adjacent(comm_, static_cast<int>(in_.size()), nonnull(in_), MPI_UNWEIGHTED,
-                                             static_cast<int>(out_.size()), nonnull(out_), MPI_UNWEIGHTED,
-                                             MPI_INFO_NULL, 0, &graph_),
-              "MPI_Dist_graph_create_adjacent");
-#endif
+    if constexpr (!simulated_build) {  // SMPI has no neighbourhood collectives: see neighbor_alltoallv
+      if (graph_ != MPI_COMM_NULL) MPI_Comm_free(&graph_);
+      mpi_check(MPI_Dist_graph_create_adjacent(comm_, static_cast<int>(in_.size()), nonnull(in_), MPI_UNWEIGHTED,
+                                               static_cast<int>(out_.size()), nonnull(out_), MPI_UNWEIGHTED,
+                                               MPI_INFO_NULL, 0, &graph_),
+                "MPI_Dist_graph_create_adjacent");
+    }
     built_ = true;
     int degree = static_cast<int>(std::max<std::size_t>({in_.size(), out_.size(), 1}));
     mpi_check(MPI_Allreduce(MPI_IN_PLACE, &degree, 1, MPI_INT, MPI_MAX, comm_), "MPI_Allreduce");
@@ -296,32 +296,32 @@ class mpi_neighbor_method final : public mpi_method {
 
   /// One count per neighbour: MPI_Neighbor_alltoall on the graph.
   void neighbor_alltoall(const std::uint64_t* send, std::uint64_t* receive) {
-#ifdef TRANSIT_SIMGRID
-    point_to_point([&](std::size_t j, MPI_Request* req) {
-      return MPI_Irecv(receive + j, 1, MPI_UINT64_T, in_[j], 0, comm_, req);
-    }, [&](std::size_t i, MPI_Request* req) {
-      return MPI_Isend(send + i, 1, MPI_UINT64_T, out_[i], 0, comm_, req);
-    });
-#else
-    mpi_check(MPI_Neighbor_alltoall(send, 1, MPI_UINT64_T, receive, 1, MPI_UINT64_T, graph_), "MPI_Neighbor_alltoall");
-#endif
+    if constexpr (simulated_build) {
+      point_to_point([&](std::size_t j, MPI_Request* req) {
+        return MPI_Irecv(receive + j, 1, MPI_UINT64_T, in_[j], 0, comm_, req);
+      }, [&](std::size_t i, MPI_Request* req) {
+        return MPI_Isend(send + i, 1, MPI_UINT64_T, out_[i], 0, comm_, req);
+      });
+    } else {
+      mpi_check(MPI_Neighbor_alltoall(send, 1, MPI_UINT64_T, receive, 1, MPI_UINT64_T, graph_),
+                "MPI_Neighbor_alltoall");
+    }
   }
 
   /// MPI_Neighbor_alltoallv of bytes on the graph.
   void neighbor_alltoallv(const std::byte* sb, const int* sc, const int* sd, std::byte* rb, const int* rc,
                           const int* rd) {
-#ifdef TRANSIT_SIMGRID
-    point_to_point([&](std::size_t j, MPI_Request* req) {
-      return MPI_Irecv(rb + rd[j], rc[j], MPI_BYTE, in_[j], 0, comm_, req);
-    }, [&](std::size_t i, MPI_Request* req) {
-      return MPI_Isend(sb + sd[i], sc[i], MPI_BYTE, out_[i], 0, comm_, req);
-    });
-#else
-    mpi_check(MPI_Neighbor_alltoallv(sb, sc, sd, MPI_BYTE, rb, rc, rd, MPI_BYTE, graph_), "MPI_Neighbor_alltoallv");
-#endif
+    if constexpr (simulated_build) {
+      point_to_point([&](std::size_t j, MPI_Request* req) {
+        return MPI_Irecv(rb + rd[j], rc[j], MPI_BYTE, in_[j], 0, comm_, req);
+      }, [&](std::size_t i, MPI_Request* req) {
+        return MPI_Isend(sb + sd[i], sc[i], MPI_BYTE, out_[i], 0, comm_, req);
+      });
+    } else {
+      mpi_check(MPI_Neighbor_alltoallv(sb, sc, sd, MPI_BYTE, rb, rc, rd, MPI_BYTE, graph_), "MPI_Neighbor_alltoallv");
+    }
   }
 
-#ifdef TRANSIT_SIMGRID
   /// SMPI 3.32 declares the neighbourhood collectives but does not implement them. The simulation
   /// runs Open MPI's basic algorithm for them instead (coll/basic: a receive posted from every
   /// source, a send to every destination, empty ones included, then wait for all), on the
@@ -333,8 +333,7 @@ class mpi_neighbor_method final : public mpi_method {
     for (std::size_t i = 0; i < out_.size(); ++i) mpi_check(send(i, &requests_[in_.size() + i]), "MPI_Isend");
     mpi_check(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
   }
-  std::vector<MPI_Request> requests_;
-#endif
+  std::vector<MPI_Request> requests_;  // point_to_point's: simulations only
 
   bool built_ = false;         // out_, in_ and chunk_ (and graph_ outside simulations) describe a pattern
   std::uint64_t largest_count_ = 0, largest_volume_ = 0;  // of any PE's records, of any PE's volume

@@ -60,12 +60,13 @@ void check_options(const context& ctx, const engine_config& config) {
                          " bytes)"));
   if (o.flush_period.count() < 0)
     throw_invalid("one_sided_options.flush_period", concat(o.flush_period.count(), " us"), "0 or more");
-  if (o.topology == request_topology::mpi_rma && ctx.backend() != "mpi")
+  const bool mpi_available = context_access::net(ctx).mpi() != nullptr;
+  if (o.topology == request_topology::mpi_rma && !mpi_available)
     throw_invalid("one_sided_options.topology", "mpi-rma",
                   concat("fcg, mfcg, cfcg or hypercube on the ", ctx.backend(),
                          " backend (MPI windows need the mpi backend)"));
   const int threads = ctx.options().threads_per_rank;
-  if (threads > 1 && ctx.backend() == "mpi") {
+  if (threads > 1 && mpi_available) {
     // mpi_rma's window holds one PE per rank.
     if (o.topology == request_topology::mpi_rma)
       throw_invalid("one_sided_options.topology", "mpi-rma",

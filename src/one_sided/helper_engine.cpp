@@ -18,7 +18,7 @@
 #include "node_resources.hpp"
 #include "ring.hpp"
 #include "routed_engine.hpp"
-#include "transit/detail/core/backoff.hpp"
+#include "core/backoff.hpp"
 #include "core/wire_error.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"

@@ -10,21 +10,16 @@
 
 #include "transit/detail/core/clock.hpp"
 #include "transit/detail/core/error.hpp"
-#include "transit/detail/core/backoff.hpp"
+#include "core/backoff.hpp"
 #include "transit/detail/runtime/context_access.hpp"
 #include "context_state.hpp"
-
-#ifdef TRANSIT_SIMGRID
-#include <simgrid/s4u/Engine.hpp>
+#include "core/simulation.hpp"
 
 #include <cstdlib>
 #include <string>
-#include <vector>
-#endif
 
 namespace transit {
 
-#ifdef TRANSIT_SIMGRID
 namespace {
 
 // A simulated job whose PEs all block in the transport with nothing left to happen is a deadlock
@@ -43,7 +38,7 @@ void report_deadlock() {
   for (const context* c : contexts) {
     const auto& state = detail::context_access::state(*c);
     report += detail::concat("transit: PE ", c->rank(), ": deadlock at simulated time ",
-                             simgrid::s4u::Engine::get_clock(), " s: every PE is blocked; this one in ",
+                             detail::simulation::simulated_seconds(), " s: every PE is blocked; this one in ",
                              state.blocked_in.empty() ? std::string_view("its program") : state.blocked_in, "\n");
     for (const auto& [id, describe] : state.diagnostics) report += "  " + describe() + "\n";
   }
@@ -53,24 +48,17 @@ void report_deadlock() {
 }
 
 }  // namespace
-#endif
 
 context::context(std::unique_ptr<detail::context_state> state)
     : state_(std::move(state)), rank_(state_->net->rank()), size_(state_->net->size()) {
-#ifdef TRANSIT_SIMGRID
-  static const bool hooked = [] {
-    simgrid::s4u::Engine::on_deadlock_cb(report_deadlock);
-    return true;
-  }();
-  static_cast<void>(hooked);
-  live_contexts().push_back(this);
-#endif
+  if constexpr (detail::simulated_build) {
+    detail::simulation::on_deadlock(report_deadlock);
+    live_contexts().push_back(this);
+  }
 }
 
 context::~context() {
-#ifdef TRANSIT_SIMGRID
-  std::erase(live_contexts(), this);
-#endif
+  if constexpr (detail::simulated_build) std::erase(live_contexts(), this);
   if (state_->timeline) state_->timeline->write(state_->watchdog_fired ? "end, after the watchdog fired" : "end");
   if (state_->mail.dropped_after_close() > 0)
     std::fprintf(stderr, "transit: PE %d: %zu messages arrived for endpoints already destroyed (they are lost)\n",
@@ -144,10 +132,10 @@ std::string context_state::late_arrival_message(std::uint32_t channel, int sourc
 std::unique_ptr<trace::recorder> context_state::make_recorder(transport& net, const run_options& options) {
   if (options.trace.empty()) return nullptr;
   // pid: the process (the MPI rank; the local backend's PEs are threads of one), tid: the PE.
-  const int process = net.backend() == "local" ? 0 : net.rank() / std::max(1, options.threads_per_rank);
+  const int process = net.process();
   auto recorder = std::make_unique<trace::recorder>(
       options.trace, net.rank(), net.size(), process,
-      net.backend() == "local" ? std::string("local PEs") : "rank " + std::to_string(process),
+      net.threads_of_one_process() ? std::string("local PEs") : "rank " + std::to_string(process),
       std::string(net.backend()), options.trace_events);
   net.set_tracer(recorder.get());
   return recorder;
@@ -211,6 +199,7 @@ void context_access::remove_diagnostic(context& c, int id) {
 void context_access::end_job(context& c, const std::string& why) { c.state_->net->end_job(why); }
 
 transport& context_access::net(context& c) noexcept { return *c.state_->net; }
+const transport& context_access::net(const context& c) noexcept { return *c.state_->net; }
 mailbox& context_access::mail(context& c) noexcept { return c.state_->mail; }
 
 namespace {
@@ -290,9 +279,7 @@ void context_access::wait_loop(context& c, function_ref<step_result()> step, std
         // A transport that can block waits for the network itself (a simulated rank: one
         // simulator call per wait, not one per poll). Not with the watchdog on: it must be able
         // to read the clock while nothing arrives.
-#ifdef TRANSIT_SIMGRID
-        c.state_->blocked_in = what;
-#endif
+        if constexpr (simulated_build) c.state_->blocked_in = what;
         if (watchdog.count() == 0 && c.state_->net->wait_for_activity()) break;
         // One question per idle round, not per item: a PE whose own sends are pending yields
         // but never naps (backoff.hpp: an mpi rendezvous moves only while both sides poll).

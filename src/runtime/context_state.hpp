@@ -54,10 +54,9 @@ struct context_state {
   int next_progress_hook = 0;
   bool running_progress_hooks = false;
   bool watchdog_fired = false;  // the trace was written then (the file says which write it is)
-#ifdef TRANSIT_SIMGRID
-  // What this PE waits in while blocked in the transport: SimGrid's deadlock report names it.
+  // What this PE waits in while blocked in the transport: a simulation's deadlock report names it
+  // (set in simulation builds only).
   std::string_view blocked_in;
-#endif
 };
 
 }  // namespace transit::detail

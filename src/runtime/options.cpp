@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/simulation.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/topology/topology_manager.hpp"
 
@@ -216,9 +217,8 @@ run_options parse_run_options(int& argc, char**& argv) {
     if (local_backend(o))
       detail::throw_invalid(option, o.threads_per_rank,
                             "1 with the local backend (its PEs are threads already: use --transit-pes)");
-#ifdef TRANSIT_SIMGRID
-    detail::throw_invalid(option, o.threads_per_rank, "1 in a SimGrid build (SMPI runs each rank on one thread)");
-#endif
+    if (const char* expected = detail::simulation::threads_per_rank_refusal(o.threads_per_rank))
+      detail::throw_invalid(option, o.threads_per_rank, expected);
     if (!o.mpi_thread_multiple && o.comm_thread == false)
       detail::throw_invalid(option, o.threads_per_rank,
                             "1 with --transit-mpi-threads=funneled and no communication thread (every PE thread "
@@ -244,15 +244,13 @@ bool runs_comm_thread(const run_options& o) noexcept {
 }
 
 bool started_by_mpi_launcher() {
-#ifdef TRANSIT_SIMGRID
-  return true;  // a SimGrid build runs only under smpirun, which sets none of the variables below
-#else
+  // A simulation runs only under smpirun, which sets none of the variables below.
+  if constexpr (detail::simulated_build) return true;
   for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MV2_COMM_WORLD_SIZE",
                                "MPI_LOCALNRANKS", "HYDRA_CONTROL_FD"}) {
     if (std::getenv(variable) != nullptr) return true;
   }
   return false;
-#endif
 }
 
 }  // namespace transit

@@ -4,7 +4,7 @@
 #include <exception>
 #include <stdexcept>
 
-#include "transport/launch.hpp"
+#include "runtime/launch/common.hpp"
 
 namespace transit {
 

@@ -1,4 +1,4 @@
-// transit::session: forwards to its backend's launch (src/transport/launch.hpp), which owns the PEs.
+// transit::session: forwards to its backend's launch (src/runtime/launch/common.hpp), which owns the PEs.
 #include "transit/runtime/session.hpp"
 
 #include <cstdio>
@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "transit/detail/core/error.hpp"
-#include "transport/launch.hpp"
+#include "runtime/launch/common.hpp"
 
 namespace transit {
 

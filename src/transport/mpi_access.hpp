@@ -39,6 +39,11 @@ class mpi_access {
 /// run only on the mpi backend.
 mpi_access& mpi_of(transport& net);
 
+/// Ends the whole job with status 1 after a PE's failure was reported: MPI_Abort. Under SimGrid
+/// MPI_Abort ends the simulation with status 0, so a simulated job exits the simulator (every rank
+/// is in it) with status 1 instead.
+[[noreturn]] void abort_job();
+
 /// Throws std::runtime_error with MPI's own error string unless rc is MPI_SUCCESS.
 void mpi_check(int rc, const char* call);
 

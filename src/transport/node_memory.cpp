@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "transit/detail/core/backoff.hpp"
+#include "core/backoff.hpp"
 
 namespace transit::detail {
 

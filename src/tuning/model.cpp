@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "transit/detail/core/error.hpp"
+#include "transit/detail/runtime/context_access.hpp"
 #include "transit/runtime/context.hpp"
 #include "transit/runtime/options.hpp"
 #include "transit/mapping/mapping.hpp"
@@ -383,7 +384,7 @@ step_prediction totals(const pe_charges& ch, const busiest_pe& busiest, double f
 
 double pes_per_core(const context& ctx) {
   const double threads = std::max(1u, std::thread::hardware_concurrency());
-  const bool one_host = ctx.backend() == "local" || ctx.options().pes_per_node > 0;
+  const bool one_host = detail::context_access::net(ctx).threads_of_one_process() || ctx.options().pes_per_node > 0;
   const int sharing = one_host ? ctx.size() : ctx.machine().pes_on_node(ctx.machine().node_of(ctx.rank()));
   return std::max(1.0, sharing / threads);
 }

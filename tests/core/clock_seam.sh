@@ -7,7 +7,7 @@
 #   clock_seam.sh --self-test   check that a planted direct call is caught (the check can fail)
 set -u
 pattern='chrono::(steady_clock|system_clock|high_resolution_clock)|this_thread::(sleep_for|sleep_until|yield)|\bsched_yield\b|\busleep\b|\bnanosleep\b|\bclock_gettime\b|\bgettimeofday\b|\bMPI_Wtime\b'
-seam_files='include/transit/detail/core/clock.hpp src/core/clock.cpp'
+seam_files='include/transit/detail/core/clock.hpp src/core/simulation.cpp'
 
 check() {
   root=$1
@@ -26,7 +26,7 @@ if [ "${1:-}" = "--self-test" ]; then
   trap 'rm -rf "$tmp"' EXIT
   mkdir -p "$tmp/src/x" "$tmp/include/transit/detail/core" "$tmp/src/core" "$tmp/bench" "$tmp/tools/transit"
   echo 'auto t = std::chrono::steady_clock::now();' > "$tmp/include/transit/detail/core/clock.hpp"
-  echo 'void f() { std::this_thread::yield(); }' > "$tmp/src/core/clock.cpp"
+  echo 'void f() { std::this_thread::yield(); }' > "$tmp/src/core/simulation.cpp"
   if ! check "$tmp" > /dev/null; then echo "the seam itself was reported"; exit 1; fi
   for line in 'auto t = std::chrono::steady_clock::now();' 'std::this_thread::sleep_for(d);' \
               'std::this_thread::yield();' 'sched_yield();' 'double t = MPI_Wtime();' \

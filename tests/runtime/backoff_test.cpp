@@ -3,7 +3,7 @@
 // poll, so a napping sender stalls its receiver).
 #include <gtest/gtest.h>
 
-#include "transit/detail/core/backoff.hpp"
+#include "core/backoff.hpp"
 
 namespace {
 

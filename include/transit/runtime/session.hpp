@@ -12,7 +12,7 @@
 namespace transit {
 
 namespace detail {
-class session_launch;  // a backend's PEs of one session (src/transport/launch.hpp)
+class session_launch;  // a backend's PEs of one session (src/runtime/launch/common.hpp)
 struct session_access;
 }  // namespace detail
 

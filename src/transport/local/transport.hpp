@@ -17,6 +17,8 @@ class local_transport final : public transport {
   int rank() const noexcept override { return rank_; }
   int size() const noexcept override { return world_.size(); }
   std::string_view backend() const noexcept override { return "local"; }
+  int process() const noexcept override { return 0; }
+  bool threads_of_one_process() const noexcept override { return true; }
   std::size_t pending_sends() const noexcept override { return 0; }
   std::unique_ptr<collective_group> make_group() override;
   void nap(std::chrono::nanoseconds longest) override { world_.nap(rank_, longest); }

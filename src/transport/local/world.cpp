@@ -100,11 +100,11 @@ void local_world::deliver(int dest, message&& m) {
 }
 
 void local_world::nap(int pe, std::chrono::nanoseconds longest) {
-#ifdef TRANSIT_SIMGRID
-  // A simulated job's waits pass simulated time (core/clock.hpp), never the host's.
-  static_cast<void>(pe);
-  sleep_for(longest);
-#else
+  if constexpr (simulated_build) {
+    // A simulated job's waits pass simulated time (core/clock.hpp), never the host's.
+    sleep_for(longest);
+    return;
+  }
   // A timed wait on the host's clock: the local backend and PE threads never run simulated.
   auto& box = *inboxes_[pe];
   box.napping.store(true);
@@ -113,7 +113,6 @@ void local_world::nap(int pe, std::chrono::nanoseconds longest) {
     box.arrived.wait_for(lock, longest, [&] { return box.pending.load() > 0 || aborted(); });
   }
   box.napping.store(false);
-#endif
 }
 
 std::size_t local_world::drain(int pe, std::vector<message>& sink) {

@@ -9,7 +9,7 @@
 #include <thread>
 #include <utility>
 
-#include "transit/detail/core/backoff.hpp"
+#include "core/backoff.hpp"
 #include "transit/detail/core/clock.hpp"
 #include "transit/detail/core/error.hpp"
 #include "core/wire_error.hpp"

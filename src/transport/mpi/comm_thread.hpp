@@ -139,6 +139,7 @@ class comm_thread_lane final : public transport, public mpi_access {
   int rank() const noexcept override { return rank_; }
   int size() const noexcept override { return size_; }
   std::string_view backend() const noexcept override { return "mpi"; }
+  int process() const noexcept override { return mpi_rank_; }
   std::size_t pending_sends() const noexcept override { return hub_.pending(lane_); }
   /// Woken by an arrival: the communication thread delivers into this PE's inbox.
   void nap(std::chrono::nanoseconds longest) override;

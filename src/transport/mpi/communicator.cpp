@@ -45,12 +45,9 @@ void mpi_check(int rc, const char* call) {
 void abort_job() {
   std::fflush(stdout);
   std::fflush(stderr);
-#ifdef TRANSIT_SIMGRID
-  std::_Exit(1);
-#else
+  if constexpr (simulated_build) std::_Exit(1);
   MPI_Abort(MPI_COMM_WORLD, 1);
   std::abort();  // MPI_Abort does not return; keep [[noreturn]] honest if it ever did
-#endif
 }
 
 mpi_access& mpi_of(transport& net) {

@@ -27,11 +27,7 @@ std::size_t max_message_bytes_from_environment() {
 mpi_transport::receive_mode mpi_transport::receive_mode_from_environment() {
   const char* text = std::getenv("TRANSIT_MPI_RECEIVE");
   if (text == nullptr || *text == '\0') {
-#ifdef TRANSIT_SIMGRID
-    return receive_mode::posted;
-#else
-    return receive_mode::probe;
-#endif
+    return simulated_build ? receive_mode::posted : receive_mode::probe;
   }
   const std::string_view view(text);
   if (view == "probe") return receive_mode::probe;

@@ -148,8 +148,7 @@ class mpi_node_memory final : public node_memory {
     mpi_check(MPI_Comm_split(comm, node, m.local_rank(mpi_rank * lanes_), &node_comm_), "MPI_Comm_split");
     int ranks_on_node = 0;
     mpi_check(MPI_Comm_size(node_comm_, &ranks_on_node), "MPI_Comm_size");
-#ifndef TRANSIT_SIMGRID  // a simulation shares no memory without a helper (unshareable)
-    if (!helper) {
+    if (!simulated_build && !helper) {  // a simulation shares no memory without a helper (unshareable)
       // Every rank of a node spread over hosts sees fewer ranks on its host than on its node, so
       // all of them give up alike.
       MPI_Comm host = MPI_COMM_NULL;
@@ -164,7 +163,6 @@ class mpi_node_memory final : public node_memory {
         return;
       }
     }
-#endif
     std::size_t segment = 64;  // room to align the segment's start
     for (const auto s : sizes) segment += align64(s);
     MPI_Info info;
@@ -239,10 +237,7 @@ class mpi_node_memory final : public node_memory {
 // Without a helper, why no node of the job can share memory before any MPI call, alike everywhere.
 std::string unshareable(const node_memory_setup& setup, int lanes) {
   if (setup.helper) return {};  // checked with the options; the thread level and MPI say the rest
-#ifdef TRANSIT_SIMGRID
-  static_cast<void>(lanes);
-  return "a simulated run: SMPI would not charge the time of loads and stores";
-#else
+  if constexpr (simulated_build) return "a simulated run: SMPI would not charge the time of loads and stores";
   const machine& m = *setup.m;
   for (int node = 0; node < m.num_nodes(); ++node) {
     const int first = m.pe_on_node(node, 0);
@@ -252,7 +247,6 @@ std::string unshareable(const node_memory_setup& setup, int lanes) {
                     " PE threads (MPI shares memory between whole ranks)");
   }
   return {};
-#endif
 }
 
 std::unique_ptr<node_memory> make_mpi_node_memory(int pe, const mpi_side& side, const node_memory_setup& setup) {

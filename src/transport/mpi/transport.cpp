@@ -17,7 +17,7 @@
 #include <string>
 #include <string_view>
 
-#include "transit/detail/core/backoff.hpp"
+#include "core/backoff.hpp"
 #include "transit/detail/core/clock.hpp"
 #include "transit/detail/core/error.hpp"
 #include "core/simulated_costs.hpp"
@@ -330,27 +330,27 @@ std::size_t mpi_transport::receive_probed(std::vector<message>& sink, std::size_
   while (received < max) {
     int flag = 0;
     MPI_Status status;
-#ifdef TRANSIT_SIMGRID
-    // SMPI has no matched probes. A probe and then a receive from the probed source get the same
-    // message: MPI does not let messages of one source and tag overtake, and only this PE's
-    // thread receives on comm_ (SMPI runs MPI_THREAD_SINGLE).
-    mpi_check(MPI_Iprobe(MPI_ANY_SOURCE, data_tag, comm_, &flag, &status), "MPI_Iprobe");
-#else
-    MPI_Message handle;
-    mpi_check(MPI_Improbe(MPI_ANY_SOURCE, data_tag, comm_, &flag, &handle, &status), "MPI_Improbe");
-#endif
+    MPI_Message handle = MPI_MESSAGE_NULL;
+    if constexpr (simulated_build) {
+      // SMPI has no matched probes. A probe and then a receive from the probed source get the same
+      // message: MPI does not let messages of one source and tag overtake, and only this PE's
+      // thread receives on comm_ (SMPI runs MPI_THREAD_SINGLE).
+      mpi_check(MPI_Iprobe(MPI_ANY_SOURCE, data_tag, comm_, &flag, &status), "MPI_Iprobe");
+    } else {
+      mpi_check(MPI_Improbe(MPI_ANY_SOURCE, data_tag, comm_, &flag, &handle, &status), "MPI_Improbe");
+    }
     if (!flag) break;
     int bytes = 0;
     MPI_Get_count(&status, MPI_BYTE, &bytes);
     // A message shorter than its prefix still fits the prefix's room (take_arrival reports it).
     const auto wire_bytes = static_cast<std::size_t>(bytes);
     message_buffer data = pool_.take(wire_bytes - std::min(wire_bytes, message_buffer::prefix_bytes));
-#ifdef TRANSIT_SIMGRID
-    mpi_check(MPI_Recv(data.wire(), bytes, MPI_BYTE, status.MPI_SOURCE, data_tag, comm_, MPI_STATUS_IGNORE),
-              "MPI_Recv");
-#else
-    mpi_check(MPI_Mrecv(data.wire(), bytes, MPI_BYTE, &handle, MPI_STATUS_IGNORE), "MPI_Mrecv");
-#endif
+    if constexpr (simulated_build) {
+      mpi_check(MPI_Recv(data.wire(), bytes, MPI_BYTE, status.MPI_SOURCE, data_tag, comm_, MPI_STATUS_IGNORE),
+                "MPI_Recv");
+    } else {
+      mpi_check(MPI_Mrecv(data.wire(), bytes, MPI_BYTE, &handle, MPI_STATUS_IGNORE), "MPI_Mrecv");
+    }
     received += take_arrival(status.MPI_SOURCE, bytes, std::move(data), sink) ? 1 : 0;
   }
   return received;
@@ -461,9 +461,7 @@ std::size_t mpi_transport::hand_over_arrivals(std::vector<message>& sink) {
 }
 
 bool mpi_transport::wait_for_activity() {
-#ifndef TRANSIT_SIMGRID
-  return false;
-#else
+  if constexpr (!simulated_build) return false;  // a real rank shares its core: MPI's waits would spin
   if (mode_ != receive_mode::posted || polling_held() || !to_self_.empty()) return false;
   if (posted_[next_posted_].complete) return false;  // a message is in already: poll it
   waited_.clear();
@@ -500,17 +498,13 @@ bool mpi_transport::wait_for_activity() {
     case waited_entry::collective: break;
   }
   return true;
-#endif
 }
 
 std::unique_ptr<collective_group> mpi_transport::make_group() {
   if (lanes_) return make_lane_group(lanes_->group(lane_groups_made_++), lane_count_);
-#ifdef TRANSIT_SIMGRID
   // Collective: every rank makes its groups in the same order, so they agree on the tags.
-  return make_p2p_group(*this, first_group_tag + groups_made_++);
-#else
+  if constexpr (simulated_build) return make_p2p_group(*this, first_group_tag + groups_made_++);
   return make_mpi_group(*this);
-#endif
 }
 
 }  // namespace transit::detail

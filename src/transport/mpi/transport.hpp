@@ -89,6 +89,7 @@ class mpi_transport final : public transport, public mpi_access {
   int rank() const noexcept override { return rank_; }
   int size() const noexcept override { return size_; }
   std::string_view backend() const noexcept override { return "mpi"; }
+  int process() const noexcept override { return mpi_rank_; }
   std::size_t pending_sends() const noexcept override { return in_flight_.size() + backlogged_; }
   std::unique_ptr<collective_group> make_group() override;
   bool wait_for_activity() override;
@@ -195,11 +196,9 @@ class mpi_transport final : public transport, public mpi_access {
   };
   std::vector<waited_entry> waited_entries_;
   std::vector<collective_requests*> live_groups_;  // their requests are waited on too
-#ifdef TRANSIT_SIMGRID
-  // Collective groups are tags of comm_ in a SimGrid build (p2p_group in collective_groups.cpp).
+  // Collective groups are tags of comm_ in a simulation build (p2p_group in collective_groups.cpp).
   static constexpr int first_group_tag = 16;
   int groups_made_ = 0;
-#endif
 };
 
 }  // namespace transit::detail

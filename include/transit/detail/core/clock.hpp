@@ -1,54 +1,45 @@
 #pragma once
 // The one clock of transit. Every clock read and every wait of the library, the transit command and
 // the benchmarks goes through here (the test core_clock_seam, tests/core/clock_seam.sh, fails otherwise),
-// because under SimGrid's SMPI (TRANSIT_SIMGRID, docs/simulation.md) the host's clock is not the
+// because under SimGrid's SMPI (a simulation build, docs/simulation.md) the host's clock is not the
 // simulated machine's: std::chrono reads the simulator's wall clock, and a real sleep stalls every
 // simulated rank at once (they all run in one process).
 //
 // Normal build: std::chrono::steady_clock and std::this_thread, nothing more.
-// TRANSIT_SIMGRID: the rank's simulated time, and waits that pass simulated time only.
+// A simulation build (simulated_build): the rank's simulated time, and waits that pass simulated
+// time only.
 #include <chrono>
 #include <thread>
+#include <type_traits>
+
+#include "transit/detail/core/simulation.hpp"
 
 namespace transit::detail {
-
-#ifndef TRANSIT_SIMGRID
 
 /// Whether a clock read or wait can throw: under SimGrid each is a call into the simulator, which
 /// unwinds a rank it ends (another rank's MPI_Abort) with an exception; that must not meet a
 /// noexcept on its way out (std::terminate, a crash instead of the job's report).
-inline constexpr bool waits_can_throw = false;
+inline constexpr bool waits_can_throw = simulated_build;
 
-using steady_clock = std::chrono::steady_clock;
-
-template <class Rep, class Period>
-inline void sleep_for(const std::chrono::duration<Rep, Period>& d) {
-  std::this_thread::sleep_for(d);
-}
-
-/// Hands the core to another thread that wants it (jobs here often run more PEs than cores).
-inline void yield() noexcept { std::this_thread::yield(); }
-
-#else
-
-inline constexpr bool waits_can_throw = true;
-
-/// The calling rank's simulated time (SMPI's MPI_Wtime). When SMPI simulates computation
-/// (smpi/simulate-computation, its default), the read first charges the CPU burst since the
-/// rank's last MPI call, so an interval read here includes transit's own work. SMPI adds
-/// smpi/wtime (10 ns by default) per read: deterministic, and it lets loops that only read the
-/// clock advance.
-struct steady_clock {
+/// The calling rank's simulated time (SMPI's MPI_Wtime; defined in src/core/simulation.cpp). When
+/// SMPI simulates computation (smpi/simulate-computation, its default), the read first charges the
+/// CPU burst since the rank's last MPI call, so an interval read here includes transit's own work.
+/// SMPI adds smpi/wtime (10 ns by default) per read: deterministic, and it lets loops that only
+/// read the clock advance.
+struct simulated_clock {
   using duration = std::chrono::nanoseconds;
   using rep = duration::rep;
   using period = duration::period;
-  using time_point = std::chrono::time_point<steady_clock>;
+  using time_point = std::chrono::time_point<simulated_clock>;
   static constexpr bool is_steady = true;
   static time_point now();
 };
 
+/// The clock of every measurement and wait: std::chrono's, or a simulation's simulated one.
+using steady_clock = std::conditional_t<simulated_build, simulated_clock, std::chrono::steady_clock>;
+
 /// Passes `seconds` of simulated time on this rank without using its core (SMPI's nanosleep);
-/// nothing for seconds <= 0.
+/// nothing for seconds <= 0. Simulations only.
 void simulated_sleep(double seconds);
 
 /// What one idle poll of a PE costs in simulated time. A real PE that polls an idle network
@@ -61,14 +52,23 @@ inline constexpr std::chrono::nanoseconds simulated_poll{200};
 
 template <class Rep, class Period>
 inline void sleep_for(const std::chrono::duration<Rep, Period>& d) {
-  simulated_sleep(std::chrono::duration<double>(d).count());
+  if constexpr (simulated_build) {
+    simulated_sleep(std::chrono::duration<double>(d).count());
+  } else {
+    std::this_thread::sleep_for(d);
+  }
 }
 
-/// A simulated PE owns its core, so there is nothing to hand over; what a yielding loop does is
-/// poll again, which costs one poll (see simulated_poll).
-inline void yield() { simulated_sleep(std::chrono::duration<double>(simulated_poll).count()); }
-
-#endif
+/// Hands the core to another thread that wants it (jobs here often run more PEs than cores). A
+/// simulated PE owns its core, so there is nothing to hand over; what a yielding loop does there
+/// is poll again, which costs one poll (see simulated_poll).
+inline void yield() noexcept(!waits_can_throw) {
+  if constexpr (simulated_build) {
+    simulated_sleep(std::chrono::duration<double>(simulated_poll).count());
+  } else {
+    std::this_thread::yield();
+  }
+}
 
 /// The host's clock in both builds: under SimGrid, the real time a person waits, not the simulated
 /// machine's. Only for what a person watches (the transit command's progress line), never for a

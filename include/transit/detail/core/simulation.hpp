@@ -1,7 +1,8 @@
 #pragma once
 // Whether this is a simulation build (SimGrid's SMPI, TRANSIT_SIMGRID; docs/simulation.md), as a
-// constant that code asks with `if constexpr`: simulated costs are charged through
-// src/core/simulated_costs.hpp only, and call sites carry no #if of their own.
+// constant that code asks with `if constexpr`: with the simulation seam (src/core/simulation.hpp,
+// which alone includes SimGrid's headers) the only place that tests TRANSIT_SIMGRID, so call sites
+// carry no #if of their own.
 
 namespace transit::detail {
 

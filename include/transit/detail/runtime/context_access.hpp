@@ -33,6 +33,8 @@ class context_access {
                                        std::shared_ptr<const topology_manager> topology, run_options options);
 
   static transport& net(context& c) noexcept;
+  /// For questions of what the transport can do (transport::process, mpi, ...).
+  static const transport& net(const context& c) noexcept;
   static mailbox& mail(context& c) noexcept;
   /// The context's whole state (complete inside the library only: src/runtime/context_state.hpp).
   static context_state& state(context& c) noexcept { return *c.state_; }

@@ -53,7 +53,15 @@ class transport {
   virtual ~transport() = default;
   virtual int rank() const noexcept = 0;
   virtual int size() const noexcept = 0;
+  /// The backend's name, a label for reports: layers above ask what the transport can do
+  /// (process(), threads_of_one_process(), mpi()), never which backend it is.
   virtual std::string_view backend() const noexcept = 0;
+  /// The operating-system process this PE runs in, numbered from 0 across the job: its MPI rank,
+  /// or 0 when the job's PEs are all threads of one process (threads_of_one_process()).
+  virtual int process() const noexcept = 0;
+  /// Whether every PE of the job is a thread of this one process on this host (the local
+  /// backend), so that they share its cores whatever machine the options describe.
+  virtual bool threads_of_one_process() const noexcept { return false; }
 
   /// A buffer with room for `payload_bytes`, from this PE's recycled buffers when one fits.
   message_buffer allocate(std::size_t payload_bytes) { return pool_.take(payload_bytes); }
@@ -112,8 +120,10 @@ class transport {
   /// aborts (mpi, does not return), or records the failure and flags the job aborted so that the
   /// other PEs unwind at their next wait (local, returns).
   virtual void end_job(const std::string& why) = 0;
-  /// The mpi backend's answers for a layer that calls MPI itself; null on other backends.
+  /// The mpi backend's answers for a layer that calls MPI itself; null on other backends. Non-null
+  /// is the capability: MPI calls and windows over the job's ranks are available.
   virtual mpi_access* mpi() noexcept { return nullptr; }
+  const mpi_access* mpi() const noexcept { return const_cast<transport*>(this)->mpi(); }
   /// Collective over all PEs: the memory the one-sided engines share within each node, made by
   /// the backend from the job's shared state (src/transport/node_memory.hpp). Where a node cannot
   /// share memory: throws for helper mode (std::logic_error on a transport that has none), returns

@@ -1,6 +1,8 @@
 #pragma once
-// Private to the library: how transit::run (src/runtime/run.cpp) starts a job on each backend, and
-// what the backends' launches share. run.cpp only chooses; each backend's launch.cpp starts its PEs.
+// Private to the library: how transit::run (src/runtime/run.cpp) and transit::session assemble a
+// job on each backend, and what the launches share. run.cpp only chooses; local.cpp and mpi.cpp
+// here make the contexts over the transports the backend makes for this process
+// (src/transport/local_transports.hpp, mpi_transports.hpp) and run the PEs.
 #include <functional>
 #include <memory>
 
@@ -37,7 +39,7 @@ struct session_access {
 };
 
 /// A local session of `pes` PE threads (0: one PE on the calling thread); run() rethrows the first
-/// failing PE's exception. src/transport/local/launch.cpp.
+/// failing PE's exception. src/runtime/launch/local.cpp.
 std::unique_ptr<session_launch> launch_local(const run_options& options);
 
 /// Runs `body` on PE threads of this process (transit::run's local job: every failure reported,
@@ -46,7 +48,7 @@ int run_local(const run_options& options, const std::function<void(context&)>& b
 
 #ifdef TRANSIT_WITH_MPI
 /// Runs `body` on this MPI rank's PEs, initialising MPI when the program did not, on a session
-/// attached to MPI_COMM_WORLD (src/transport/mpi/launch.cpp). A usage error is reported and returns
+/// attached to MPI_COMM_WORLD (src/runtime/launch/mpi.cpp). A usage error is reported and returns
 /// 2; a failing PE ends the job.
 int run_mpi(const run_options& options, const std::function<void(context&)>& body);
 #endif

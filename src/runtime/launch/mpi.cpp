@@ -1,5 +1,7 @@
 // The mpi backend's launch: MPI's initialisation (with Open MPI's settings before it) and
-// finalisation, the machine of the job's ranks, and a rank's PEs (one, or PE threads in lanes).
+// finalisation, the machine of the job's ranks, and a rank's PEs (one, or PE threads in lanes),
+// each with its context over the transport the backend makes for it (transport/mpi_transports.hpp).
+// Named mpi.cpp: a build without MPI leaves it out (CMakeLists.txt).
 #include <mpi.h>
 
 #include <algorithm>
@@ -25,15 +27,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "transit/mpi.hpp"
-#include "transport/launch.hpp"
-#include "transport/mpi/comm_thread.hpp"
-#include "transport/mpi/transport.hpp"
-#include "transport/mpi/communicator.hpp"
-#include "transport/mpi/environment.hpp"
 #include "core/simulated_costs.hpp"
+#include "core/simulation.hpp"
+#include "runtime/launch/common.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/detail/runtime/context_access.hpp"
+#include "transit/mpi.hpp"
+#include "transport/mpi_access.hpp"
+#include "transport/mpi_transports.hpp"
 #include "transport/settings_hook.hpp"
 
 namespace transit::detail {
@@ -71,7 +72,6 @@ void finalize_mpi_at_exit() {
   if (!finalized) MPI_Finalize();
 }
 
-#ifdef TRANSIT_SIMGRID
 // A simulated job runs all its ranks in one process (docs/simulation.md). Its ranks build equal
 // machines and topologies, O(P) each: they share one instead of holding P copies (2 GB at 8192
 // ranks). `key` says what the object was built from; the first rank's object serves the others.
@@ -84,21 +84,19 @@ std::shared_ptr<const T> shared_by_ranks(const Key& key, const std::function<std
   slot = made;
   return made;
 }
-#endif
 
 // PEs are rank x lanes + lane (--transit-threads-per-rank): a rank's PEs are on its node.
 std::shared_ptr<const machine> mpi_machine(MPI_Comm comm, const run_options& o) {
   int rank = 0, size = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  const int lanes = o.threads_per_rank;  // 1 in a SimGrid build
+  const int lanes = o.threads_per_rank;  // 1 in a simulation (simulation::threads_per_rank_refusal)
   if (lanes > 1 && o.pes_per_node > 0) return emulated_machine(size * lanes, o);
-#ifdef TRANSIT_SIMGRID
-  if (o.pes_per_node > 0)
-    return shared_by_ranks<machine>(std::vector<int>{size, o.pes_per_node}, [&] { return emulated_machine(size, o); });
-#else
-  if (o.pes_per_node > 0) return emulated_machine(size, o);
-#endif
+  if (o.pes_per_node > 0) {
+    if (simulation::ranks_share_process)
+      return shared_by_ranks<machine>(std::vector<int>{size, o.pes_per_node}, [&] { return emulated_machine(size, o); });
+    return emulated_machine(size, o);
+  }
   // Real nodes: the ranks sharing memory with us, numbered by their lowest world rank.
   MPI_Comm shared;
   mpi_check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared),
@@ -114,11 +112,9 @@ std::shared_ptr<const machine> mpi_machine(MPI_Comm comm, const run_options& o) 
     if (node_of_leader[leaders[r]] < 0) node_of_leader[leaders[r]] = nodes++;
     for (int lane = 0; lane < lanes; ++lane) node_of[static_cast<std::size_t>(r * lanes + lane)] = node_of_leader[leaders[r]];
   }
-#ifdef TRANSIT_SIMGRID
-  return shared_by_ranks<machine>(node_of, [&] { return std::make_shared<const machine>(machine::from_node_ids(node_of)); });
-#else
+  if (simulation::ranks_share_process)
+    return shared_by_ranks<machine>(node_of, [&] { return std::make_shared<const machine>(machine::from_node_ids(node_of)); });
   return std::make_shared<const machine>(machine::from_node_ids(std::move(node_of)));
-#endif
 }
 
 // Aggregated messages are 8 to 64 KiB. Open MPI's shared-memory transport sends only up to
@@ -203,52 +199,41 @@ void run_lanes(MPI_Comm comm, const run_options& options, const std::function<vo
                const std::shared_ptr<const machine>& m, const std::shared_ptr<const topology_manager>& topology) {
   const int lanes = options.threads_per_rank;
   warn_if_threads_share_cpus(comm, lanes);
-  std::unique_ptr<comm_thread_hub> hub;
-  if (runs_comm_thread(options)) hub = std::make_unique<comm_thread_hub>(comm, lanes, options.trace, options.trace_events);
-  auto shared = std::make_shared<rank_lanes>(comm, lanes, hub.get());
+  rank_lane_transports transports(comm, lanes, runs_comm_thread(options), options.trace, options.trace_events);
   auto lane_main = [&](int lane) {
-    const int pe = shared->mpi_rank() * lanes + lane;
+    const int pe = transports.mpi_rank() * lanes + lane;
     try {
-      std::unique_ptr<transport> net;
-      if (hub) {
-        net = std::make_unique<comm_thread_lane>(shared, lane);
-      } else {
-        net = std::make_unique<mpi_transport>(shared, lane);
-      }
-      auto ctx = context_access::make(std::move(net), m, topology, options);
+      auto ctx = context_access::make(transports.make(lane), m, topology, options);
       body(*ctx);
       ctx->barrier();  // no PE tears down its transport while a peer may still be sending to it
     } catch (const std::exception& e) {
       report_failure(pe, e.what());
-      if (hub) hub->abort_from_lane();
-      abort_job();
+      transports.end_job_from_lane();
     } catch (...) {
       report_failure(pe, "unknown exception");
-      if (hub) hub->abort_from_lane();
-      abort_job();
+      transports.end_job_from_lane();
     }
   };
-  const int first_new = hub ? 0 : 1;
+  const int first_new = transports.has_comm_thread() ? 0 : 1;
   std::vector<std::thread> threads;
   threads.reserve(static_cast<std::size_t>(lanes));
   try {
     for (int lane = first_new; lane < lanes; ++lane) threads.emplace_back(lane_main, lane);
   } catch (const std::system_error& e) {
-    report_failure(shared->mpi_rank() * lanes,
+    report_failure(transports.mpi_rank() * lanes,
                    concat("--transit-threads-per-rank: got '", lanes, "', expected a thread count this system "
                                   "can start: thread ", threads.size() + 1 + first_new, " could not be created (",
                                   e.code().message(), ")")
                        .c_str());
     abort_job();
   }
-  if (hub) {
-    hub->run(shared->inboxes());
+  if (transports.has_comm_thread()) {
+    transports.run_comm_thread();
   } else {
     lane_main(0);
   }
   for (auto& t : threads) t.join();
-  shared.reset();  // its groups' collectives live on the hub's endpoint: gone before it
-  if (hub) hub->close();
+  transports.close();
 }
 
 // A usage error every rank finds alike (said once, by rank 0), or one each rank finds alone in its
@@ -280,10 +265,8 @@ void check_attachable(MPI_Comm comm, const run_options& options) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   const int lanes = options.threads_per_rank;
-#ifdef TRANSIT_SIMGRID
-  if (lanes > 1)
-    throw rank_usage_error(concat("--transit-threads-per-rank: got '", lanes, "', expected 1 in a SimGrid build (SMPI runs each rank on one thread)"));
-#endif
+  if (const char* expected = simulation::threads_per_rank_refusal(lanes))
+    throw rank_usage_error(concat("--transit-threads-per-rank: got '", lanes, "', expected ", expected));
   if (lanes > 1 && runs_comm_thread(options)) {
     int provided = MPI_THREAD_SINGLE, main_thread = 0;
     MPI_Query_thread(&provided);
@@ -312,8 +295,7 @@ void check_attachable(MPI_Comm comm, const run_options& options) {
                                        ") or nothing with the mpi backend"));
   }
   // The transport's variables (and a simulated job's cost mode, core/simulated_costs.hpp).
-  static_cast<void>(mpi_transport::receive_mode_from_environment());
-  static_cast<void>(max_message_bytes_from_environment());
+  check_mpi_transport_environment();
   static_cast<void>(simulation_costs());
 }
 
@@ -326,14 +308,15 @@ class mpi_session final : public session_launch {
     MPI_Comm_rank(comm, &rank_);
     MPI_Comm_size(comm, &ranks_);
     machine_ = mpi_machine(comm, options);
-#ifdef TRANSIT_SIMGRID
-    topology_ = shared_by_ranks<topology_manager>(std::pair{reinterpret_cast<std::uintptr_t>(machine_.get()), options.physical},
-                                                  [&] { return job_topology(*machine_, options); });
-#else
-    topology_ = job_topology(*machine_, options);
-#endif
+    if (simulation::ranks_share_process) {
+      topology_ = shared_by_ranks<topology_manager>(
+          std::pair{reinterpret_cast<std::uintptr_t>(machine_.get()), options.physical},
+          [&] { return job_topology(*machine_, options); });
+    } else {
+      topology_ = job_topology(*machine_, options);
+    }
     if (options.threads_per_rank == 1)
-      context_ = context_access::make(std::make_unique<mpi_transport>(comm), machine_, topology_, options_);
+      context_ = context_access::make(make_rank_transport(comm), machine_, topology_, options_);
   }
   ~mpi_session() override {
     try {
@@ -391,11 +374,8 @@ int run_mpi(const run_options& options, const std::function<void(context&)>& bod
     if (const int rc = MPI_Init_thread(nullptr, nullptr, thread_level, &provided); rc != MPI_SUCCESS)
       throw std::runtime_error(concat("--transit-backend=mpi: MPI_Init_thread failed with error code ", rc,
                                               " (see MPI's message above)"));
-#ifndef TRANSIT_SIMGRID
-    std::atexit(finalize_mpi_at_exit);
-#endif
+    if (!simulated_build) std::atexit(finalize_mpi_at_exit);
   }
-#ifdef TRANSIT_SIMGRID
   // SMPI ends a simulated rank when its main returns, and finalising from atexit then crashes it:
   // the rank that transit initialised finalises before run() returns.
   struct finalize_on_return {
@@ -403,8 +383,7 @@ int run_mpi(const run_options& options, const std::function<void(context&)>& bod
     ~finalize_on_return() {
       if (owned) finalize_mpi_at_exit();
     }
-  } finalize{initialized == 0};
-#endif
+  } finalize{simulated_build && initialized == 0};
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   std::unique_ptr<mpi_session> attached;

@@ -1,5 +1,5 @@
 #pragma once
-// Polling back-off. Jobs here routinely run more PEs than cores (16 threads or 8 ranks on 2 cores):
+// Private to the library (the tests and tools reach it through transit::internals). Polling back-off. Jobs here routinely run more PEs than cores (16 threads or 8 ranks on 2 cores):
 // a PE that spins while idle steals the core the PE it waits for needs. So: spin briefly (cheap
 // when the answer is near), then yield, then sleep with growing naps capped at max_nap.
 //
@@ -9,12 +9,13 @@
 // message, 120x the 16 KiB one, with naps of up to 500 us). Yielding still hands the core to a
 // PE that shares it.
 //
-// Under SimGrid (TRANSIT_SIMGRID) every wait here passes simulated time only (core/clock.hpp): a
+// In a simulation build (simulated_build) every wait here passes simulated time only (core/clock.hpp): a
 // spinning or yielding round costs one poll (simulated_poll), a nap its length, and naps stay
 // short (max_nap below).
 #include <chrono>
 
 #include "transit/detail/core/clock.hpp"
+#include "transit/detail/core/simulation.hpp"
 
 namespace transit::detail {
 
@@ -30,18 +31,13 @@ class backoff {
  public:
   static constexpr int spin_rounds = 16;
   static constexpr int yield_rounds = 32;
-#ifdef TRANSIT_SIMGRID
   // A simulated PE has a core of its own, where a real one would poll an idle network in well
   // under a microsecond. Naps of up to 500 us (what shares a core well on a real host) quantise
   // every simulated wait to them: 64 ranks read a 10x longer link latency as a faster histogram.
   // So simulated naps stay short, and simulated time stays within 0.8 us of the event waited for,
   // at about one poll per 0.8 us of waiting for the simulator.
-  static constexpr std::chrono::nanoseconds first_nap{200};
-  static constexpr std::chrono::nanoseconds max_nap{800};
-#else
-  static constexpr std::chrono::nanoseconds first_nap{1000};
-  static constexpr std::chrono::nanoseconds max_nap{500'000};
-#endif
+  static constexpr std::chrono::nanoseconds first_nap{simulated_build ? 200 : 1000};
+  static constexpr std::chrono::nanoseconds max_nap{simulated_build ? 800 : 500'000};
 
   /// Called after a poll that found nothing to do. `sends_pending`: this PE has sends accepted by
   /// the transport and not yet complete (transport::pending_sends() > 0, asked once per idle
@@ -54,13 +50,13 @@ class backoff {
   template <class Nap>
   void idle(bool sends_pending, Nap&& nap) {
     if (round_ < spin_rounds) {
-#ifdef TRANSIT_SIMGRID
-      // A spin is a poll: it must pass simulated time too, or a PE could poll again and again
-      // at one simulated instant (SMPI's own per-poll costs are switched off: core/clock.hpp).
-      detail::yield();
-#else
-      for (int i = 0; i < 8; ++i) cpu_relax();
-#endif
+      if constexpr (simulated_build) {
+        // A spin is a poll: it must pass simulated time too, or a PE could poll again and again
+        // at one simulated instant (SMPI's own per-poll costs are switched off: core/clock.hpp).
+        detail::yield();
+      } else {
+        for (int i = 0; i < 8; ++i) cpu_relax();
+      }
       ++round_;
     } else if (round_ < spin_rounds + yield_rounds || sends_pending) {
       detail::yield();

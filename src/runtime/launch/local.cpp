@@ -1,4 +1,5 @@
-// The local backend's launch: every PE a thread of this process, on one local_world.
+// The local backend's launch: every PE a thread of this process, each with its context over the
+// transport the backend makes for it (transport/local_transports.hpp).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -16,10 +17,10 @@
 #include <thread>
 #include <vector>
 
-#include "transport/launch.hpp"
-#include "transport/local/transport.hpp"
+#include "runtime/launch/common.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/detail/runtime/context_access.hpp"
+#include "transport/local_transports.hpp"
 
 namespace transit::detail {
 
@@ -38,8 +39,8 @@ void warn_if_oversubscribed(int pes) {
   std::fflush(stderr);
 }
 
-// A job's PEs as threads of this process, each with its own context on one local_world; returns
-// when all have returned. The first failure is the world's (later ones are its consequences).
+// A job's PEs as threads of this process, each with its own context on the job's transports; returns
+// when all have returned. The first failure is the job's (later ones are its consequences).
 struct pe_threads_result {
   std::optional<std::pair<int, std::string>> failure;  // (PE, what): reported by transit::run
   std::exception_ptr error;                             // what that PE threw: rethrown by a session
@@ -48,7 +49,7 @@ struct pe_threads_result {
 pe_threads_result run_pe_threads(int pes, const run_options& options, const std::shared_ptr<const machine>& m,
                                  const std::shared_ptr<const topology_manager>& topology,
                                  const std::function<void(context&)>& body) {
-  local_world world(pes);
+  local_job_transports job(pes);
   std::mutex mutex;
   std::condition_variable finished_cv;
   int finished = 0;
@@ -56,16 +57,16 @@ pe_threads_result run_pe_threads(int pes, const run_options& options, const std:
 
   auto pe_main = [&](int rank) {
     try {
-      auto ctx = context_access::make(std::make_unique<local_transport>(world, rank), m, topology, options);
+      auto ctx = context_access::make(job.make(rank), m, topology, options);
       body(*ctx);
     } catch (const job_aborted&) {
       // Unwound because another PE failed; that PE reports.
     } catch (const std::exception& e) {
       errors[static_cast<std::size_t>(rank)] = std::current_exception();
-      world.fail(rank, e.what());
+      job.fail(rank, e.what());
     } catch (...) {
       errors[static_cast<std::size_t>(rank)] = std::current_exception();
-      world.fail(rank, "unknown exception");
+      job.fail(rank, "unknown exception");
     }
     std::lock_guard lock(mutex);
     ++finished;
@@ -80,7 +81,7 @@ pe_threads_result run_pe_threads(int pes, const run_options& options, const std:
     // The system refused a thread: the PEs that started wait for the others in their first
     // collective; the abort unwinds them, and the count is refused as a usage error.
     const auto started = threads.size();
-    world.fail(static_cast<int>(started), e.what());
+    job.fail(static_cast<int>(started), e.what());
     for (auto& t : threads) t.join();
     throw std::invalid_argument(concat(
         options.pes > 0 ? "--transit-pes" : "the hardware threads", ": got '", pes,
@@ -92,13 +93,13 @@ pe_threads_result run_pe_threads(int pes, const run_options& options, const std:
     std::unique_lock lock(mutex);
     // The oversubscription warning comes once the job has run a second: a job that ends sooner
     // was not slow to wait for, and one that a usage error ends at once prints its one line alone.
-    const auto done = [&] { return finished == pes || world.aborted(); };
+    const auto done = [&] { return finished == pes || job.aborted(); };
     if (!finished_cv.wait_for(lock, std::chrono::seconds(1), done)) warn_if_oversubscribed(pes);
     finished_cv.wait(lock, done);
-    if (world.aborted()) {
+    if (job.aborted()) {
       // PEs inside transit calls unwind at once; give ones busy in user code a grace period.
       if (!finished_cv.wait_for(lock, std::chrono::seconds(10), [&] { return finished == pes; })) {
-        const auto failure = world.first_failure();
+        const auto failure = job.first_failure();
         report_failure(failure->first, failure->second.c_str());
         std::fprintf(stderr, "transit: %d PEs did not stop within 10 s of the failure; exiting\n", pes - finished);
         std::fflush(stderr);
@@ -107,20 +108,20 @@ pe_threads_result run_pe_threads(int pes, const run_options& options, const std:
     }
   }
   for (auto& t : threads) t.join();
-  pe_threads_result result{world.first_failure(), nullptr};
+  pe_threads_result result{job.first_failure(), nullptr};
   if (result.failure) result.error = errors[static_cast<std::size_t>(result.failure->first)];
   return result;
 }
 
 // A session of the local backend. One PE: its context lives on the calling thread from the start.
-// Several: each run() starts their threads on a fresh world.
+// Several: each run() starts their threads on fresh transports.
 class local_session final : public session_launch {
  public:
   local_session(const run_options& options, int pes)
       : options_(options), pes_(pes), machine_(emulated_machine(pes, options)), topology_(job_topology(*machine_, options)) {
     if (pes_ == 1) {
-      world_ = std::make_unique<local_world>(1);
-      context_ = context_access::make(std::make_unique<local_transport>(*world_, 0), machine_, topology_, options_);
+      transports_ = std::make_unique<local_job_transports>(1);
+      context_ = context_access::make(transports_->make(0), machine_, topology_, options_);
     }
   }
   ~local_session() override { close(); }
@@ -139,7 +140,7 @@ class local_session final : public session_launch {
   void close() override {
     closed_ = true;
     context_.reset();  // one PE: its barrier is its own
-    world_.reset();
+    transports_.reset();
   }
 
  private:
@@ -147,7 +148,7 @@ class local_session final : public session_launch {
   int pes_;
   std::shared_ptr<const machine> machine_;
   std::shared_ptr<const topology_manager> topology_;
-  std::unique_ptr<local_world> world_;
+  std::unique_ptr<local_job_transports> transports_;
   std::unique_ptr<context> context_;
   bool closed_ = false;
 };

@@ -1,5 +1,5 @@
-// What the backends' launches share (src/transport/launch.hpp).
-#include "transport/launch.hpp"
+// What the backends' launches share (src/runtime/launch/common.hpp).
+#include "runtime/launch/common.hpp"
 
 #include <cstdio>
 #include <optional>
@@ -23,6 +23,5 @@ std::shared_ptr<const topology_manager> job_topology(const machine& m, const run
   if (!o.physical.empty()) physical = physical_topology::parse(o.physical);
   return std::make_shared<const topology_manager>(topology_manager::for_job(m, physical));
 }
-
 
 }  // namespace transit::detail

@@ -1,0 +1,44 @@
+#pragma once
+// The simulation seam: what is SimGrid's (SMPI runs the mpi backend's ranks as simulated processes
+// of one real one, docs/simulation.md), asked as plain questions. Its source, simulation.cpp, is
+// the only file that includes SimGrid's headers; elsewhere code asks here, or tests the installed
+// constant simulated_build (transit/detail/core/simulation.hpp) with `if constexpr`. In a normal
+// build every answer is "not simulated" and nothing of SimGrid is used.
+//
+// Also SimGrid's, and behind these: the simulated clock (transit/detail/core/clock.hpp, defined in
+// simulation.cpp), simulated costs (core/simulated_costs.hpp).
+#include <cstddef>
+#include <functional>
+
+#include "transit/detail/core/simulation.hpp"
+
+namespace transit::detail::simulation {
+
+/// Whether all ranks of a job run in this one process (SMPI: each rank is a simulated process
+/// here, run one at a time): what every rank builds alike (its machine, its topology) can be built
+/// once and shared, and per-rank state in globals is indexed by world_rank().
+inline constexpr bool ranks_share_process = simulated_build;
+
+/// The rank-thread rule: a simulated rank runs on one thread (SMPI), so PE threads per rank above
+/// 1 are refused. What is expected when `threads_per_rank` breaks the rule, else null.
+const char* threads_per_rank_refusal(int threads_per_rank) noexcept;
+
+/// Registers `report` (once per process) to run when the simulation finds every rank blocked with
+/// nothing left to happen: a deadlock that no watchdog sees, since simulated time stops. Nothing in
+/// a normal build.
+void on_deadlock(void (*report)());
+
+/// The simulated machine's clock in seconds (0 in a normal build).
+double simulated_seconds();
+
+/// This rank's number in MPI_COMM_WORLD (0 in a normal build).
+std::size_t world_rank();
+
+/// The cost in seconds of starting a send of `bytes` from simulated host `source` to `dest` (the
+/// hosts as opaque identities: equal when the message stays within a node).
+using send_cost = std::function<double(std::size_t bytes, const void* source, const void* dest)>;
+/// Replaces SMPI's send overheads (smpi/os, smpi/ois) by `cost` for MPI_Send and MPI_Isend.
+/// Nothing in a normal build.
+void register_send_cost(send_cost cost);
+
+}  // namespace transit::detail::simulation
