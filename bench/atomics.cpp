@@ -8,7 +8,6 @@
 #include <string>
 
 #include "bench.hpp"
-#include "cli.hpp"
 #include "one_sided_kernels.hpp"
 
 #include "transit/detail/core/clock.hpp"
@@ -82,16 +81,19 @@ const bool registered = register_kernel({
     .summary = "HiCOO fig. 15: latency of lock, accumulate and fetch-add from the first PE to the last",
     .item_sizes = {sizeof(std::int64_t)},
     .run = run_atomics,
-    .add_options =
-        [](CLI::App& sub) {
-          sub.add_option("--ops", params.ops, "timed operations of each kind (default 1000)")
-              ->transform(integer_in<int>(1, 10'000'000, "an integer in [1, 10000000]"))
-              ->type_name("N");
-          sub.add_option("--warmup", params.warmup, "untimed operations first (default 50)")
-              ->transform(integer_in<int>(0, 10'000'000, "an integer in [0, 10000000]"))
-              ->type_name("N");
-          add_one_sided_options(sub, params.choice);
-        },
+    .own_options =
+        apps::option_table{
+          {.names = "--ops",
+           .help = "timed operations of each kind (default 1000)",
+           .target = &params.ops,
+           .check = apps::integer_range{1, 10'000'000, "an integer in [1, 10000000]"},
+           .type_name = "N"},
+          {.names = "--warmup",
+           .help = "untimed operations first (default 50)",
+           .target = &params.warmup,
+           .check = apps::integer_range{0, 10'000'000, "an integer in [0, 10000000]"},
+           .type_name = "N"},
+        } + one_sided_options_of(params.choice),
     .default_items = [] { return std::uint64_t{1000}; },
 });
 

@@ -1,9 +1,9 @@
 #pragma once
-// transit bench: the harness of the benchmark kernels (bench/*.cpp): their registry, the driver
-// that resolves a run's options, times it and reduces its record over the PEs, the record's JSON
-// and text forms, and helpers for kernels. The command line that chooses and prints runs is the
-// transit command's (tools/transit/bench.cpp); the harness needs none of it but the CLI::App a
-// kernel adds its own options to.
+// The benchmark kernels (bench/*.cpp, the library transit_bench): their registry, the driver that
+// resolves a run's options, times it and reduces its record over the PEs, the record's JSON and
+// text forms, and helpers for kernels. A front end fills `options` and each kernel's option table
+// (plain data, apps/common/option_table.hpp) and calls run_once: the transit command
+// (tools/transit/bench.cpp) is one; nothing here parses a command line.
 //
 // A kernel is a collective function that builds its streamers, runs its measured region between
 // two barriers (measure()), verifies its result and returns this PE's share of the record; the
@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -21,13 +22,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/option_table.hpp"
 #include "transit/detail/core/clock.hpp"
 #include "core/median.hpp"
 #include "transit/transit.hpp"
-
-namespace CLI {
-class App;
-}
 
 namespace transit::bench {
 
@@ -41,7 +39,7 @@ std::string_view to_string(scheme s) noexcept;
 /// Every scheme with its --scheme name, in the order the help lists them.
 const std::vector<std::pair<std::string, scheme>>& schemes();
 
-/// The options every kernel takes (tools/transit/bench.cpp adds them to each `bench KERNEL` command).
+/// The options every kernel takes (the transit command adds them to each `bench KERNEL` command).
 /// Kernel-specific options belong to their kernel's file. 0 in a count = the kernel's default.
 struct options {
   std::string kernel;
@@ -57,6 +55,14 @@ struct options {
   int steps = 0;                    // --steps: steps per run, each of items_per_pe (0: 1, or 30 with --tune)
   bool tune = false;                // --tune: streamer_options::tune
   bool quiet = false;               // --quiet: no progress line on the terminal
+  bool grid_given = false;          // whether --grid was given (exchange: the grid method's grid)
+};
+
+/// Options that do not go together (found by finish_options or a kernel's check), before any PE
+/// starts. A front end reports it as a usage error: "<option>: got '<value>', expected <what>".
+struct option_error : std::invalid_argument {
+  option_error(std::string option_name, std::string value_text, std::string what_expected);
+  std::string option, value, expected;
 };
 
 struct setup;
@@ -64,8 +70,8 @@ struct measurement;
 
 /// A kernel of `transit bench`, registered from its own file at start-up:
 ///   const bool registered = register_kernel({.name = "histogram", ...});
-/// Its parameters (add_options) live in that file: set by the command line before any PE starts,
-/// read-only while the job runs.
+/// Its parameters (the option table) live in that file: set by the command line before any PE
+/// starts, read-only while the job runs.
 struct kernel_entry {
   std::string name;
   std::string summary{};  // one line for `transit bench --help`
@@ -73,11 +79,13 @@ struct kernel_entry {
   std::vector<std::size_t> item_sizes{};
   /// Collective: runs the kernel once (see measurement).
   std::function<measurement(context&, const setup&)> run{};
-  /// Optional: adds the kernel's own options to its `bench NAME` command.
-  std::function<void(CLI::App&)> add_options{};
+  /// The kernel's own options, after the common ones on its `bench NAME` command.
+  apps::option_table own_options{};
+  /// Optional: text after the options in `bench NAME --help`.
+  std::string footer{};
   /// Optional: items per PE without --items-per-pe (default 2^20). Called after parsing.
   std::function<std::uint64_t()> default_items{};
-  /// Optional: checks across options after parsing, before any PE starts (throw usage_error).
+  /// Optional: checks across options after parsing, before any PE starts (throws option_error).
   std::function<void(const options&)> check{};
   std::uint64_t max_items_per_pe = std::uint64_t{1} << 40;  // what --items-per-pe accepts
   /// A larger --buffer-items is reduced to this (randomaccess: its look-ahead limit); 0 = none.
@@ -98,6 +106,26 @@ bool register_kernel(kernel_entry kernel);
 const std::vector<kernel_entry>& kernels();
 /// The kernel called `name`, or nullptr.
 const kernel_entry* find_kernel(std::string_view name);
+
+/// Local: what a front end does once it has parsed `opt` for kernel `k`, before any PE starts:
+/// the kernel's item size when none was given, then the checks across options (--buffer-items
+/// times --item-bytes within 1 GiB, --tune and --steps only for kernels that take them, mpi-raw only
+/// for kernels that have it) and the kernel's own. `tune_name` names what asked for tuning
+/// (--tune, TRANSIT_TUNE) in messages. Throws option_error.
+void finish_options(const kernel_entry& k, options& opt, std::string_view tune_name = "--tune");
+
+/// The largest --buffer-items a front end accepts, and the bytes a peer buffer may hold.
+inline constexpr std::size_t max_buffer_items = std::size_t{1} << 24;
+inline constexpr std::uint64_t max_buffer_bytes = std::uint64_t{1} << 30;
+
+/// Options two kernels share: --table-slots S, entries per PE of a kernel's distributed table
+/// (histogram, index-gather).
+apps::option_spec table_slots_option(std::uint64_t& slots);
+
+/// --api streamer|active: the kernel written with streamers (default) or with active_messages
+/// (histogram, phold); with `c`, also --api c: through the C API (transit.h; histogram). The
+/// record's "api" says which ran.
+apps::option_spec api_option(std::string& api, bool c = false);
 
 /// One PE's view of a run, as the kernel sees it.
 struct setup {

@@ -25,7 +25,6 @@
 #include <vector>
 
 #include "bench.hpp"
-#include "cli.hpp"
 
 namespace transit::bench {
 
@@ -162,37 +161,41 @@ const bool registered = register_kernel({
     .summary = "persons send 48-byte visits to locations over a fixed bipartite graph (EpiSimdemics, thesis 7.2.1)",
     .item_sizes = {sizeof(visit)},
     .run = run_bipartite,
-    .add_options =
-        [](CLI::App& sub) {
-          sub.add_option("--persons", persons,
-                         "persons in the whole job, block-distributed over the PEs (default 65536); the graph is "
-                         "the same at every PE count (strong scaling)")
-              ->transform(integer_in<std::uint64_t>(1, std::uint64_t{1} << 32, "a positive integer up to 2^32"))
-              ->type_name("N");
-          sub.add_option("--locations", locations,
-                         "locations in the whole job, block-distributed (default 0: persons / 4, at least 1)")
-              ->transform(integer_in<std::uint64_t>(0, std::uint64_t{1} << 32, "an integer in [0, 2^32]"))
-              ->type_name("L");
-          sub.add_option("--degree", degree,
-                         "locations each person visits, one 48-byte visit item each per step, drawn uniformly "
-                         "over all locations (default 4)")
-              ->transform(integer_in<std::uint64_t>(1, 1024, "an integer in [1, 1024]"))
-              ->type_name("D");
-          sub.footer(
-              "Each step every person sends one visit to each of its locations; the owner of the location counts it.\n"
-              "The step ends with quiesce(). Items per PE = persons x degree / PEs (no --items-per-pe).\n"
-              "Verified: every visit reaches its location's PE intact, and the counts per location and the\n"
-              "checksums, summed over PEs, match the graph.");
+    .own_options =
+        {
+          {.names = "--persons",
+           .help = "persons in the whole job, block-distributed over the PEs (default 65536); the graph is "
+                   "the same at every PE count (strong scaling)",
+           .target = &persons,
+           .check = apps::integer_range{1, std::uint64_t{1} << 32, "a positive integer up to 2^32"},
+           .type_name = "N"},
+          {.names = "--locations",
+           .help = "locations in the whole job, block-distributed (default 0: persons / 4, at least 1)",
+           .target = &locations,
+           .check = apps::integer_range{0, std::uint64_t{1} << 32, "an integer in [0, 2^32]"},
+           .type_name = "L"},
+          {.names = "--degree",
+           .help = "locations each person visits, one 48-byte visit item each per step, drawn uniformly "
+                   "over all locations (default 4)",
+           .target = &degree,
+           .check = apps::integer_range{1, 1024, "an integer in [1, 1024]"},
+           .type_name = "D"},
         },
+    .footer =
+        "Each step every person sends one visit to each of its locations; the owner of the location counts it.\n"
+        "The step ends with quiesce(). Items per PE = persons x degree / PEs (no --items-per-pe).\n"
+        "Verified: every visit reaches its location's PE intact, and the counts per location and the\n"
+        "checksums, summed over PEs, match the graph.",
     .check =
         [](const options& opt) {
           if (opt.items_per_pe != 0)
-            usage_error("--items-per-pe", std::to_string(opt.items_per_pe),
-                        "no --items-per-pe for bipartite (the graph sets the work: --persons x --degree over the PEs)");
+            throw option_error(
+                "--items-per-pe", std::to_string(opt.items_per_pe),
+                "no --items-per-pe for bipartite (the graph sets the work: --persons x --degree over the PEs)");
           if (persons * degree > std::uint64_t{1} << 40)
-            usage_error("--degree", std::to_string(degree),
-                        "at most " + std::to_string((std::uint64_t{1} << 40) / persons) + " with --persons " +
-                            std::to_string(persons) + " (at most 2^40 visits per step)");
+            throw option_error("--degree", std::to_string(degree),
+                              "at most " + std::to_string((std::uint64_t{1} << 40) / persons) + " with --persons " +
+                                  std::to_string(persons) + " (at most 2^40 visits per step)");
         },
     .steps = true,
 });

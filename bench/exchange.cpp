@@ -14,7 +14,6 @@
 #include <random>
 
 #include "bench.hpp"
-#include "cli.hpp"
 
 #include "transit/detail/core/clock.hpp"
 
@@ -30,7 +29,6 @@ std::uint64_t parcel_bytes = 8;
 std::string method_name = "all";
 int samples = 7;
 int exchanges_per_sample = 0;  // --exchanges: 0 sizes each method's samples to about 2 ms
-bool grid_given = false;  // --grid: the grid method's grid; default virtual_grid::balanced(P, 2)
 
 constexpr double sample_seconds = 0.002;
 using byte_parcels = std::vector<parcel<std::uint8_t>>;
@@ -159,7 +157,7 @@ measurement run_exchange(context& ctx, const setup& s) {
     exchange_options o;
     o.method = m.method;
     o.fixed_pattern = m.fixed_pattern;
-    if (grid_given) o.grid = *s.stream.grid;  // else the exchange's default, balanced 2-D
+    if (s.opt.grid_given) o.grid = *s.stream.grid;  // else the exchange's default, balanced 2-D
     contender c;
     c.method = m;
     c.per_sample = static_cast<std::uint64_t>(exchanges_per_sample);  // 0: sized below
@@ -205,7 +203,7 @@ measurement run_exchange(context& ctx, const setup& s) {
       static_cast<int>(distinct.size() - static_cast<std::size_t>(std::count(distinct.begin(), distinct.end(), me))),
       reduce_op::max);
 
-  const virtual_grid grid = grid_given ? *s.stream.grid : virtual_grid::balanced(size, 2);
+  const virtual_grid grid = s.opt.grid_given ? *s.stream.grid : virtual_grid::balanced(size, 2);
   measurement result;
   result.items_per_pe = static_cast<double>(base.size());  // parcels per PE and exchange
   result.verified = true;
@@ -288,38 +286,48 @@ const bool registered = register_kernel({
     .summary = "sparse all-to-all (crystal router paper): every exchange method, one parcel per partner",
     .item_sizes = {1},
     .run = run_exchange,
-    .add_options =
-        [](CLI::App& sub) {
-          sub.add_option("--pattern", pattern, "nek26 (default: partners (r +- S*i) mod P), random or dense")
-              ->check(one_of({"nek26", "random", "dense"}))
-              ->type_name("NAME");
-          sub.add_option("--neighbors", neighbors, "partners per PE, K (default 26; dense: all)")
-              ->transform(integer_in<int>(1, 1 << 20, "an integer in [1, 1048576]"))
-              ->type_name("K");
-          sub.add_option("--stride", stride, "nek26: distance between partners, S (default 1)")
-              ->transform(integer_in<int>(1, 1 << 30, "an integer in [1, 1073741824]"))
-              ->type_name("S");
-          sub.add_option("--bytes", parcel_bytes, "bytes per parcel, B (default 8)")
-              ->transform(integer_in<std::uint64_t>(1, std::uint64_t{1} << 32, "an integer in [1, 2^32]"))
-              ->type_name("B");
-          sub.add_option("--method", method_name,
-                         "all (default: every method of the backend, in one job), automatic, direct, "
-                         "direct_fixed (direct with exchange_options::fixed_pattern: consensus in the "
-                         "first exchange only), crystal_router, grid, mpi_alltoallv, mpi_alltoallv_fixed "
-                         "(counts exchanged once), mpi_neighbor or mpi_neighbor_fixed")
-              ->check(one_of({"all", "automatic", "direct", "direct_fixed", "crystal_router", "grid", "mpi_alltoallv",
-                              "mpi_alltoallv_fixed", "mpi_neighbor", "mpi_neighbor_fixed"}))
-              ->type_name("M");
-          sub.add_option("--samples", samples, "timed samples per method; the median is reported (default 7)")
-              ->transform(integer_in<int>(1, 1000, "an integer in [1, 1000]"))
-              ->type_name("N");
+    .own_options =
+        {
+          {.names = "--pattern",
+           .help = "nek26 (default: partners (r +- S*i) mod P), random or dense",
+           .target = &pattern,
+           .check = apps::one_of_names{{"nek26", "random", "dense"}},
+           .type_name = "NAME"},
+          {.names = "--neighbors",
+           .help = "partners per PE, K (default 26; dense: all)",
+           .target = &neighbors,
+           .check = apps::integer_range{1, 1 << 20, "an integer in [1, 1048576]"},
+           .type_name = "K"},
+          {.names = "--stride",
+           .help = "nek26: distance between partners, S (default 1)",
+           .target = &stride,
+           .check = apps::integer_range{1, 1 << 30, "an integer in [1, 1073741824]"},
+           .type_name = "S"},
+          {.names = "--bytes",
+           .help = "bytes per parcel, B (default 8)",
+           .target = &parcel_bytes,
+           .check = apps::integer_range{1, std::uint64_t{1} << 32, "an integer in [1, 2^32]"},
+           .type_name = "B"},
+          {.names = "--method",
+           .help = "all (default: every method of the backend, in one job), automatic, direct, "
+                   "direct_fixed (direct with exchange_options::fixed_pattern: consensus in the "
+                   "first exchange only), crystal_router, grid, mpi_alltoallv, mpi_alltoallv_fixed "
+                   "(counts exchanged once), mpi_neighbor or mpi_neighbor_fixed",
+           .target = &method_name,
+           .check = apps::one_of_names{{"all", "automatic", "direct", "direct_fixed", "crystal_router", "grid",
+                                        "mpi_alltoallv", "mpi_alltoallv_fixed", "mpi_neighbor", "mpi_neighbor_fixed"}},
+           .type_name = "M"},
+          {.names = "--samples",
+           .help = "timed samples per method; the median is reported (default 7)",
+           .target = &samples,
+           .check = apps::integer_range{1, 1000, "an integer in [1, 1000]"},
+           .type_name = "N"},
           // A simulated clock needs no long samples, and each exchange there costs real seconds.
-          sub.add_option("--exchanges", exchanges_per_sample,
-                         "exchanges per sample (default: as many as last about 2 ms, sized per method)")
-              ->transform(integer_in<int>(1, 100000, "an integer in [1, 100000]"))
-              ->type_name("N");
-          // --grid (a common option) sets the grid method's grid; without it, the exchange's default.
-          sub.get_option("--grid")->each([](const std::string&) { grid_given = true; });
+          {.names = "--exchanges",
+           .help = "exchanges per sample (default: as many as last about 2 ms, sized per method)",
+           .target = &exchanges_per_sample,
+           .check = apps::integer_range{1, 100000, "an integer in [1, 100000]"},
+           .type_name = "N"},
         },
 });
 

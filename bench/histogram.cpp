@@ -15,7 +15,6 @@
 #include "bench.hpp"
 #include "c_api/byte_streamer.hpp"
 #include "c_api/handles.hpp"
-#include "cli.hpp"
 
 namespace transit::bench {
 
@@ -128,10 +127,10 @@ const bool registered = register_kernel({
     .summary = "increments of random slots of a distributed table",
     .item_sizes = {sizeof(std::uint64_t)},
     .run = run_histogram,
-    .add_options =
-        [](CLI::App& sub) {
-          add_table_slots_option(sub, table_slots);
-          add_api_option(sub, api, true);
+    .own_options =
+        {
+          table_slots_option(table_slots),
+          api_option(api, true),
         },
     .default_items = [] { return std::uint64_t{1} << 22; },
     .mpi_raw = true,

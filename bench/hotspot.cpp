@@ -29,7 +29,6 @@
 #include <vector>
 
 #include "bench.hpp"
-#include "cli.hpp"
 #include "one_sided_kernels.hpp"
 
 #include "transit/detail/core/clock.hpp"
@@ -318,43 +317,61 @@ const bool registered = register_kernel({
     .summary = "HiCOO hot spot: one-sided fetch-add, vectored put, get or lock, a share of PEs aiming at PE 0",
     .item_sizes = {sizeof(std::uint64_t)},
     .run = run_hotspot,
-    .add_options =
-        [](CLI::App& sub) {
-          sub.add_option("--op", params.op,
-                         "fetch-add (default), put-v (a noncontiguous put, then fence), get (a blocking get of "
-                         "the target's word) or lock (lock the target's mutex, get and put its counter, unlock)")
-              ->check(one_of({"fetch-add", "put-v", "get", "lock"}))
-              ->type_name("OP");
-          sub.add_option("--contention", params.contention, "percent of PEs aiming at PE 0 (default 100)")
-              ->transform(integer_in<int>(0, 100, "a percentage in [0, 100]"))
-              ->type_name("C");
-          sub.add_option("--ops", params.ops, "operations between two sync()s (default 10)")
-              ->transform(integer_in<int>(1, 1'000'000, "an integer in [1, 1000000]"))
-              ->type_name("N");
-          sub.add_option("--iterations", params.iterations, "rounds of --ops operations (default 100)")
-              ->transform(integer_in<int>(1, 1'000'000, "an integer in [1, 1000000]"))
-              ->type_name("N");
-          sub.add_option("--regions", params.regions, "put-v: regions per vectored put (default 8)")
-              ->transform(integer_in<int>(1, 4096, "an integer in [1, 4096]"))
-              ->type_name("N");
-          sub.add_option("--region-bytes", params.region_bytes, "put-v: bytes per region (default 64)")
-              ->transform(integer_in<int>(1, 1 << 20, "an integer in [1, 1048576]"))
-              ->type_name("S");
-          add_one_sided_options(sub, params.choice);
-          sub.add_flag("--no-combine", params.no_combine,
-                       "do not combine requests for one word (fetch-add; other ops have nothing to combine)");
-          sub.add_option("--request-buffer-bytes", params.buffer_bytes, "request aggregation per link (default 16384)")
-              ->transform(integer_in<std::size_t>(256, std::size_t{1} << 30, "bytes in [256, 1073741824]"))
-              ->type_name("B");
-          sub.add_option("--request-flush-us", params.flush_us, "partial request buffers go after U us (default 10)")
-              ->transform(integer_in<int>(0, 60'000'000, "microseconds in [0, 60000000]"))
-              ->type_name("U");
+    .own_options =
+        apps::option_table{
+          {.names = "--op",
+           .help = "fetch-add (default), put-v (a noncontiguous put, then fence), get (a blocking get of "
+                   "the target's word) or lock (lock the target's mutex, get and put its counter, unlock)",
+           .target = &params.op,
+           .check = apps::one_of_names{{"fetch-add", "put-v", "get", "lock"}},
+           .type_name = "OP"},
+          {.names = "--contention",
+           .help = "percent of PEs aiming at PE 0 (default 100)",
+           .target = &params.contention,
+           .check = apps::integer_range{0, 100, "a percentage in [0, 100]"},
+           .type_name = "C"},
+          {.names = "--ops",
+           .help = "operations between two sync()s (default 10)",
+           .target = &params.ops,
+           .check = apps::integer_range{1, 1'000'000, "an integer in [1, 1000000]"},
+           .type_name = "N"},
+          {.names = "--iterations",
+           .help = "rounds of --ops operations (default 100)",
+           .target = &params.iterations,
+           .check = apps::integer_range{1, 1'000'000, "an integer in [1, 1000000]"},
+           .type_name = "N"},
+          {.names = "--regions",
+           .help = "put-v: regions per vectored put (default 8)",
+           .target = &params.regions,
+           .check = apps::integer_range{1, 4096, "an integer in [1, 4096]"},
+           .type_name = "N"},
+          {.names = "--region-bytes",
+           .help = "put-v: bytes per region (default 64)",
+           .target = &params.region_bytes,
+           .check = apps::integer_range{1, 1 << 20, "an integer in [1, 1048576]"},
+           .type_name = "S"},
+        } + one_sided_options_of(params.choice) + apps::option_table{
+          {.names = "--no-combine",
+           .help = "do not combine requests for one word (fetch-add; other ops have nothing to combine)",
+           .target = &params.no_combine,
+           .kind = apps::option_kind::repeatable_flag},
+          {.names = "--request-buffer-bytes",
+           .help = "request aggregation per link (default 16384)",
+           .target = &params.buffer_bytes,
+           .check = apps::integer_range{256, std::size_t{1} << 30, "bytes in [256, 1073741824]"},
+           .type_name = "B"},
+          {.names = "--request-flush-us",
+           .help = "partial request buffers go after U us (default 10)",
+           .target = &params.flush_us,
+           .check = apps::integer_range{0, 60'000'000, "microseconds in [0, 60000000]"},
+           .type_name = "U"},
         },
     .default_items = [] { return std::uint64_t{1000}; },
     .check =
         [](const options& opt) {
           if (opt.route == scheme::mpi_raw && params.op == "put-v")
-            usage_error("--op", params.op, "fetch-add, get or lock with --scheme mpi-raw (their plain MPI versions)");
+            throw option_error("--op", params.op,
+                               "fetch-add, get or lock with --scheme mpi-raw (their plain MPI versions)");
         },
     .mpi_raw = true,
 });

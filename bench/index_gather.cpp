@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "bench.hpp"
-#include "cli.hpp"
 
 namespace transit::bench {
 
@@ -80,7 +79,7 @@ const bool registered = register_kernel({
     .summary = "random reads of a distributed array: request and reply",
     .item_sizes = {sizeof(request)},
     .run = run_index_gather,
-    .add_options = [](CLI::App& sub) { add_table_slots_option(sub, table_slots); },
+    .own_options = {table_slots_option(table_slots)},
     .max_items_per_pe = std::numeric_limits<std::uint32_t>::max(),  // a request numbers its reply in 32 bits
 });
 

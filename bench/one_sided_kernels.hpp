@@ -2,8 +2,9 @@
 // What the one-sided kernels (hotspot.cpp, atomics.cpp) share: the options that choose the
 // request topology and the progress mode, and their one_sided_options.
 #include <string>
+#include <vector>
 
-#include "cli.hpp"
+#include "common/option_table.hpp"
 #include "transit/transit.hpp"
 
 namespace transit::bench {
@@ -21,13 +22,19 @@ struct one_sided_choice {
 };
 
 /// --topology and --progress, bound to `choice`.
-inline void add_one_sided_options(CLI::App& sub, one_sided_choice& choice) {
-  sub.add_option("--topology", choice.topology, "fcg, mfcg (default), cfcg, hypercube or mpi-rma")
-      ->check(one_of({"fcg", "mfcg", "cfcg", "hypercube", "mpi-rma"}))
-      ->type_name("T");
-  sub.add_option("--progress", choice.progress, "polling (default) or helper")
-      ->check(one_of({"polling", "helper"}))
-      ->type_name("P");
+inline apps::option_table one_sided_options_of(one_sided_choice& choice) {
+  return {
+      {.names = "--topology",
+       .help = "fcg, mfcg (default), cfcg, hypercube or mpi-rma",
+       .target = &choice.topology,
+       .check = apps::one_of_names{{"fcg", "mfcg", "cfcg", "hypercube", "mpi-rma"}},
+       .type_name = "T"},
+      {.names = "--progress",
+       .help = "polling (default) or helper",
+       .target = &choice.progress,
+       .check = apps::one_of_names{{"polling", "helper"}},
+       .type_name = "P"},
+  };
 }
 
 }  // namespace transit::bench

@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "bench.hpp"
-#include "cli.hpp"
 #include "transit/detail/core/clock.hpp"
 #include "transit/detail/runtime/context_access.hpp"
 
@@ -119,11 +118,13 @@ const bool registered = register_kernel({
     .summary = "large messages through active_messages against one transport message each",
     .item_sizes = {detail::chunk_bytes},
     .run = run_payload,
-    .add_options =
-        [](CLI::App& sub) {
-          sub.add_option("--payload-bytes", payload_bytes, "bytes of each message (default 104857600, 100 MiB)")
-              ->transform(integer_in<std::uint64_t>(8, std::uint64_t{1} << 34, "a byte count in [8, 2^34]"))
-              ->type_name("B");
+    .own_options =
+        {
+          {.names = "--payload-bytes",
+           .help = "bytes of each message (default 104857600, 100 MiB)",
+           .target = &payload_bytes,
+           .check = apps::integer_range{8, std::uint64_t{1} << 34, "a byte count in [8, 2^34]"},
+           .type_name = "B"},
         },
     .default_items = [] { return std::uint64_t{1}; },
 });

@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "bench.hpp"
-#include "cli.hpp"
 
 namespace transit::bench {
 
@@ -176,18 +175,24 @@ const bool registered = register_kernel({
     .summary = "PHOLD discrete-event simulation, events handled as they arrive",
     .item_sizes = {sizeof(event)},
     .run = run_phold,
-    .add_options =
-        [](CLI::App& sub) {
-          sub.add_option("--remote-fraction", remote_fraction, "share of events sent to another PE (default 0.5)")
-              ->transform(real_in(0.0, 1.0, "a number in [0, 1]"))
-              ->type_name("f");
-          sub.add_option("--lps-per-pe", lps_per_pe, "logical processes per PE (default 1000)")
-              ->transform(integer_in<std::uint64_t>(1, std::uint64_t{1} << 32, "a positive integer up to 2^32"))
-              ->type_name("L");
-          sub.add_option("--events-per-lp", events_per_lp, "initial events per LP (default 16)")
-              ->transform(integer_in<std::uint64_t>(1, 1 << 20, "an integer in [1, 1048576]"))
-              ->type_name("E");
-          add_api_option(sub, api);
+    .own_options =
+        {
+          {.names = "--remote-fraction",
+           .help = "share of events sent to another PE (default 0.5)",
+           .target = &remote_fraction,
+           .check = apps::real_range{0.0, 1.0, "a number in [0, 1]"},
+           .type_name = "f"},
+          {.names = "--lps-per-pe",
+           .help = "logical processes per PE (default 1000)",
+           .target = &lps_per_pe,
+           .check = apps::integer_range{1, std::uint64_t{1} << 32, "a positive integer up to 2^32"},
+           .type_name = "L"},
+          {.names = "--events-per-lp",
+           .help = "initial events per LP (default 16)",
+           .target = &events_per_lp,
+           .check = apps::integer_range{1, 1 << 20, "an integer in [1, 1048576]"},
+           .type_name = "E"},
+          api_option(api),
         },
     .steps = true,
     .workload =

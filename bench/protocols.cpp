@@ -9,7 +9,6 @@
 #include <CLI/CLI.hpp>
 
 #include "bench.hpp"
-#include "cli.hpp"
 #include "transit/protocols/calibrate.hpp"
 
 namespace transit::bench {
@@ -177,35 +176,52 @@ const bool vector_registered = register_kernel({
     .summary = "multi-region put (then fence) to one target per PE with each protocol (Iancu and Hofmeyr)",
     .item_sizes = {1},
     .run = run_vector,
-    .add_options =
-        [](CLI::App& sub) {
-          sub.add_option("--region-bytes", vparams.region_bytes, "bytes per region, S (default 64)")
-              ->transform(integer_in<std::size_t>(1, std::size_t{1} << 24, "an integer in [1, 16777216]"))
-              ->type_name("S");
-          sub.add_option("--regions", vparams.regions, "regions per transfer, N (default 16)")
-              ->transform(integer_in<std::size_t>(1, std::size_t{1} << 20, "an integer in [1, 1048576]"))
-              ->type_name("N");
-          sub.add_option("--protocol", vparams.protocol, "blocking, pipelined, packed, automatic or all (default)")
-              ->check(one_of(protocol_names))
-              ->type_name("P");
-          sub.add_option("--target", vparams.target, "intra, inter or auto (default: inter when there are nodes)")
-              ->check(one_of({"intra", "inter", "auto"}))
-              ->type_name("T");
-          sub.add_option("--iterations", vparams.iterations, "timed transfers, median taken (default 20)")
-              ->transform(integer_in<int>(1, 1'000'000, "an integer in [1, 1000000]"))
-              ->type_name("N");
-          sub.add_flag("--sweep", vparams.sweep,
-                       "every S = 8..--max-region-bytes, N = 1..--max-regions (powers of two) with every protocol");
-          sub.add_option("--max-region-bytes", vparams.max_region_bytes, "--sweep: largest S (default 65536)")
-              ->transform(integer_in<std::size_t>(8, std::size_t{1} << 24, "an integer in [8, 16777216]"))
-              ->type_name("S");
-          sub.add_option("--max-regions", vparams.max_regions, "--sweep: largest N (default 1024)")
-              ->transform(integer_in<std::size_t>(1, std::size_t{1} << 16, "an integer in [1, 65536]"))
-              ->type_name("N");
-          sub.add_option("--max-transfer-bytes", vparams.max_transfer_bytes,
-                         "--sweep: leave out points with S x N above (default 1048576)")
-              ->transform(integer_in<std::size_t>(8, std::size_t{1} << 30, "an integer in [8, 1073741824]"))
-              ->type_name("B");
+    .own_options =
+        {
+          {.names = "--region-bytes",
+           .help = "bytes per region, S (default 64)",
+           .target = &vparams.region_bytes,
+           .check = apps::integer_range{1, std::size_t{1} << 24, "an integer in [1, 16777216]"},
+           .type_name = "S"},
+          {.names = "--regions",
+           .help = "regions per transfer, N (default 16)",
+           .target = &vparams.regions,
+           .check = apps::integer_range{1, std::size_t{1} << 20, "an integer in [1, 1048576]"},
+           .type_name = "N"},
+          {.names = "--protocol",
+           .help = "blocking, pipelined, packed, automatic or all (default)",
+           .target = &vparams.protocol,
+           .check = apps::one_of_names{protocol_names},
+           .type_name = "P"},
+          {.names = "--target",
+           .help = "intra, inter or auto (default: inter when there are nodes)",
+           .target = &vparams.target,
+           .check = apps::one_of_names{{"intra", "inter", "auto"}},
+           .type_name = "T"},
+          {.names = "--iterations",
+           .help = "timed transfers, median taken (default 20)",
+           .target = &vparams.iterations,
+           .check = apps::integer_range{1, 1'000'000, "an integer in [1, 1000000]"},
+           .type_name = "N"},
+          {.names = "--sweep",
+           .help = "every S = 8..--max-region-bytes, N = 1..--max-regions (powers of two) with every protocol",
+           .target = &vparams.sweep,
+           .kind = apps::option_kind::repeatable_flag},
+          {.names = "--max-region-bytes",
+           .help = "--sweep: largest S (default 65536)",
+           .target = &vparams.max_region_bytes,
+           .check = apps::integer_range{8, std::size_t{1} << 24, "an integer in [8, 16777216]"},
+           .type_name = "S"},
+          {.names = "--max-regions",
+           .help = "--sweep: largest N (default 1024)",
+           .target = &vparams.max_regions,
+           .check = apps::integer_range{1, std::size_t{1} << 16, "an integer in [1, 65536]"},
+           .type_name = "N"},
+          {.names = "--max-transfer-bytes",
+           .help = "--sweep: leave out points with S x N above (default 1048576)",
+           .target = &vparams.max_transfer_bytes,
+           .check = apps::integer_range{8, std::size_t{1} << 30, "an integer in [8, 1073741824]"},
+           .type_name = "B"},
         },
     .default_items = [] { return std::uint64_t{1}; },
 });
@@ -367,14 +383,18 @@ const bool halo_registered = register_kernel({
     .summary = "3-D halo exchange: faces with put_strided and put_regions every step, per protocol",
     .item_sizes = {sizeof(double)},
     .run = run_halo,
-    .add_options =
-        [](CLI::App& sub) {
-          sub.add_option("--edge", hparams.edge, "interior elements per side of a PE's block (default 16)")
-              ->transform(integer_in<int>(1, 512, "an integer in [1, 512]"))
-              ->type_name("E");
-          sub.add_option("--protocol", hparams.protocol, "blocking, pipelined, packed, automatic or all (default)")
-              ->check(one_of(protocol_names))
-              ->type_name("P");
+    .own_options =
+        {
+          {.names = "--edge",
+           .help = "interior elements per side of a PE's block (default 16)",
+           .target = &hparams.edge,
+           .check = apps::integer_range{1, 512, "an integer in [1, 512]"},
+           .type_name = "E"},
+          {.names = "--protocol",
+           .help = "blocking, pipelined, packed, automatic or all (default)",
+           .target = &hparams.protocol,
+           .check = apps::one_of_names{protocol_names},
+           .type_name = "P"},
         },
     .default_items = [] { return std::uint64_t{1}; },
     .steps = true,  // --steps: timed exchange steps per protocol (default 20)

@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "bench.hpp"
-#include "cli.hpp"
 
 namespace transit::bench {
 
@@ -130,11 +129,13 @@ const bool registered = register_kernel({
     .summary = "HPCC RandomAccess: XOR updates under the 1024 look-ahead limit",
     .item_sizes = {sizeof(std::uint64_t)},
     .run = run_randomaccess,
-    .add_options =
-        [](CLI::App& sub) {
-          sub.add_option("--table-log2", table_log2, "2^n table words per PE (default 16); --items-per-pe defaults to 4 x 2^n")
-              ->transform(integer_in<int>(1, 32, "an integer in [1, 32]"))
-              ->type_name("n");
+    .own_options =
+        {
+          {.names = "--table-log2",
+           .help = "2^n table words per PE (default 16); --items-per-pe defaults to 4 x 2^n",
+           .target = &table_log2,
+           .check = apps::integer_range{1, 32, "an integer in [1, 32]"},
+           .type_name = "n"},
         },
     .default_items = [] { return std::uint64_t{4} << table_log2; },  // HPCC: 4 x the table size
     .max_buffer_items = look_ahead,  // a buffer larger than the look-ahead could never fill

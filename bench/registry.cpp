@@ -1,5 +1,5 @@
 // transit bench: the kernel registry (each kernel file registers itself, bench/README.md) and the
-// names of the routing schemes. No command line here: tools/transit/bench.cpp builds the
+// names of the routing schemes. No command line here: a front end (the transit command) builds the
 // `bench KERNEL` commands from this registry.
 #include <algorithm>
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/app_entry.hpp"
 #include "common/bale_report.hpp"
 #include "common/index_stream.hpp"
 #include "transit/transit.hpp"
@@ -56,5 +57,9 @@ inline std::size_t histo_slot(const cyclic_place& place, std::int64_t table_per_
 /// when the self-check finds a nonzero entry (bale reports "FAILED"), 2 for options this PE
 /// count cannot take (reported once, by PE 0). `command_line` is echoed in the banner.
 int histo_main(context& ctx, const histo_options& options, const std::string& command_line);
+
+/// Local: histo as `transit app histo` runs it: its option table (bale's names and defaults) bound to
+/// options of its own, and its program (histo_main) with the banner echoing them.
+app_entry histo_app();
 
 }  // namespace transit::apps

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/app_entry.hpp"
 #include "common/bale_report.hpp"
 #include "common/index_stream.hpp"
 #include "transit/transit.hpp"
@@ -71,5 +72,9 @@ std::int64_t ig_check_and_zero(std::int64_t style, int pe, std::span<std::int64_
 /// the self-check finds a wrong entry (bale reports "YOU FAILED"), 2 for options this PE count
 /// cannot take (reported once, by PE 0). `command_line` is echoed in the banner.
 int ig_main(context& ctx, const ig_options& options, const std::string& command_line);
+
+/// Local: ig as `transit app ig` runs it: its option table (bale's names and defaults) bound to
+/// options of its own, and its program (ig_main) with the banner echoing them.
+app_entry ig_app();
 
 }  // namespace transit::apps

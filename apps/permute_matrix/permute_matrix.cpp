@@ -12,7 +12,7 @@
 #include "common/bale_timing.hpp"
 #include "common/exstack_rounds.hpp"
 #include "common/gather.hpp"
-#include "common/graph_app.hpp"
+#include "spmat/graph_app.hpp"
 #include "spmat/matrix_market.hpp"
 #include "randperm/randperm.hpp"
 

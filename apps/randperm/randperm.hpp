@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "common/app_entry.hpp"
 #include "common/bale_report.hpp"
 #include "common/index_stream.hpp"  // cyclic_local_count
 #include "transit/transit.hpp"
@@ -72,5 +73,9 @@ struct randperm_options {
 /// too large for bale's draws (2N >= 2^51, reported once by PE 0). `command_line` is echoed in the
 /// banner.
 int randperm_main(context& ctx, const randperm_options& options, const std::string& command_line);
+
+/// Local: randperm as `transit app randperm` runs it: its option table (bale's names and defaults) bound to
+/// options of its own, and its program (randperm_main) with the banner echoing them.
+app_entry randperm_app();
 
 }  // namespace transit::apps

@@ -3,6 +3,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "common/bale_options.hpp"
 #include "spmat/matrix_market.hpp"
 
 namespace transit::apps {
@@ -68,6 +69,92 @@ sparse_matrix get_input_graph(context& ctx, bale_report& report, const bale_std_
     report.note(text);
   }
   return mat;
+}
+
+namespace {
+
+/// -K's check: bale's spec parsed (what parse_kronecker_spec says when it is not one).
+std::string kronecker_problem(const std::string& text) {
+  try {
+    parse_kronecker_spec(text);
+    return {};
+  } catch (const input_error& e) {
+    const std::string what = e.what();
+    const std::string prefix = "--kronecker (-K): ";  // the command line names the option itself
+    return what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what;
+  }
+}
+
+std::string number(double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+}  // namespace
+
+option_table bale_graph_option_table(bale_graph_options& o) {
+  // The model: the last of -F, -G, -K given wins, as in bale (they act as they are parsed).
+  return {
+      {.names = "-f,--readfile",
+       .help = "read the matrix from FILE (MatrixMarket) instead of generating it",
+       .target = &o.filename,
+       .type_name = "FILE"},
+      bale_count_option("-n,--l_numrows",
+                        "rows per PE of the generated matrix (default " + std::to_string(o.l_numrows) + ")",
+                        o.l_numrows, "a number of rows", 1),
+      bale_count_option("-N,--numrows", "rows of the generated matrix (takes precedence over -n)", o.numrows,
+                        "a number of rows", 1),
+      {.names = "-e,--edge_prob",
+       .help = "probability of each edge (instead of -z)",
+       .target = &o.edge_prob,
+       .check = real_range{0, 1, "a probability from 0 to 1"},
+       .type_name = "EDGEP"},
+      {.names = "-z,--nz_per_row",
+       .help = "mean nonzeros per row, when -e is not given (default 10)",
+       .target = &o.nz_per_row,
+       .check = real_range{0, 70368744177664.0, "a number of nonzeros from 0 to 2^46"},
+       .type_name = "NZPR"},
+      {.names = "-F,--flat",
+       .help = "flat (Erdős–Rényi) random graph (the default)",
+       .kind = option_kind::repeatable_flag,
+       .on_parse = [&o](const std::string&) { o.model = graph_model::flat; }},
+      {.names = "-G,--geometric",
+       .help = "geometric random graph (points in the unit square, edges between close ones)",
+       .kind = option_kind::repeatable_flag,
+       .on_parse = [&o](const std::string&) { o.model = graph_model::geometric; }},
+      {.names = "-K,--kronecker",
+       .help = "Kronecker product of stars MODE:S1xS2x...: MODE 0 no triangles, 1 many, 2 few; K_{1,Si} the stars",
+       .check = custom_check(kronecker_problem),
+       .type_name = "KSTR",
+       .on_parse =
+           [&o](const std::string& text) {
+             o.kron_string = text;
+             o.kron = parse_kronecker_spec(text);
+             o.model = graph_model::kronecker;
+           }},
+      {.names = "-d,--directed", .help = "a directed graph", .target = &o.directed, .kind = option_kind::flag},
+      {.names = "-l,--loops", .help = "a loop at every vertex", .target = &o.loops, .kind = option_kind::flag},
+      {.names = "-w,--weighted",
+       .help = "weighted edges (values in [0, 1))",
+       .target = &o.weighted,
+       .kind = option_kind::flag},
+  };
+}
+
+std::string bale_graph_line(const bale_graph_options& o) {
+  if (o.readfile()) return "-f " + o.filename;
+  std::string line = o.model == graph_model::kronecker ? "-K " + o.kron_string
+                     : o.model == graph_model::geometric ? std::string("-G")
+                                                         : std::string("-F");
+  if (o.model != graph_model::kronecker) {
+    line += o.numrows != 0 ? " -N " + std::to_string(o.numrows) : " -n " + std::to_string(o.l_numrows);
+    line += o.edge_prob != 0 ? " -e " + number(o.edge_prob) : " -z " + number(o.nz_per_row);
+  }
+  if (o.directed) line += " -d";
+  if (o.loops) line += " -l";
+  if (o.weighted) line += " -w";
+  return line;
 }
 
 }  // namespace transit::apps

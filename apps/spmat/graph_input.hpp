@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/bale_report.hpp"
+#include "common/option_table.hpp"
 #include "spmat/generators.hpp"
 
 namespace transit::apps {
@@ -35,6 +36,16 @@ struct bale_graph_options {
   /// Local: bale's self_loops for -l.
   self_loops self_loops_kind() const noexcept { return loops ? self_loops::loops : self_loops::no_loops; }
 };
+
+/// Local: bale's graph options (std_graph_options_argp: -f -n -N -e -z -F -G -K -d -l -w), bound to
+/// `options` (whose l_numrows is the application's default, as each bale app sets it). -K is
+/// parsed as it is given (a malformed spec is a usage error); -e and -z are checked to be a
+/// probability and a count. resolve_graph_options finishes them once the PE count is known.
+option_table bale_graph_option_table(bale_graph_options& options);
+
+/// Local: "-n 10000 -z 10 [-N ..] [-e ..] [-K ..] [-f ..] [-d] [-l] [-w]": the graph options as
+/// taken, for the banner.
+std::string bale_graph_line(const bale_graph_options& options);
 
 /// Local: what bale's ARGP_KEY_END does once the options are parsed on `pes` PEs: numrows =
 /// l_numrows * pes unless -N was given, then resolve_edge_prob_and_nz_per_row. Returns the

@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 
+#include "common/app_entry.hpp"
 #include "common/bale_report.hpp"
 #include "spmat/graph_input.hpp"
 #include "spmat/spmat.hpp"
@@ -52,5 +53,9 @@ double sssp_answer_diff(context& ctx, std::span<const double> a, std::span<const
 /// its line), 2 for bad input (-l, an unweighted graph, -V beyond the graph, a bad file or spec;
 /// reported once, by PE 0).
 int sssp_main(context& ctx, const sssp_options& options, const std::string& command_line);
+
+/// Local: sssp as `transit app sssp` runs it: its option table (bale's names and defaults) bound to
+/// options of its own, and its program (sssp_main) with the banner echoing them.
+app_entry sssp_app();
 
 }  // namespace transit::apps

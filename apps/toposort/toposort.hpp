@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/app_entry.hpp"
 #include "common/bale_report.hpp"
 #include "spmat/graph_input.hpp"
 #include "spmat/spmat.hpp"
@@ -84,5 +85,9 @@ bool toposort_check(context& ctx, const sparse_matrix& mat, std::span<const std:
 /// fails the check, 2 for bad input (-d, a file that is not triangular: reported once, by PE
 /// 0). `command_line` is echoed in the banner.
 int toposort_main(context& ctx, const toposort_options& options, const std::string& command_line);
+
+/// Local: toposort as `transit app toposort` runs it: its option table (bale's names and defaults) bound to
+/// options of its own, and its program (toposort_main) with the banner echoing them.
+app_entry toposort_app();
 
 }  // namespace transit::apps

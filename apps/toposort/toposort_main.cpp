@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/bale_styles.hpp"
-#include "common/graph_app.hpp"
+#include "spmat/graph_app.hpp"
 #include "permute_matrix/permute_matrix.hpp"
 #include "randperm/randperm.hpp"
 #include "spmat/matrix_market.hpp"

@@ -9,7 +9,7 @@
 
 #include "common/bale_timing.hpp"
 #include "common/exstack_rounds.hpp"
-#include "common/graph_app.hpp"
+#include "spmat/graph_app.hpp"
 #include "common/styles.hpp"
 #include "spmat/matrix_market.hpp"
 

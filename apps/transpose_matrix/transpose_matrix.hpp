@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/app_entry.hpp"
 #include "common/bale_report.hpp"
 #include "spmat/graph_input.hpp"
 #include "spmat/spmat.hpp"
@@ -44,5 +45,9 @@ double transpose_global_array(context& ctx, const sparse_matrix& a, sparse_matri
 /// transpose does not match!"), 2 for bad input (a bad file, the geometric model, an edge
 /// probability outside (0, 1]; reported once, by PE 0). `command_line` is echoed in the banner.
 int transpose_matrix_main(context& ctx, const transpose_options& options, const std::string& command_line);
+
+/// Local: transpose_matrix as `transit app transpose_matrix` runs it: its option table (bale's names and defaults) bound to
+/// options of its own, and its program (transpose_matrix_main) with the banner echoing them.
+app_entry transpose_matrix_app();
 
 }  // namespace transit::apps

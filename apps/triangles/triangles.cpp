@@ -11,7 +11,7 @@
 #include "common/bale_styles.hpp"
 #include "common/bale_timing.hpp"
 #include "common/exstack_rounds.hpp"
-#include "common/graph_app.hpp"
+#include "spmat/graph_app.hpp"
 #include "transpose_matrix/transpose_matrix.hpp"
 
 namespace transit::apps {

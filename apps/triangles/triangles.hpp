@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/app_entry.hpp"
 #include "common/bale_report.hpp"
 #include "spmat/graph_input.hpp"
 #include "spmat/spmat.hpp"
@@ -58,5 +59,9 @@ push_pull_count triangles_push_pull(context& ctx, const sparse_matrix& lower, in
 /// 0, 1 when a style's count differs from the reference (the closed form for Kronecker graphs,
 /// else the first style's), 2 for bad input (-l, -d, a bad file or spec; reported once, by PE 0).
 int triangles_main(context& ctx, const triangles_options& options, const std::string& command_line);
+
+/// Local: triangles as `transit app triangles` runs it: its option table (bale's names and defaults) bound to
+/// options of its own, and its program (triangles_main) with the banner echoing them.
+app_entry triangles_app();
 
 }  // namespace transit::apps

@@ -10,7 +10,7 @@
 
 namespace {
 
-using transit::bench::progress;
+using transit::cli::progress;
 
 TEST(ProgressFormat, CountsTheUnitRunningNowAndEstimatesTheRest) {
   // Two of ten runs took 4 s: eight more at 2 s each.

@@ -1,8 +1,8 @@
 // transit bench KERNEL: the command line of every kernel (the options every kernel takes, added
-// here in one place; each kernel file adds its own) and the command that runs the chosen kernel and
-// prints its records. `transit model KERNEL` shares the command line (bench_options.hpp). Every
-// check that does not need the PE count happens while parsing, before any PE starts, so a typo
-// costs no job start-up.
+// here in one place, then the kernel's own option table) and the command that runs the chosen
+// kernel (bench/, the library transit_bench) and prints its records. `transit model KERNEL` shares
+// the command line (bench_options.hpp). Every check that does not need the PE count happens while
+// parsing, before any PE starts, so a typo costs no job start-up.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -14,17 +14,11 @@
 #include "cli.hpp"
 #include "progress.hpp"
 
-namespace transit::bench {
+namespace transit::cli {
+
+using namespace transit::bench;  // the kernels' library, of which this command is a client
 
 namespace {
-
-/// A peer buffer holds --buffer-items items of --item-bytes, and a full one is sent as one message.
-/// The cap, 1 GiB per buffer: a PE holds one buffer per out-link of its router (up to P-1 on a
-/// direct grid) plus the pool's spares, so this is already several GiB per PE, while aggregation
-/// stops paying long before (messages of some 64 KiB reach the streaming bandwidth, BENCHMARKS.md).
-/// Beyond it a request is a mistake (a byte count typed as items) that would exhaust memory.
-constexpr std::uint64_t max_buffer_bytes = std::uint64_t{1} << 30;
-constexpr std::size_t max_buffer_items = std::size_t{1} << 24;
 
 std::string item_sizes_list(const kernel_entry& k) {
   std::vector<std::string> sizes;
@@ -74,7 +68,8 @@ void add_kernel_command(CLI::App& bench, const kernel_entry& k, options& opt,
             return text.empty() ? "got '', expected a grid such as direct, node, 4x4 or 2x2x2" : "";
           },
           ""))
-      ->type_name("SPEC");
+      ->type_name("SPEC")
+      ->each([&opt](const std::string&) { opt.grid_given = true; });
   const std::string default_size = std::to_string(k.item_sizes.front());
   sub->add_option("--item-bytes", opt.item_bytes,
                   k.item_sizes.size() == 1
@@ -115,12 +110,12 @@ void add_kernel_command(CLI::App& bench, const kernel_entry& k, options& opt,
                 "tune buffer size and grid between steps (streamer_options::tune); under mpirun write "
                 "--online-tune or set TRANSIT_TUNE=1 (Open MPI's mpirun takes --tune for itself)");
   add_flag_once(*sub, "--quiet", opt.quiet, "no progress line on stderr (there is none when stderr is not a terminal)");
-  if (k.add_options) k.add_options(*sub);
+  add_option_table(*sub, k.own_options);
+  if (!k.footer.empty()) sub->footer(k.footer);
   if (extra) extra(*sub);
 
-  // After parsing this command: defaults and the checks that involve two options.
+  // After parsing this command: TRANSIT_TUNE, then the kernel's defaults and the checks across options.
   sub->final_callback([&k, &opt] {
-    opt.kernel = k.name;
     std::string tune_name = "--tune";
     if (const char* env = std::getenv("TRANSIT_TUNE"); env != nullptr && *env != '\0' && !opt.tune) {
       const std::string_view v = env;
@@ -130,26 +125,11 @@ void add_kernel_command(CLI::App& bench, const kernel_entry& k, options& opt,
       } else if (!(v == "0" || v == "false" || v == "no" || v == "off"))
         usage_error("TRANSIT_TUNE", v, "1, true, yes or on (tune, as --tune), or 0, false, no or off");
     }
-    if (opt.item_bytes == 0) opt.item_bytes = k.item_sizes.front();
-    const std::size_t buffer_items =
-        k.max_buffer_items != 0 ? std::min(opt.buffer_items, k.max_buffer_items) : opt.buffer_items;
-    if (std::uint64_t{buffer_items} * opt.item_bytes > max_buffer_bytes)
-      usage_error("--buffer-items", std::to_string(opt.buffer_items),
-                  "at most " + std::to_string(max_buffer_bytes / opt.item_bytes) + " items of " +
-                      std::to_string(opt.item_bytes) + " bytes (1 GiB per peer buffer)");
-    // Tuning needs a streamer run step by step and the kernel's workload for the model.
-    if (opt.tune && !(k.steps && k.workload))
-      usage_error(tune_name, "", "no --tune for " + k.name + " (kernels that tune: histogram, alltoall, phold)");
-    if (opt.steps > 1 && !k.steps)
-      usage_error("--steps", std::to_string(opt.steps),
-                  "1 for " + k.name + " (kernels that run steps: histogram, alltoall, phold, halo, bipartite)");
-    if (opt.tune && (opt.route == scheme::none || opt.route == scheme::mpi_raw))
-      usage_error(tune_name, "", "a scheme that aggregates (grid, node-aware, node-aware-advanced), not " +
-                                    std::string(to_string(opt.route)));
-    if (opt.route == scheme::mpi_raw && !k.mpi_raw)
-      usage_error("--scheme", "mpi-raw", "none, grid, node-aware or node-aware-advanced for " + k.name +
-                                             " (mpi-raw exists for histogram and alltoall)");
-    if (k.check) k.check(opt);
+    try {
+      finish_options(k, opt, tune_name);
+    } catch (const option_error& e) {
+      usage_error(e.option, e.value, e.expected);
+    }
   });
 }
 
@@ -221,4 +201,4 @@ void add_kernel_commands(CLI::App& command, options& opt, const std::function<vo
   command.require_subcommand(1);
 }
 
-}  // namespace transit::bench
+}  // namespace transit::cli

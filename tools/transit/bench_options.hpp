@@ -7,10 +7,10 @@
 
 #include "bench.hpp"
 
-namespace transit::bench {
+namespace transit::cli {
 
 /// Adds every kernel as a subcommand of `command` (bench, model) with the common options and its
 /// own, parsed into `opt`; `extra` adds options of the command's own to each kernel.
-void add_kernel_commands(CLI::App& command, options& opt, const std::function<void(CLI::App&)>& extra = {});
+void add_kernel_commands(CLI::App& command, bench::options& opt, const std::function<void(CLI::App&)>& extra = {});
 
-}  // namespace transit::bench
+}  // namespace transit::cli

@@ -25,7 +25,7 @@
 #include "transit/detail/core/error.hpp"
 #include "transit/protocols/calibrate.hpp"
 
-namespace transit::bench {
+namespace transit::cli {
 
 namespace {
 
@@ -403,4 +403,4 @@ const bool registered = register_command({
 
 }  // namespace
 
-}  // namespace transit::bench
+}  // namespace transit::cli

@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
+#include <variant>
 
-namespace transit::bench {
+namespace transit::cli {
 
 namespace {
 
@@ -93,20 +95,57 @@ CLI::Option* add_flag_once(CLI::App& app, const std::string& name, bool& flag, c
   return app.add_flag(name, flag, help)->disable_flag_override()->multi_option_policy(CLI::MultiOptionPolicy::Throw);
 }
 
-void add_table_slots_option(CLI::App& sub, std::uint64_t& slots) {
-  sub.add_option("--table-slots", slots, "table entries per PE (default 1000)")
-      ->transform(integer_in<std::uint64_t>(1, std::uint64_t{1} << 32, "a positive integer up to 2^32"))
-      ->type_name("S");
+namespace {
+
+/// The check of `spec`, reading the value as T (the bound variable's type).
+template <class T>
+void add_check(CLI::Option& option, const apps::option_check& check) {
+  if (const auto* integers = std::get_if<apps::integer_range>(&check)) {
+    if constexpr (std::is_integral_v<T>)
+      option.transform(
+          integer_in<T>(static_cast<T>(integers->min), static_cast<T>(integers->max), integers->expected));
+  } else if (const auto* reals = std::get_if<apps::real_range>(&check)) {
+    option.transform(real_in(reals->min, reals->max, reals->expected));
+  } else if (const auto* names = std::get_if<apps::one_of_names>(&check)) {
+    option.check(one_of(names->names));
+  } else if (const auto* custom = std::get_if<apps::custom_check>(&check)) {
+    option.check(CLI::Validator([problem = *custom](std::string& text) { return problem(text); }, "", "custom"));
+  }
 }
 
-void add_api_option(CLI::App& sub, std::string& api, bool c) {
-  std::string help = "streamer (default), or active: the same kernel written with active_messages";
-  std::vector<std::string> names{"streamer", "active"};
-  if (c) {
-    help += ", or c: through the C API (transit.h)";
-    names.push_back("c");
+CLI::Option* add_spec(CLI::App& sub, const apps::option_spec& spec) {
+  if (spec.on_parse) {
+    if (spec.kind != apps::option_kind::value)
+      return sub.add_flag_callback(spec.names, [call = spec.on_parse] { call(""); }, spec.help)->trigger_on_parse();
+    CLI::Option* option = sub.add_option_function<std::string>(spec.names, spec.on_parse, spec.help);
+    add_check<std::string>(*option, spec.check);
+    return option->trigger_on_parse();
   }
-  sub.add_option("--api", api, help)->check(one_of(std::move(names)))->type_name("API");
+  TRANSIT_ASSERT(!std::holds_alternative<std::monostate>(spec.target), "an option with neither a variable nor on_parse");
+  return std::visit(
+      [&]([[maybe_unused]] auto target) -> CLI::Option* {
+        using pointer = decltype(target);
+        if constexpr (std::is_same_v<pointer, std::monostate>) {
+          return nullptr;
+        } else if constexpr (std::is_same_v<pointer, bool*>) {
+          if (spec.kind == apps::option_kind::flag) return add_flag_once(sub, spec.names, *target, spec.help);
+          return sub.add_flag(spec.names, *target, spec.help);
+        } else {
+          CLI::Option* option = sub.add_option(spec.names, *target, spec.help);
+          add_check<std::remove_pointer_t<pointer>>(*option, spec.check);
+          return option;
+        }
+      },
+      spec.target);
+}
+
+}  // namespace
+
+void add_option_table(CLI::App& sub, const apps::option_table& table) {
+  for (const apps::option_spec& spec : table) {
+    CLI::Option* option = add_spec(sub, spec);
+    if (!spec.type_name.empty()) option->type_name(spec.type_name);
+  }
 }
 
 void usage_error(std::string_view what, std::string_view value, std::string_view expected) {
@@ -114,4 +153,4 @@ void usage_error(std::string_view what, std::string_view value, std::string_view
                              "got '" + std::string(value) + "', expected " + std::string(expected));
 }
 
-}  // namespace transit::bench
+}  // namespace transit::cli

@@ -13,9 +13,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "common/option_table.hpp"
 #include "transit/transit.hpp"
 
-namespace transit::bench {
+namespace transit::cli {
 
 /// A top-level command of `transit` (info, bench, demo, ...), registered from its own file:
 ///   const bool registered = register_command({.name = "demo", ...});
@@ -75,15 +76,11 @@ std::string join(const std::vector<std::string>& names, std::string_view separat
 /// A flag that takes no value and may be given once (--json, --tune, --measure).
 CLI::Option* add_flag_once(CLI::App& app, const std::string& name, bool& flag, const std::string& help);
 
-/// --table-slots S: entries per PE of a kernel's distributed table (histogram, index-gather).
-void add_table_slots_option(CLI::App& sub, std::uint64_t& slots);
-
-/// --api streamer|active: the kernel written with streamers (default) or with active_messages
-/// (histogram, phold); with `c`, also --api c: through the C API (transit.h; histogram). The
-/// record's "api" says which ran.
-void add_api_option(CLI::App& sub, std::string& api, bool c = false);
+/// Adds the options an application or a kernel describes (apps/common/option_table.hpp) to `sub`,
+/// each with its check: integer_in, real_in, one_of or the table's own.
+void add_option_table(CLI::App& sub, const apps::option_table& table);
 
 /// Throws the usage error CLI11 reports like its own (exit status 2 through main).
 [[noreturn]] void usage_error(std::string_view what, std::string_view value, std::string_view expected);
 
-}  // namespace transit::bench
+}  // namespace transit::cli

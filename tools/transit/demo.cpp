@@ -7,7 +7,9 @@
 #include "bench.hpp"
 #include "cli.hpp"
 
-namespace transit::bench {
+namespace transit::cli {
+
+using namespace transit::bench;  // the kernels' library, of which this command is a client
 
 namespace {
 
@@ -77,4 +79,4 @@ const bool registered = register_command({
 
 }  // namespace
 
-}  // namespace transit::bench
+}  // namespace transit::cli

@@ -11,7 +11,7 @@
 
 #include "cli.hpp"
 
-namespace transit::bench {
+namespace transit::cli {
 
 namespace {
 
@@ -178,4 +178,4 @@ const bool registered = register_command({
 
 }  // namespace
 
-}  // namespace transit::bench
+}  // namespace transit::cli

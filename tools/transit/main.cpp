@@ -66,7 +66,7 @@ std::string options_of(const CLI::App& command) {
   for (const CLI::Option* option : command.get_options())
     if (option != command.get_help_ptr() && !option->get_lnames().empty())
       names.push_back("--" + option->get_lnames().front());
-  return names.empty() ? "no option but --help" : "one of " + transit::bench::join(names);
+  return names.empty() ? "no option but --help" : "one of " + transit::cli::join(names);
 }
 
 /// The names of the commands (kernels, ...) under `command`, and what they are called.
@@ -87,7 +87,7 @@ std::string unexpected_word(const std::string& word, const CLI::App& command, co
   std::string label;
   const auto names = subcommands_of(command, label);
   if (!names.empty() && command.get_subcommands().empty())
-    return label + ": got '" + word + "', expected one of " + transit::bench::join(names);
+    return label + ": got '" + word + "', expected one of " + transit::cli::join(names);
   return "argument: got '" + word + "', expected nothing more after '" + path + "'";
 }
 
@@ -111,7 +111,7 @@ std::string message_of(const CLI::ParseError& e, const CLI::App& app, const std:
     if (!words.empty()) return unexpected_word(words.front(), command, path) + see;
     std::string label;
     const auto names = subcommands_of(command, label);
-    return label + ": got nothing, expected one of " + transit::bench::join(names) + " after '" + path + "'" + see;
+    return label + ": got nothing, expected one of " + transit::cli::join(names) + " after '" + path + "'" + see;
   }
   if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
     if (const auto at = what.find(" was given a disallowed flag override"); at != std::string::npos) {
@@ -159,12 +159,12 @@ int main(int argc, char** argv) {
   // The parser holds every command's options (about 250 KB): it is gone before the job starts,
   // which keeps what was parsed in the commands' own variables. A simulated job runs thousands of
   // ranks in one process, each parsing its own command line (docs/simulation.md).
-  const transit::bench::command_entry* command = nullptr;
+  const transit::cli::command_entry* command = nullptr;
   {
     CLI::App app("transit: aggregated fine-grained communication on parallel machines", "transit");
     app.footer(launch_options_help);
     app.set_version_flag("--version", std::string("transit ") + transit::version(), "print the version and exit");
-    transit::bench::add_commands(app);
+    transit::cli::add_commands(app);
     try {
       app.parse(command_argc, command_argv);
     } catch (const CLI::ParseError& e) {
@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
       }
       return 0;
     }
-    command = transit::bench::parsed_command(app);
+    command = transit::cli::parsed_command(app);
   }
   if (command == nullptr) return usage_error("no command given; see 'transit --help'");
 

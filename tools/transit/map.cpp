@@ -25,7 +25,7 @@
 #include "transit/mapping/mapping.hpp"
 #include "transit/mapping/patterns.hpp"
 
-namespace transit::bench {
+namespace transit::cli {
 namespace {
 
 using detail::median;
@@ -345,4 +345,4 @@ const bool registered = register_command({
 
 }  // namespace
 
-}  // namespace transit::bench
+}  // namespace transit::cli

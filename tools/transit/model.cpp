@@ -18,7 +18,9 @@
 #include "transit/detail/core/error.hpp"
 #include "transit/detail/streamer/tuning_hook.hpp"
 
-namespace transit::bench {
+namespace transit::cli {
+
+using namespace transit::bench;  // the kernels' library, of which this command is a client
 
 namespace {
 
@@ -293,4 +295,4 @@ const bool registered = register_command({
 
 }  // namespace
 
-}  // namespace transit::bench
+}  // namespace transit::cli

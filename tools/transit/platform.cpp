@@ -9,7 +9,7 @@
 #include "cli.hpp"
 #include "transit/topology/simgrid_platform.hpp"
 
-namespace transit::bench {
+namespace transit::cli {
 namespace {
 
 struct platform_options {
@@ -84,4 +84,4 @@ const bool registered = register_command({
 });
 
 }  // namespace
-}  // namespace transit::bench
+}  // namespace transit::cli

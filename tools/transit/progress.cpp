@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace transit::bench {
+namespace transit::cli {
 
 namespace {
 
@@ -132,4 +132,4 @@ progress_ticker::~progress_ticker() {
   if (hook_ >= 0) detail::context_access::remove_progress_hook(ctx_, hook_);
 }
 
-}  // namespace transit::bench
+}  // namespace transit::cli

@@ -17,7 +17,7 @@
 #include "transit/detail/core/clock.hpp"
 #include "transit/transit.hpp"
 
-namespace transit::bench {
+namespace transit::cli {
 
 class progress {
  public:
@@ -86,4 +86,4 @@ class progress_ticker {
   int hook_ = -1;
 };
 
-}  // namespace transit::bench
+}  // namespace transit::cli

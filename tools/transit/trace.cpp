@@ -21,7 +21,7 @@
 
 #include "cli.hpp"
 
-namespace transit::bench {
+namespace transit::cli {
 namespace {
 
 struct trace_options {
@@ -334,4 +334,4 @@ const bool registered = register_command({
 });
 
 }  // namespace
-}  // namespace transit::bench
+}  // namespace transit::cli

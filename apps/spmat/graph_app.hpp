@@ -1,11 +1,15 @@
 #pragma once
 // The input steps bale's graph applications share (triangles, sssp): the graph options and the
 // standard ones reported, the graph read or generated, checked, and dumped with -D; bad input
-// reported once, by PE 0, with status 2 from every PE.
+// reported once, by PE 0, with status 2 from every PE. And the entry of an application whose
+// options are the graph options and the standard ones only (toposort, permute_matrix, ...).
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <utility>
 
+#include "common/app_entry.hpp"
+#include "common/bale_options.hpp"
 #include "common/bale_report.hpp"
 #include "spmat/graph_input.hpp"
 #include "spmat/matrix_market.hpp"
@@ -40,6 +44,22 @@ std::optional<sparse_matrix> graph_app_input(context& ctx, bale_report& report, 
     if (ctx.rank() == 0) std::fprintf(stderr, "transit: error: %s\n", e.what());
     return std::nullopt;
   }
+}
+
+/// Local: the entry (`transit app NAME`) of an application that takes bale's graph options and
+/// the standard ones, no more: its table bound to one `Options` of this process and its program
+/// `program` with the banner echoing them. `Options` has `graph` and `std`.
+template <class Options>
+app_entry graph_options_app(std::string name, std::string summary,
+                            int (*program)(context&, const Options&, const std::string&)) {
+  static Options args;  // read-only once the job runs
+  return {.name = name,
+          .summary = std::move(summary),
+          .options = bale_graph_option_table(args.graph) + bale_std_option_table(args.std),
+          .run = [name, program](context& ctx) {
+            return program(ctx, args, "transit app " + name + " " + bale_graph_line(args.graph) + " " +
+                                       bale_std_line(args.std));
+          }};
 }
 
 }  // namespace transit::apps
