@@ -58,12 +58,13 @@ std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 0xcbf29ce4842223
 }  // namespace
 
 streamer_core::streamer_core(context& ctx, const streamer_options& options, std::size_t item_bytes,
-                             std::string_view type_name, bool wants_sources)
+                             std::string_view type_name, bool wants_sources, bool broadcasts)
     : ctx_(ctx),
       rank_(ctx.rank()),
       size_(ctx.size()),
       item_bytes_(item_bytes),
       wants_sources_(wants_sources),
+      broadcasts_(broadcasts),
       capacity_(static_cast<std::uint32_t>(std::min<std::size_t>(options.buffer_items, UINT32_MAX))),
       max_buffered_(options.max_buffered_items),
       type_name_(type_name),
@@ -252,6 +253,19 @@ streamer_core::~streamer_core() {
                    left, " items buffered and ", undelivered,
                    " messages undelivered are lost; destroy a streamer only after finish() or quiesce() returned "
                    "on every PE, with nothing inserted since"));
+}
+
+const std::vector<int>& streamer_core::broadcast_links(int root, int arrived_phase) {
+  const std::int64_t key = std::int64_t{root} * 65536 + (arrived_phase + 1);
+  auto it = broadcast_cache_.find(key);
+  if (it == broadcast_cache_.end()) {
+    std::vector<hop> children;
+    router_->broadcast_children(rank_, root, arrived_phase, children);
+    std::vector<int> indices;
+    for (const auto& h : children) indices.push_back(link_index(h.pe, h.phase));
+    it = broadcast_cache_.emplace(key, std::move(indices)).first;
+  }
+  return it->second;
 }
 
 int streamer_core::link_index(int pe, int phase) const {
@@ -506,11 +520,16 @@ void streamer_core::check_items(const message& m, const wire_header& h) const {
   if (!destinations) return;
   // One pass over the destinations (in cache, a compare each) keeps a corrupt message from being
   // half processed: it is refused before any item moves or any count changes.
+  // A broadcast (d < 0) only reaches a streamer whose front end broadcasts.
   const auto* dests = reinterpret_cast<const std::int32_t*>(m.data.payload() + destinations_offset(n));
+  const std::int32_t lowest = broadcasts_ ? -size_ : 0;
   for (std::size_t i = 0; i < n; ++i) {
     const std::int32_t d = dests[i];
-    if (d >= size_ || d < -size_)
-      throw_corrupt(m.source, concat("destination ", d, " of item ", i, " is outside the job's ", size_, " PEs"));
+    if (d >= size_ || d < lowest)
+      throw_corrupt(m.source, d < 0 && d >= -size_
+                                  ? concat("destination ", d, " of item ", i,
+                                           " is a broadcast, which this streamer never sends")
+                                  : concat("destination ", d, " of item ", i, " is outside the job's ", size_, " PEs"));
   }
 }
 
@@ -682,7 +701,7 @@ void streamer_core::reconfigure(const step_configuration& next) {
   router_ = make_router(next.route, next.grid, ctx_.machine());
   build_routes();
   discover_in_links();
-  routes_changed();
+  broadcast_cache_.clear();
 }
 
 std::string streamer_core::describe() const {
