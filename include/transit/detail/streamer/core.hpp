@@ -1,87 +1,20 @@
 #pragma once
-// The item-type-independent half of a streamer: links (one aggregation buffer per (peer, phase),
-// plus one for items to this PE), the route table, sending, both termination protocols, flushing,
-// checking received messages, and statistics. The typed streamer<T> on top copies items in and
-// reads them out; everything here runs per message, not per item.
-//
-// Message layout (payload of one transport message):
-//   wire_header | items: T[n] | pad to 4 | destinations: int32[n] (absent on links whose phase
-//   ends every route) | sources: int32[n] (only for a streamer whose callback takes the source,
-//   on links of phases > 0, the flag has_sources). A destination d >= 0 is a PE; d < 0 is a
-//   broadcast from root -d-1. A source is the PE that inserted the item: on phase 0 (and on a
-//   direct route, the only phase) every item was inserted by the message's sender, so no source
-//   travels there; items re-aggregated at an intermediate PE travel on later phases, which then
-//   carry destinations too (the sources ride in the same branch of the per-item path).
-// Every received message is checked against this layout (size exact for its item count, known
-// flags, a phase and source that form one of this PE's incoming links, a current or next step,
-// destinations and sources inside the job) before any byte of it is used; a message that fails is reported as
-// corrupt, naming the channel and the source, and is not processed.
-//
-// Termination, one protocol for the whole route (TRAM thesis 4.5, B.2.5): messages are counted
-// per link, cumulatively and forever, in 64 bits (no wrap in any real run). done() walks the
-// router's phases in order: phase k's links are flushed with a final marker (the flag
-// final_marker, with the link's cumulative count) once every in-link of phases < k is complete
-// (all its announced messages received), because only those can still feed phase k. A PE is
-// locally complete when all its in-links are; wait() then ends with one non-blocking barrier, so
-// that every item of the step is delivered everywhere before any PE starts the next step.
-//
-// quiesce() instead runs waves of non-blocking allreduces of (messages sent, messages received),
-// each after flushing everything and delivering every local item; it ends when two consecutive
-// waves agree and sent == received (four-counter method), which stays correct when deliveries
-// insert new items and when an arriving item wakes an idle PE. Several streamers can end a step
-// together under one such protocol (streamer_group: each wave sums the counters of all of them,
-// and of any group_endpoint added, whose messages are counted alike; a PE joins only when every
-// one of them is flushed and locally idle), which is how
-// active_messages ends a step of all its streamers at once (streamer_group), one wave per round,
-// not one protocol per streamer in turn.
-//
-// Every PE must end a step the same way. Messages flushed by quiesce() carry the flag
-// quiesce_flush, and final markers only come from wait(): a PE that receives the other kind in its
-// step fails with a message naming the peer, instead of both sides waiting for ever.
-//
-// Every message carries its step number (mod 2^16). A PE can be at most one step ahead of another
-// (each step ends collectively), so a message from the next step is set aside until this PE gets
-// there: steps never mix, even though peers leave a step at slightly different times. A message
-// of the next step is checked against the links of that step when the step begins, not on
-// arrival: the links may change in between (tuning, below).
-//
-// Tuning (tune = true, docs/tuning.md). At the end of a step, after its closing barrier or last
-// quiescence wave, every PE joins one allreduce of the step's outcome (time, items, messages) and
-// asks the tuner (detail/streamer/tuning_hook.hpp, implemented by the tuning layer) for the next
-// configuration; the tuner is deterministic, so every PE gets the same one. A new buffer size
-// needs nothing more: every buffer is empty between steps. A new grid or routing rebuilds the
-// route table and links and learns the new incoming links as construction does, by an allreduce
-// of link counts and one announcement per link, tagged with the new step; link counts start again
-// at 0 on both ends of every link. A faster peer may already be in the new step, sending on its
-// new links, while this PE still ends the old one: those messages (announcements included) are
-// set aside as next-step messages, the announcements are taken out by the discovery, and the data
-// is checked against the new links once this PE has them. Nothing of the old step can be in
-// flight then (the step ended everywhere), so no item is lost or delivered twice.
-//
-// Life cycle. Construction is collective and checks that every PE built the same streamer (its
-// sequence number on the context, item type and size, grid and routing): a mismatch throws
-// std::logic_error on every PE naming both sides, before any item moves. Destruction is collective
-// too: a streamer is destroyed after a step has ended (wait or quiesce returned) with nothing
-// inserted since. It then tells the PEs it sends to that it left (a control message; PEs that were
-// waiting on it in a step of their own fail with a message instead of hanging). Destroyed
-// mid-step (items buffered, messages undelivered, or a step started and not ended), it ends the
-// job with a message saying what was lost.
-//
-// Exceptions from deliver callbacks propagate out of the call that ran the callback (insert,
-// broadcast, progress, wait, finish, quiesce). The item whose callback threw counts as delivered;
-// every other item stays queued and is delivered by later calls, exactly once; an interrupted
-// wait or quiesce resumes where it stopped when called again.
-#include <atomic>
+// The item-type-independent half of a streamer, and the one core every front end (streamer<T>,
+// object_streamer through it, active messages through batch_deliver, the C API's byte_streamer and
+// the Python module through that) stands on: links (one aggregation buffer per (peer, phase), plus
+// one for items to this PE), the route table, the insert checks, the per-item path, the routing
+// loop (route_message, with a front end's "deliver a run" callback), sending, both termination
+// protocols, flushing, checking received messages, and statistics. The design (message layout,
+// termination, tuning, life cycle, the exception rule) is set out in docs/streamer.md, "Inside
+// the streamer core".
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -89,11 +22,17 @@
 #include "transit/detail/core/error.hpp"
 #include "transit/detail/core/simulation.hpp"
 #include "transit/grid/router.hpp"
-#include "transit/detail/runtime/context_access.hpp"
+#include "transit/detail/transport/transport.hpp"
 #include "transit/detail/streamer/tuning_hook.hpp"
 #include "transit/streamer/options.hpp"
 
+namespace transit {
+class context;
+}
+
 namespace transit::detail {
+
+class mailbox;
 
 struct wire_header {
   std::uint32_t items;
@@ -140,7 +79,7 @@ struct batch_deliver {
 };
 
 /// A front end's "deliver a run" callback, which the core's routing loop calls (route_message):
-/// run(items, sources, source, cursor, end) delivers items [cursor, end) of the message's item
+/// run(items, sources, source, cursor, end) delivers items [cursor, end) (never empty) of the item
 /// array `items`, in order, moving `cursor` past each item before its callback runs; item i came
 /// from sources[i], or from `source` when `sources` is null. Owns the callable, as std::function
 /// would, at one indirect call per run.
@@ -482,12 +421,11 @@ class streamer_core {
 
   /// Sends what inserters handed over (the PE's thread, at each poll and before done()).
   bool send_handed_over();
-  std::mutex handed_mutex_;
-  std::vector<handed_buffer> handed_;  // under handed_mutex_
-  std::uint64_t handed_items_ = 0;     // under handed_mutex_
-  bool accepting_handed_ = true;       // under handed_mutex_: false from done() to the step's end
-  std::atomic<bool> has_handed_{false};
-  std::vector<handed_buffer> handed_scratch_;
+  // The link lookups and the inserters' hand-over queue (src/streamer/core_state.hpp): used per
+  // message or per poll, never per item, and kept out of this header with their <unordered_map>,
+  // <mutex> and <atomic>.
+  struct tables;
+  std::unique_ptr<tables> tables_;
 
   std::uint32_t items_in(const link& l) const noexcept {
     return l.next == nullptr ? 0
@@ -545,17 +483,14 @@ class streamer_core {
   }
   std::size_t undelivered_messages();
   std::string describe() const;
-  transport& net() const noexcept { return context_access::net(ctx_); }
-  mailbox& mail() const noexcept { return context_access::mail(ctx_); }
+  transport& net() const noexcept;
+  mailbox& mail() const noexcept;
 
   std::unique_ptr<router> router_;
   std::string type_name_;
   std::uint32_t channel_;
   std::unique_ptr<collective_group> group_;
   std::vector<in_link> in_links_;                    // sorted by phase
-  std::unordered_map<std::int64_t, int> in_index_;   // source * num_phases + phase -> in_links_
-  std::unordered_map<std::int64_t, int> out_index_;  // pe * num_phases + phase -> links_
-  std::unordered_map<std::int64_t, std::vector<int>> broadcast_cache_;  // root * 65536 + arrived phase + 1
   delivery_queue batch_;                             // arrived messages being delivered
   std::vector<message> deferred_;  // arrived early: from a peer already in step_ + 1, or during construction
   std::vector<message> local_messages_;              // full buffers of the self link, to deliver
@@ -605,7 +540,7 @@ class streamer_core {
 /// streamers in the same order.
 class streamer_group {
  public:
-  explicit streamer_group(context& ctx) : ctx_(ctx), group_(context_access::net(ctx).make_group()) {}
+  explicit streamer_group(context& ctx);
   streamer_group(const streamer_group&) = delete;
   streamer_group& operator=(const streamer_group&) = delete;
 
@@ -669,7 +604,7 @@ void streamer_core::route_message(const std::byte* payload, const wire_header& h
   const std::byte* items = payload + sizeof(wire_header);
   const std::uint32_t n = h.items;
   if (!(h.flags & has_destinations)) {  // last hop: every item is for this PE, from `source`
-    deliver_run(run, items, nullptr, source, cursor, n);
+    if (cursor < n) deliver_run(run, items, nullptr, source, cursor, n);  // a run is never empty
     return;
   }
   const auto* dests = reinterpret_cast<const std::int32_t*>(payload + destinations_offset(n));
