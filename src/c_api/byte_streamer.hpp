@@ -1,7 +1,8 @@
 #pragma once
-// byte_streamer: a streamer of items whose size is known at run time (the C API's), on the same
-// item-type-independent core as streamer<T> (transit/detail/streamer/core.hpp). Delivery hands
-// the callback whole runs of items in place in the received message: one call per run, no copy.
+// byte_streamer: a streamer of items whose size is known at run time (the C API's), a thin front
+// end on the streamer core (transit/detail/streamer/core.hpp), which owns the checks, the per-item
+// path and the routing loop as for streamer<T>. Delivery hands the callback whole runs of items in
+// place in the received message: one call per run, no copy.
 #include <cstddef>
 #include <cstdint>
 
@@ -29,15 +30,20 @@ class byte_streamer final : private detail::streamer_core {
   using detail::streamer_core::stats;
 
  private:
+  friend struct detail::streamer_test_access;
+
+  /// The core's run callback: one call of the C callback per run. The run counts as delivered
+  /// before the callback runs: a failing callback never sees it again.
+  struct run_callback {
+    byte_streamer* self;
+    void operator()(const std::byte* items, const std::int32_t*, int, std::uint32_t& cursor, std::uint32_t end);
+  };
+
   void process_items(const std::byte* payload, const detail::wire_header& h, int source,
                      std::uint32_t& cursor) override;
-  /// insert's appends, for items of Bytes bytes (0: item_bytes_, known at run time only).
+  /// insert's appends, for items of Bytes bytes (0: the run-time size).
   template <std::size_t Bytes>
   void append_all(const int* dests, const std::byte* items, std::size_t count);
-  /// Copies one item into `l` for `dest`; true when that sent the buffer.
-  bool append(link& l, const std::byte* item, int dest);
-  /// Hands items [first, last) of a message, all for this PE, to the callback in one call.
-  void deliver_run(const std::byte* items, std::uint32_t first, std::uint32_t last, std::uint32_t& cursor);
 
   transit_deliver_fn deliver_;
   void* user_;

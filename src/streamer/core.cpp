@@ -58,12 +58,13 @@ std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 0xcbf29ce4842223
 }  // namespace
 
 streamer_core::streamer_core(context& ctx, const streamer_options& options, std::size_t item_bytes,
-                             std::string_view type_name, bool wants_sources)
+                             std::string_view type_name, bool wants_sources, bool broadcasts)
     : ctx_(ctx),
       rank_(ctx.rank()),
       size_(ctx.size()),
       item_bytes_(item_bytes),
       wants_sources_(wants_sources),
+      broadcasts_(broadcasts),
       capacity_(static_cast<std::uint32_t>(std::min<std::size_t>(options.buffer_items, UINT32_MAX))),
       max_buffered_(options.max_buffered_items),
       type_name_(type_name),
@@ -71,6 +72,7 @@ streamer_core::streamer_core(context& ctx, const streamer_options& options, std:
       group_(context_access::net(ctx).make_group()),
       flush_period_(options.flush_period),
       last_flush_check_(steady_clock::now()) {
+  tables_ = std::make_unique<tables>();
   // Receive events in the trace carry the dimension a message arrived on, which its header says:
   // from the first message on (the link announcements of discover_in_links).
   if (trace::recorder* t = net().tracer()) t->dimension_at(channel_, offsetof(wire_header, phase));
@@ -111,6 +113,11 @@ streamer_core::streamer_core(context& ctx, const streamer_options& options, std:
   trace_step_start();
 }
 
+transport& streamer_core::net() const noexcept { return context_access::net(ctx_); }
+mailbox& streamer_core::mail() const noexcept { return context_access::mail(ctx_); }
+
+streamer_group::streamer_group(context& ctx) : ctx_(ctx), group_(context_access::net(ctx).make_group()) {}
+
 void streamer_core::trace_step_start() {
   if (net().tracer() == nullptr) return;
   traced_step_start_ = trace::recorder::now();
@@ -135,12 +142,12 @@ std::string streamer_core::describe_self() const {
 void streamer_core::build_routes() {
   const int phases = router_->num_phases();
   links_.clear();
-  out_index_.clear();
+  tables_->out_index.clear();
   link own;  // items for this PE: aggregated like the others, delivered when full or flushed
   own.pe = rank_;
   links_.push_back(std::move(own));
   for (const hop& h : router_->out_links(rank_)) {
-    out_index_.emplace(std::int64_t{h.pe} * phases + h.phase, static_cast<int>(links_.size()));
+    tables_->out_index.emplace(std::int64_t{h.pe} * phases + h.phase, static_cast<int>(links_.size()));
     link l;
     l.pe = h.pe;
     l.phase = h.phase;
@@ -239,7 +246,7 @@ streamer_core::~streamer_core() {
   const std::uint64_t left = buffered_items();
   const std::size_t undelivered = undelivered_messages();
   const bool mid_step = state_ != step_state::open || quiescing_ || left > 0 || undelivered > 0 ||
-                        has_handed_.load(std::memory_order_acquire) ||
+                        tables_->has_handed.load(std::memory_order_acquire) ||
                         activity() != activity_at_step_start_;
   if (!mid_step) {
     announce_departure();
@@ -254,9 +261,22 @@ streamer_core::~streamer_core() {
                    "on every PE, with nothing inserted since"));
 }
 
+const std::vector<int>& streamer_core::broadcast_links(int root, int arrived_phase) {
+  const std::int64_t key = std::int64_t{root} * 65536 + (arrived_phase + 1);
+  auto it = tables_->broadcast_cache.find(key);
+  if (it == tables_->broadcast_cache.end()) {
+    std::vector<hop> children;
+    router_->broadcast_children(rank_, root, arrived_phase, children);
+    std::vector<int> indices;
+    for (const auto& h : children) indices.push_back(link_index(h.pe, h.phase));
+    it = tables_->broadcast_cache.emplace(key, std::move(indices)).first;
+  }
+  return it->second;
+}
+
 int streamer_core::link_index(int pe, int phase) const {
-  const auto it = out_index_.find(std::int64_t{pe} * router_->num_phases() + phase);
-  return it == out_index_.end() ? -1 : it->second;
+  const auto it = tables_->out_index.find(std::int64_t{pe} * router_->num_phases() + phase);
+  return it == tables_->out_index.end() ? -1 : it->second;
 }
 
 void streamer_core::throw_bad_destination(int dest) const {
@@ -278,33 +298,33 @@ std::size_t streamer_core::buffer_bytes(const link& l) const noexcept { return b
 
 void streamer_core::hand_over(std::vector<handed_buffer>& buffers, std::uint64_t items_inserted) {
   {
-    std::lock_guard lock(handed_mutex_);
-    if (!accepting_handed_)
+    std::lock_guard lock(tables_->handed_mutex);
+    if (!tables_->accepting_handed)
       throw std::logic_error(
           "streamer::inserter: items handed over after the PE called done() in this step (flush or destroy "
           "every inserter before done, wait or finish)");
-    for (auto& b : buffers) handed_.push_back(std::move(b));
-    handed_items_ += items_inserted;
+    for (auto& b : buffers) tables_->handed.push_back(std::move(b));
+    tables_->handed_items += items_inserted;
   }
   buffers.clear();
-  has_handed_.store(true, std::memory_order_release);
+  tables_->has_handed.store(true, std::memory_order_release);
 }
 
 // Each handed buffer goes out through send() as if it were the link's own: the link's open buffer
 // (the PE's own items) steps aside for it and comes back after, so counts, flags, the partial
 // buffer's compaction and the statistics are those of every other message.
 bool streamer_core::send_handed_over() {
-  if (!has_handed_.load(std::memory_order_acquire)) return false;
+  if (!tables_->has_handed.load(std::memory_order_acquire)) return false;
   std::uint64_t items = 0;
   {
-    std::lock_guard lock(handed_mutex_);
-    handed_scratch_.swap(handed_);
-    items = handed_items_;
-    handed_items_ = 0;
-    has_handed_.store(false, std::memory_order_relaxed);
+    std::lock_guard lock(tables_->handed_mutex);
+    tables_->handed_scratch.swap(tables_->handed);
+    items = tables_->handed_items;
+    tables_->handed_items = 0;
+    tables_->has_handed.store(false, std::memory_order_relaxed);
   }
   stats_.items_inserted += items;
-  for (handed_buffer& h : handed_scratch_) {
+  for (handed_buffer& h : tables_->handed_scratch) {
     link& l = links_[static_cast<std::size_t>(h.link)];
     link own;
     std::swap(own.buffer, l.buffer);
@@ -330,8 +350,8 @@ bool streamer_core::send_handed_over() {
     l.next_source = own.next_source;
     l.capacity = own.capacity;
   }
-  const bool sent = !handed_scratch_.empty();
-  handed_scratch_.clear();
+  const bool sent = !tables_->handed_scratch.empty();
+  tables_->handed_scratch.clear();
   return sent;
 }
 
@@ -471,7 +491,7 @@ wire_header streamer_core::checked_header(const message& m) const {
   // change in between: tuning).
   if (next_step) return h;
   if (h.phase >= router_->num_phases() ||
-      in_index_.find(std::int64_t{m.source} * router_->num_phases() + h.phase) == in_index_.end())
+      tables_->in_index.find(std::int64_t{m.source} * router_->num_phases() + h.phase) == tables_->in_index.end())
     throw_corrupt(m.source, concat("phase ", static_cast<int>(h.phase), ", which is not a link from that PE"));
   return h;
 }
@@ -506,11 +526,16 @@ void streamer_core::check_items(const message& m, const wire_header& h) const {
   if (!destinations) return;
   // One pass over the destinations (in cache, a compare each) keeps a corrupt message from being
   // half processed: it is refused before any item moves or any count changes.
+  // A broadcast (d < 0) only reaches a streamer whose front end broadcasts.
   const auto* dests = reinterpret_cast<const std::int32_t*>(m.data.payload() + destinations_offset(n));
+  const std::int32_t lowest = broadcasts_ ? -size_ : 0;
   for (std::size_t i = 0; i < n; ++i) {
     const std::int32_t d = dests[i];
-    if (d >= size_ || d < -size_)
-      throw_corrupt(m.source, concat("destination ", d, " of item ", i, " is outside the job's ", size_, " PEs"));
+    if (d >= size_ || d < lowest)
+      throw_corrupt(m.source, d < 0 && d >= -size_
+                                  ? concat("destination ", d, " of item ", i,
+                                           " is a broadcast, which this streamer never sends")
+                                  : concat("destination ", d, " of item ", i, " is outside the job's ", size_, " PEs"));
   }
 }
 
@@ -682,7 +707,7 @@ void streamer_core::reconfigure(const step_configuration& next) {
   router_ = make_router(next.route, next.grid, ctx_.machine());
   build_routes();
   discover_in_links();
-  routes_changed();
+  tables_->broadcast_cache.clear();
 }
 
 std::string streamer_core::describe() const {

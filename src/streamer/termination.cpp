@@ -40,7 +40,7 @@ void streamer_core::discover_in_links() {
   const std::uint64_t expected = counts[rank_];
   const int phases = router_->num_phases();
   in_links_.clear();
-  in_index_.clear();
+  tables_->in_index.clear();
   std::vector<message> arrived;
   arrived.swap(deferred_);  // announcements set aside before this PE got here come first
   const auto sort_out = [&] {
@@ -70,12 +70,12 @@ void streamer_core::discover_in_links() {
   std::sort(in_links_.begin(), in_links_.end(),
             [](const in_link& a, const in_link& b) { return std::tie(a.phase, a.pe) < std::tie(b.phase, b.pe); });
   for (std::size_t i = 0; i < in_links_.size(); ++i)
-    in_index_.emplace(std::int64_t{in_links_[i].pe} * phases + in_links_[i].phase, static_cast<int>(i));
+    tables_->in_index.emplace(std::int64_t{in_links_[i].pe} * phases + in_links_[i].phase, static_cast<int>(i));
 }
 
 // One data message of this step from an in-link, checked: counted against the link's final count.
 void streamer_core::count_arrival(const message& m, const wire_header& h) {
-  in_link& il = in_links_[in_index_.find(std::int64_t{m.source} * router_->num_phases() + h.phase)->second];
+  in_link& il = in_links_[tables_->in_index.find(std::int64_t{m.source} * router_->num_phases() + h.phase)->second];
   ++il.received;
   if (h.flags & final_marker) {
     il.announced = h.link_count;
@@ -149,8 +149,8 @@ void streamer_core::end_step() {
   waited_peer_ = quiesced_peer_ = -1;
   state_ = step_state::open;
   {
-    std::lock_guard lock(handed_mutex_);
-    accepting_handed_ = true;
+    std::lock_guard lock(tables_->handed_mutex);
+    tables_->accepting_handed = true;
   }
   for (auto& il : in_links_) il.final_received = false;
   trace_step_end();
@@ -167,8 +167,8 @@ void streamer_core::done_impl() {
   {
     // The inserters' items are this step's too: they flushed before done(); later ones would
     // follow the final markers, so they are refused (hand_over throws in the inserter's thread).
-    std::lock_guard lock(handed_mutex_);
-    accepting_handed_ = false;
+    std::lock_guard lock(tables_->handed_mutex);
+    tables_->accepting_handed = false;
   }
   send_handed_over();
   state_ = step_state::done;

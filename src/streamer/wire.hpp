@@ -2,6 +2,8 @@
 // Private to src/streamer: what core.cpp and termination.cpp both read off a message.
 #include <cstdint>
 
+#include "streamer/core_state.hpp"
+#include "transit/detail/runtime/context_access.hpp"
 #include "transit/detail/streamer/core.hpp"
 
 namespace transit::detail {

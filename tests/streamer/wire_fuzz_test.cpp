@@ -15,8 +15,6 @@
 namespace {
 
 using namespace transit;
-using transit::detail::context_access;
-using transit::detail::message_buffer;
 using transit::detail::streamer_test_access;
 using transit::detail::wire_header;
 using transit::testing::delivery_log;
@@ -139,19 +137,15 @@ TEST(streamer_wire, corrupt_messages_are_refused_and_counted_nowhere) {
                   if (!linked) foreign.push_back(p);
                 }
                 std::mt19937_64 random(2024);
-                auto& net = context_access::net(ctx);
                 for (int k = 0; k < messages; ++k) {
                   const forged f =
                       forge(random, k % 10, phase, !r.ends_route(phase), r.num_phases(), foreign, ctx.size());
-                  message_buffer b = net.allocate(f.bytes.size());
-                  if (!f.bytes.empty()) std::memcpy(b.payload(), f.bytes.data(), f.bytes.size());
-                  b.set_size(f.bytes.size());
-                  net.send(0, f.control ? channel | transit::detail::mailbox::control_bit : channel, std::move(b));
+                  streamer_test_access::send_raw(ctx, 0, f.control ? channel | transit::detail::mailbox::control_bit : channel,
+                                                 f.bytes);
                 }
               }
               if (ctx.rank() == 0) {
-                const std::string expected = "corrupt message on channel " + std::to_string(channel) + " from PE " +
-                                             std::to_string(attacker) + ": ";
+                const std::string expected = streamer_test_access::corrupt_prefix(channel, attacker);
                 int refused = 0;
                 while (refused < messages) {
                   try {
@@ -200,7 +194,6 @@ TEST(streamer_wire, bad_sources_are_refused) {
                                                      "bytes for"};
               if (ctx.rank() == attacker) {
                 std::mt19937_64 random(77);
-                auto& net = context_access::net(ctx);
                 for (int k = 0; k < kinds * per_kind; ++k) {
                   const std::uint32_t n = static_cast<std::uint32_t>(1 + random() % 5);
                   const std::size_t dest_at = destinations_offset(n), source_at = dest_at + 4 * n;
@@ -234,15 +227,11 @@ TEST(streamer_wire, bad_sources_are_refused) {
                   }
                   const wire_header h{n, static_cast<std::uint8_t>(phase), flags, 0, 0};
                   std::memcpy(bytes.data(), &h, sizeof h);
-                  message_buffer b = net.allocate(bytes.size());
-                  std::memcpy(b.payload(), bytes.data(), bytes.size());
-                  b.set_size(bytes.size());
-                  net.send(0, channel, std::move(b));
+                  streamer_test_access::send_raw(ctx, 0, channel, bytes);
                 }
               }
               if (ctx.rank() == 0) {
-                const std::string expected = "corrupt message on channel " + std::to_string(channel) + " from PE " +
-                                             std::to_string(attacker) + ": ";
+                const std::string expected = streamer_test_access::corrupt_prefix(channel, attacker);
                 int refused = 0;
                 while (refused < kinds * per_kind) {
                   try {

@@ -1,6 +1,7 @@
 #pragma once
 // object_streamer<T, Index>: items addressed to objects rather than PEs. The home PE of an object
-// is looked up once, at the source, and travels with the item (thesis spec 7).
+// is looked up once, at the source, and travels with the item (thesis spec 7). This header
+// declares and documents; the bodies are in transit/detail/streamer/object_streamer_impl.hpp.
 #include <cstdint>
 #include <functional>
 #include <type_traits>
@@ -26,21 +27,14 @@ class object_streamer {
   /// Collective. `home_pe` maps an object to the PE that owns it; `deliver` runs there. Throws
   /// as streamer's constructor.
   object_streamer(context& ctx, streamer_options options, std::function<int(const Index&)> home_pe,
-                  std::function<void(const Index&, const T&)> deliver)
-      : home_pe_(std::move(home_pe)),
-        deliver_(std::move(deliver)),
-        stream_(ctx, std::move(options), [this](const addressed& a) { deliver_(a.object, a.item); }) {}
+                  std::function<void(const Index&, const T&)> deliver);
   /// Collective, as above, with `deliver(object, item, source)` also taking the PE that inserted
   /// the item (see streamer: no source travels on a direct route).
   object_streamer(context& ctx, streamer_options options, std::function<int(const Index&)> home_pe,
-                  std::function<void(const Index&, const T&, int)> deliver)
-      : home_pe_(std::move(home_pe)),
-        deliver_from_(std::move(deliver)),
-        stream_(ctx, std::move(options),
-                [this](const addressed& a, int source) { deliver_from_(a.object, a.item, source); }) {}
+                  std::function<void(const Index&, const T&, int)> deliver);
 
   /// Local. Throws std::out_of_range when home_pe returns a PE outside the job.
-  void insert(const T& item, const Index& object) { stream_.insert(addressed{object, item}, home_pe_(object)); }
+  void insert(const T& item, const Index& object);
   /// Local: streamer::done().
   void done() { stream_.done(); }
   /// Collective: streamer::wait().
@@ -64,3 +58,5 @@ class object_streamer {
 };
 
 }  // namespace transit
+
+#include "transit/detail/streamer/object_streamer_impl.hpp"

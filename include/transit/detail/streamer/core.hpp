@@ -1,97 +1,38 @@
 #pragma once
-// The item-type-independent half of a streamer: links (one aggregation buffer per (peer, phase),
-// plus one for items to this PE), the route table, sending, both termination protocols, flushing,
-// checking received messages, and statistics. The typed streamer<T> on top copies items in and
-// reads them out; everything here runs per message, not per item.
-//
-// Message layout (payload of one transport message):
-//   wire_header | items: T[n] | pad to 4 | destinations: int32[n] (absent on links whose phase
-//   ends every route) | sources: int32[n] (only for a streamer whose callback takes the source,
-//   on links of phases > 0, the flag has_sources). A destination d >= 0 is a PE; d < 0 is a
-//   broadcast from root -d-1. A source is the PE that inserted the item: on phase 0 (and on a
-//   direct route, the only phase) every item was inserted by the message's sender, so no source
-//   travels there; items re-aggregated at an intermediate PE travel on later phases, which then
-//   carry destinations too (the sources ride in the same branch of the per-item path).
-// Every received message is checked against this layout (size exact for its item count, known
-// flags, a phase and source that form one of this PE's incoming links, a current or next step,
-// destinations and sources inside the job) before any byte of it is used; a message that fails is reported as
-// corrupt, naming the channel and the source, and is not processed.
-//
-// Termination, one protocol for the whole route (TRAM thesis 4.5, B.2.5): messages are counted
-// per link, cumulatively and forever, in 64 bits (no wrap in any real run). done() walks the
-// router's phases in order: phase k's links are flushed with a final marker (the flag
-// final_marker, with the link's cumulative count) once every in-link of phases < k is complete
-// (all its announced messages received), because only those can still feed phase k. A PE is
-// locally complete when all its in-links are; wait() then ends with one non-blocking barrier, so
-// that every item of the step is delivered everywhere before any PE starts the next step.
-//
-// quiesce() instead runs waves of non-blocking allreduces of (messages sent, messages received),
-// each after flushing everything and delivering every local item; it ends when two consecutive
-// waves agree and sent == received (four-counter method), which stays correct when deliveries
-// insert new items and when an arriving item wakes an idle PE. Several streamers can end a step
-// together under one such protocol (streamer_group: each wave sums the counters of all of them,
-// and of any group_endpoint added, whose messages are counted alike; a PE joins only when every
-// one of them is flushed and locally idle), which is how
-// active_messages ends a step of all its streamers at once (streamer_group), one wave per round,
-// not one protocol per streamer in turn.
-//
-// Every PE must end a step the same way. Messages flushed by quiesce() carry the flag
-// quiesce_flush, and final markers only come from wait(): a PE that receives the other kind in its
-// step fails with a message naming the peer, instead of both sides waiting for ever.
-//
-// Every message carries its step number (mod 2^16). A PE can be at most one step ahead of another
-// (each step ends collectively), so a message from the next step is set aside until this PE gets
-// there: steps never mix, even though peers leave a step at slightly different times. A message
-// of the next step is checked against the links of that step when the step begins, not on
-// arrival: the links may change in between (tuning, below).
-//
-// Tuning (tune = true, docs/tuning.md). At the end of a step, after its closing barrier or last
-// quiescence wave, every PE joins one allreduce of the step's outcome (time, items, messages) and
-// asks the tuner (detail/streamer/tuning_hook.hpp, implemented by the tuning layer) for the next
-// configuration; the tuner is deterministic, so every PE gets the same one. A new buffer size
-// needs nothing more: every buffer is empty between steps. A new grid or routing rebuilds the
-// route table and links and learns the new incoming links as construction does, by an allreduce
-// of link counts and one announcement per link, tagged with the new step; link counts start again
-// at 0 on both ends of every link. A faster peer may already be in the new step, sending on its
-// new links, while this PE still ends the old one: those messages (announcements included) are
-// set aside as next-step messages, the announcements are taken out by the discovery, and the data
-// is checked against the new links once this PE has them. Nothing of the old step can be in
-// flight then (the step ended everywhere), so no item is lost or delivered twice.
-//
-// Life cycle. Construction is collective and checks that every PE built the same streamer (its
-// sequence number on the context, item type and size, grid and routing): a mismatch throws
-// std::logic_error on every PE naming both sides, before any item moves. Destruction is collective
-// too: a streamer is destroyed after a step has ended (wait or quiesce returned) with nothing
-// inserted since. It then tells the PEs it sends to that it left (a control message; PEs that were
-// waiting on it in a step of their own fail with a message instead of hanging). Destroyed
-// mid-step (items buffered, messages undelivered, or a step started and not ended), it ends the
-// job with a message saying what was lost.
-//
-// Exceptions from deliver callbacks propagate out of the call that ran the callback (insert,
-// broadcast, progress, wait, finish, quiesce). The item whose callback threw counts as delivered;
-// every other item stays queued and is delivered by later calls, exactly once; an interrupted
-// wait or quiesce resumes where it stopped when called again.
-#include <atomic>
+// The item-type-independent half of a streamer, and the one core every front end (streamer<T>,
+// object_streamer through it, active messages through batch_deliver, the C API's byte_streamer and
+// the Python module through that) stands on: links (one aggregation buffer per (peer, phase), plus
+// one for items to this PE), the route table, the insert checks, the per-item path, the routing
+// loop (route_message, with a front end's "deliver a run" callback), sending, both termination
+// protocols, flushing, checking received messages, and statistics. The design (message layout,
+// termination, tuning, life cycle, the exception rule) is set out in docs/streamer.md, "Inside
+// the streamer core".
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "transit/detail/core/clock.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/detail/core/simulation.hpp"
 #include "transit/grid/router.hpp"
-#include "transit/detail/runtime/context_access.hpp"
+#include "transit/detail/transport/transport.hpp"
 #include "transit/detail/streamer/tuning_hook.hpp"
 #include "transit/streamer/options.hpp"
 
+namespace transit {
+class context;
+}
+
 namespace transit::detail {
+
+class mailbox;
 
 struct wire_header {
   std::uint32_t items;
@@ -135,6 +76,44 @@ class streamer_group;
 template <class F>
 struct batch_deliver {
   F f;
+};
+
+/// A front end's "deliver a run" callback, which the core's routing loop calls (route_message):
+/// run(items, sources, source, cursor, end) delivers items [cursor, end) (never empty) of the item
+/// array `items`, in order, moving `cursor` past each item before its callback runs; item i came
+/// from sources[i], or from `source` when `sources` is null. Owns the callable, as std::function
+/// would, at one indirect call per run.
+class deliver_run_fn {
+ public:
+  template <class F>
+  explicit deliver_run_fn(F f) : state_(new F(std::move(f))), call_(&call<F>), destroy_(&destroy<F>) {}
+  deliver_run_fn(deliver_run_fn&& other) noexcept
+      : state_(std::exchange(other.state_, nullptr)), call_(other.call_), destroy_(other.destroy_) {}
+  deliver_run_fn& operator=(deliver_run_fn&&) = delete;
+  deliver_run_fn(const deliver_run_fn&) = delete;
+  deliver_run_fn& operator=(const deliver_run_fn&) = delete;
+  ~deliver_run_fn() {
+    if (state_ != nullptr) destroy_(state_);
+  }
+  void operator()(const std::byte* items, const std::int32_t* sources, int source, std::uint32_t& cursor,
+                  std::uint32_t end) {
+    call_(state_, items, sources, source, cursor, end);
+  }
+
+ private:
+  using call_type = void (*)(void*, const std::byte*, const std::int32_t*, int, std::uint32_t&, std::uint32_t);
+  template <class F>
+  static void call(void* f, const std::byte* items, const std::int32_t* sources, int source, std::uint32_t& cursor,
+                   std::uint32_t end) {
+    (*static_cast<F*>(f))(items, sources, source, cursor, end);
+  }
+  template <class F>
+  static void destroy(void* f) noexcept {
+    delete static_cast<F*>(f);
+  }
+  void* state_;
+  call_type call_;
+  void (*destroy_)(void*) noexcept;
 };
 
 /// Sets a flag (a deliver callback is running) and clears it on every exit, exceptions included.
@@ -188,10 +167,56 @@ class streamer_core {
  protected:
   /// Collective. `item_bytes` is sizeof(T); the item array starts right after the header.
   /// `wants_sources`: deliveries need each item's source (the callback takes it), so sources
-  /// travel on the phases that need them.
+  /// travel on the phases that need them. `broadcasts`: the front end broadcasts; a streamer that
+  /// does not refuses a received broadcast destination as corrupt (check_items).
   streamer_core(context& ctx, const streamer_options& options, std::size_t item_bytes, std::string_view type_name,
-                bool wants_sources = false);
+                bool wants_sources, bool broadcasts);
   virtual ~streamer_core();
+
+  // ---- for the front ends (streamer<T>, the C API's byte_streamer): the checks, the per-item
+  // path and the routing loop live here, so that every front end keeps the one wire policy
+  // (delivery, exception and cursor rules at the top of this file) ----
+
+  /// Throws std::out_of_range unless `dest` is a PE of the job.
+  void check_destination(int dest) const {
+    if (static_cast<unsigned>(dest) >= static_cast<unsigned>(size_)) [[unlikely]]
+      throw_bad_destination(dest);
+  }
+  /// The position of the first of `count` destinations that is no PE of the job; `count` if none.
+  std::size_t first_bad_destination(const int* dests, std::size_t count) const noexcept {
+    for (std::size_t i = 0; i < count; ++i) {
+      if (static_cast<unsigned>(dests[i]) >= static_cast<unsigned>(size_)) [[unlikely]]
+        return i;
+    }
+    return count;
+  }
+  /// Opens an insert or a broadcast (`call`, for the message) of `items` items: throws
+  /// std::logic_error after done() in this step; counts the items; a deliver callback that
+  /// inserts makes the step dynamic.
+  void begin_insert(std::uint64_t items, const char* call) {
+    if (state_ != step_state::open) [[unlikely]]
+      throw_closed_step(call);
+    stats_.items_inserted += items;
+    dynamic_step_ |= in_callback_;
+  }
+  /// The per-item path for items of Bytes bytes (0: item_bytes_, known at run time only): `write`
+  /// stores the item in the buffer of the first hop towards `dest` (a copy, an optional
+  /// destination store and a compare). True when a buffer was sent: the caller calls after_send()
+  /// once its own appends are done.
+  template <std::size_t Bytes, class Write>
+  bool append_for(int dest, Write& write) {
+    return append_item(links_[link_to(dest)], write, item_size<Bytes>(), dest, rank_);
+  }
+  /// After begin_insert: buffers `item` for every PE (this one included) along the broadcast tree,
+  /// every copy before anything is polled, so that a callback's exception cannot cut it short.
+  template <std::size_t Bytes>
+  void broadcast_item(const std::byte* item);
+  /// The routing loop of one checked message from `source`, from item `cursor` on: delivers the
+  /// runs of items for this PE through `run` (see deliver_run_fn), forwards the others, and
+  /// forwards a broadcast before delivering it. Counts items delivered and forwarded. A callback's
+  /// exception leaves `cursor` at the first item not yet handled.
+  template <std::size_t Bytes, class Run>
+  void route_message(const std::byte* payload, const wire_header& h, int source, std::uint32_t& cursor, Run& run);
 
   /// An aggregation buffer towards one peer in one phase. The cursors make appending an item a
   /// copy and a compare; a link without an open buffer has next == end == nullptr.
@@ -269,6 +294,40 @@ class streamer_core {
   /// After a top-level insert or broadcast sent a buffer: receive and deliver, and bound the sends
   /// in flight. A no-op inside a deliver callback.
   void after_send();
+  template <std::size_t Bytes>
+  std::size_t item_size() const noexcept {
+    if constexpr (Bytes != 0) return Bytes;
+    else return item_bytes_;
+  }
+  /// Copies `item` into every child link of the broadcast tree of `root` (arrived on
+  /// `arrived_phase`, -1 at the root); true when a buffer was sent.
+  template <std::size_t Bytes>
+  bool forward_broadcast(const std::byte* item, int root, int arrived_phase) {
+    auto copy = [item, this](std::byte* slot) { std::memcpy(slot, item, item_size<Bytes>()); };
+    bool sent = false;
+    for (const int index : broadcast_links(root, arrived_phase))
+      sent |= append_item(links_[static_cast<std::size_t>(index)], copy, item_size<Bytes>(), -root - 1, root);
+    return sent;
+  }
+  /// The child links of the broadcast tree of `root` at this PE (cached: the router computes a
+  /// tree in O(P)).
+  const std::vector<int>& broadcast_links(int root, int arrived_phase);
+  /// Calls `run` for items [cursor, end) and counts them delivered (up to the cursor when it throws).
+  template <class Run>
+  void deliver_run(Run& run, const std::byte* items, const std::int32_t* sources, int source, std::uint32_t& cursor,
+                   std::uint32_t end) {
+    const std::uint32_t first = cursor;
+    try {
+      run(items, sources, source, cursor, end);
+    } catch (...) {
+      stats_.items_delivered += cursor - first;
+      throw;
+    }
+    stats_.items_delivered += end - first;
+  }
+  template <std::size_t Bytes, bool Sources, class Run>
+  void route_items(const std::byte* items, const std::int32_t* dests, const std::int32_t* sources,
+                   const wire_header& h, int source, std::uint32_t& cursor, Run& run);
   std::size_t destinations_offset(std::size_t items) const noexcept {
     return (sizeof(wire_header) + items * item_bytes_ + 3) & ~std::size_t{3};
   }
@@ -306,14 +365,11 @@ class streamer_core {
   /// send at its next poll, and counts `items_inserted` in its statistics. One lock per call.
   void hand_over(std::vector<handed_buffer>& buffers, std::uint64_t items_inserted);
 
-  // ---- per-message hooks ----
+  // ---- per-message hook ----
   /// Delivers or forwards the items of one message from `source` (this PE for its own items)
-  /// from item `cursor` on (implemented by streamer<T>). Advances `cursor` past each item before
-  /// its callback runs, so that after an exception it names the first item not yet handled. The
-  /// message was checked: with has_sources, its sources are PEs of the job.
+  /// from item `cursor` on: a front end calls route_message with its item size and its run
+  /// callback. The message was checked: with has_sources, its sources are PEs of the job.
   virtual void process_items(const std::byte* payload, const wire_header& h, int source, std::uint32_t& cursor) = 0;
-  /// The router changed between steps (tuning): drop what was derived from the old one.
-  virtual void routes_changed() {}
 
   // ---- operations behind the public API ----
   bool progress_impl();
@@ -326,6 +382,7 @@ class streamer_core {
   const int size_;
   const std::size_t item_bytes_;
   const bool wants_sources_;
+  const bool broadcasts_;
   std::uint32_t capacity_;  // items per buffer; may change between steps (tuning)
   const std::uint64_t max_buffered_;
   std::vector<link> links_;          // links_[self_link] is this PE's own; the rest sorted by phase
@@ -364,12 +421,11 @@ class streamer_core {
 
   /// Sends what inserters handed over (the PE's thread, at each poll and before done()).
   bool send_handed_over();
-  std::mutex handed_mutex_;
-  std::vector<handed_buffer> handed_;  // under handed_mutex_
-  std::uint64_t handed_items_ = 0;     // under handed_mutex_
-  bool accepting_handed_ = true;       // under handed_mutex_: false from done() to the step's end
-  std::atomic<bool> has_handed_{false};
-  std::vector<handed_buffer> handed_scratch_;
+  // The link lookups and the inserters' hand-over queue (src/streamer/core_state.hpp): used per
+  // message or per poll, never per item, and kept out of this header with their <unordered_map>,
+  // <mutex> and <atomic>.
+  struct tables;
+  std::unique_ptr<tables> tables_;
 
   std::uint32_t items_in(const link& l) const noexcept {
     return l.next == nullptr ? 0
@@ -427,16 +483,14 @@ class streamer_core {
   }
   std::size_t undelivered_messages();
   std::string describe() const;
-  transport& net() const noexcept { return context_access::net(ctx_); }
-  mailbox& mail() const noexcept { return context_access::mail(ctx_); }
+  transport& net() const noexcept;
+  mailbox& mail() const noexcept;
 
   std::unique_ptr<router> router_;
   std::string type_name_;
   std::uint32_t channel_;
   std::unique_ptr<collective_group> group_;
   std::vector<in_link> in_links_;                    // sorted by phase
-  std::unordered_map<std::int64_t, int> in_index_;   // source * num_phases + phase -> in_links_
-  std::unordered_map<std::int64_t, int> out_index_;  // pe * num_phases + phase -> links_
   delivery_queue batch_;                             // arrived messages being delivered
   std::vector<message> deferred_;  // arrived early: from a peer already in step_ + 1, or during construction
   std::vector<message> local_messages_;              // full buffers of the self link, to deliver
@@ -486,7 +540,7 @@ class streamer_core {
 /// streamers in the same order.
 class streamer_group {
  public:
-  explicit streamer_group(context& ctx) : ctx_(ctx), group_(context_access::net(ctx).make_group()) {}
+  explicit streamer_group(context& ctx);
   streamer_group(const streamer_group&) = delete;
   streamer_group& operator=(const streamer_group&) = delete;
 
@@ -535,5 +589,59 @@ class streamer_group {
   quiesce_wave wave_;
   std::uint32_t steps_ended_ = 0;
 };
+
+template <std::size_t Bytes>
+void streamer_core::broadcast_item(const std::byte* item) {
+  auto copy = [item, this](std::byte* slot) { std::memcpy(slot, item, item_size<Bytes>()); };
+  bool sent = append_item(links_[self_link], copy, item_size<Bytes>(), rank_, rank_);
+  sent |= forward_broadcast<Bytes>(item, rank_, -1);
+  if (sent) after_send();
+}
+
+template <std::size_t Bytes, class Run>
+void streamer_core::route_message(const std::byte* payload, const wire_header& h, int source, std::uint32_t& cursor,
+                                  Run& run) {
+  const std::byte* items = payload + sizeof(wire_header);
+  const std::uint32_t n = h.items;
+  if (!(h.flags & has_destinations)) {  // last hop: every item is for this PE, from `source`
+    if (cursor < n) deliver_run(run, items, nullptr, source, cursor, n);  // a run is never empty
+    return;
+  }
+  const auto* dests = reinterpret_cast<const std::int32_t*>(payload + destinations_offset(n));
+  if (h.flags & has_sources) {
+    route_items<Bytes, true>(items, dests, reinterpret_cast<const std::int32_t*>(payload + sources_offset(n)), h,
+                             source, cursor, run);
+  } else {
+    route_items<Bytes, false>(items, dests, nullptr, h, source, cursor, run);
+  }
+}
+
+// Item i came from sources[i] (Sources; checked on arrival) or from the message's `source`.
+template <std::size_t Bytes, bool Sources, class Run>
+void streamer_core::route_items(const std::byte* items, const std::int32_t* dests, const std::int32_t* sources,
+                                const wire_header& h, int source, std::uint32_t& cursor, Run& run) {
+  const std::uint32_t n = h.items;
+  const std::size_t bytes = item_size<Bytes>();
+  while (cursor < n) {
+    const std::uint32_t i = cursor;
+    const int dest = dests[i];
+    if (dest == rank_) {  // a run of items for this PE: one call
+      std::uint32_t end = i + 1;
+      while (end < n && dests[end] == rank_) ++end;
+      deliver_run(run, items, sources, source, cursor, end);
+    } else if (dest >= 0) {  // destinations were checked against the job's size on arrival
+      ++cursor;
+      ++stats_.items_forwarded;
+      const std::byte* item = items + std::size_t{i} * bytes;
+      auto copy = [item, bytes](std::byte* slot) { std::memcpy(slot, item, bytes); };
+      append_item(links_[link_to(dest)], copy, bytes, dest, Sources ? static_cast<int>(sources[i]) : source);
+    } else {  // a broadcast (checked: only a front end that broadcasts receives one)
+      ++stats_.items_forwarded;  // forwarded first: a callback's exception must not cut the tree
+      const int root = -(dest + 1);
+      forward_broadcast<Bytes>(items + std::size_t{i} * bytes, root, h.phase);
+      deliver_run(run, items, nullptr, root, cursor, i + 1);
+    }
+  }
+}
 
 }  // namespace transit::detail

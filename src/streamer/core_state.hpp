@@ -1,0 +1,28 @@
+#pragma once
+// Private to src/streamer: the part of streamer_core's state that core.hpp only names (its
+// standard headers stay out of every program that includes the streamer).
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "transit/detail/streamer/core.hpp"
+
+namespace transit::detail {
+
+struct streamer_core::tables {
+  std::unordered_map<std::int64_t, int> in_index;   // source * num_phases + phase -> in_links_
+  std::unordered_map<std::int64_t, int> out_index;  // pe * num_phases + phase -> links_
+  std::unordered_map<std::int64_t, std::vector<int>> broadcast_cache;  // root * 65536 + arrived phase + 1
+
+  // What inserters (the application's threads) handed over, for this PE to send.
+  std::mutex handed_mutex;
+  std::vector<handed_buffer> handed;  // under handed_mutex
+  std::uint64_t handed_items = 0;     // under handed_mutex
+  bool accepting_handed = true;       // under handed_mutex: false from done() to the step's end
+  std::atomic<bool> has_handed{false};
+  std::vector<handed_buffer> handed_scratch;
+};
+
+}  // namespace transit::detail
