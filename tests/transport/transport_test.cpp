@@ -1,11 +1,12 @@
 // The transport seam, through the mailbox: every pair exchanges messages whose content names the
 // sender, channel and sequence; order per pair and channel is kept; flow control under a flood
-// to one PE; independent collective groups.
+// to one PE; independent collective groups; what the seam says it can do.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstring>
 #include <iterator>
+#include <utility>
 #include <vector>
 
 #include "test_support.hpp"
@@ -73,6 +74,23 @@ TEST(transport, all_pairs_in_order_on_two_channels) {
               // Channel b first: a's messages must wait in the mailbox, not be lost.
               receive_all(ctx, b, std::int64_t{per_pair} * ctx.size(), 4000);
               receive_all(ctx, a, std::int64_t{per_pair} * ctx.size(), 24);
+              ctx.barrier();
+            }),
+            0);
+}
+
+// What the seam says it can do, which layers above ask instead of the backend's name: a PE's
+// process (the MPI rank, or 0 when all PEs are threads of one process), and MPI where ranks are.
+TEST(transport, capabilities_describe_the_process) {
+  EXPECT_EQ(transit::testing::run_spmd([](transit::context& ctx) {
+              const auto& net = context_access::net(std::as_const(ctx));
+              if (net.threads_of_one_process()) {
+                EXPECT_EQ(net.process(), 0);
+                EXPECT_EQ(net.mpi(), nullptr);
+              } else {
+                EXPECT_EQ(net.process(), ctx.rank() / ctx.options().threads_per_rank);
+                EXPECT_NE(net.mpi(), nullptr);
+              }
               ctx.barrier();
             }),
             0);
