@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# bench/before_after.sh OLD NEW [ROUNDS]: the kernels of BENCHMARKS.md's first table, two transit builds
+# bench/before_after.sh OLD NEW [ROUNDS]: the kernels of BENCHMARKS.md's first table, an exchange and the
+# one-sided hot spot, two transit builds
 # alternating in one sitting (ROUNDS rounds of `--repeat 3` each, 2 MPI ranks, the settings of
 # bench/measure.sh); prints a Markdown table: the median over rounds of each run's median, and after/before.
 set -uo pipefail
@@ -40,3 +41,7 @@ case_ "alltoall mpi 2, 64 B" items_per_second_per_pe "${mpi[@]}" -- bench alltoa
 case_ "index-gather mpi 2" items_per_second_per_pe "${mpi[@]}" -- bench index-gather
 case_ "phold mpi 2" items_per_second_per_pe "${mpi[@]}" -- bench phold
 case_ "histogram mpi 2, active messages" items_per_second_per_pe "${mpi[@]}" -- bench histogram --api active
+# The exchange and the one-sided hot spot (issue 50: the histogram, exchange and hot spot before and after).
+case_ "exchange mpi 2, nek26, 64 B, crystal router" seconds_per_exchange "${mpi[@]}" -- bench exchange --pattern nek26 --neighbors 26 --stride 1 --bytes 64 --method crystal_router --samples 7
+case_ "exchange mpi 2, nek26, 64 B, direct" seconds_per_exchange "${mpi[@]}" -- bench exchange --pattern nek26 --neighbors 26 --stride 1 --bytes 64 --method direct --samples 7
+case_ "hotspot mpi 2, fetch-add, nodes of 1" mean_us "${mpi[@]}" -- bench hotspot --ops 10 --iterations 100 --transit-pes-per-node=1

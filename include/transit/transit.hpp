@@ -21,9 +21,9 @@
 #include "transit/one_sided/request.hpp"
 #include "transit/one_sided/global_array.hpp"
 #include "transit/one_sided/global_mutexes.hpp"
-#include "transit/tuning/calibrate.hpp"
+#include "transit/tuning/calibrate_streamer.hpp"
 #include "transit/tuning/model.hpp"
-#include "transit/tuning/profile.hpp"
+#include "transit/profile/profile.hpp"
 #include "transit/protocols/protocols.hpp"
 
 /// \namespace transit
