@@ -49,7 +49,7 @@ struct pe_threads_result {
 pe_threads_result run_pe_threads(int pes, const run_options& options, const std::shared_ptr<const machine>& m,
                                  const std::shared_ptr<const topology_manager>& topology,
                                  const std::function<void(context&)>& body) {
-  local_job_transports job(pes);
+  const auto job = make_local_transports(pes);
   std::mutex mutex;
   std::condition_variable finished_cv;
   int finished = 0;
@@ -57,16 +57,16 @@ pe_threads_result run_pe_threads(int pes, const run_options& options, const std:
 
   auto pe_main = [&](int rank) {
     try {
-      auto ctx = context_access::make(job.make(rank), m, topology, options);
+      auto ctx = context_access::make(job->make(rank), m, topology, options);
       body(*ctx);
     } catch (const job_aborted&) {
       // Unwound because another PE failed; that PE reports.
     } catch (const std::exception& e) {
       errors[static_cast<std::size_t>(rank)] = std::current_exception();
-      job.fail(rank, e.what());
+      job->end_job(rank, e.what());
     } catch (...) {
       errors[static_cast<std::size_t>(rank)] = std::current_exception();
-      job.fail(rank, "unknown exception");
+      job->end_job(rank, "unknown exception");
     }
     std::lock_guard lock(mutex);
     ++finished;
@@ -81,7 +81,7 @@ pe_threads_result run_pe_threads(int pes, const run_options& options, const std:
     // The system refused a thread: the PEs that started wait for the others in their first
     // collective; the abort unwinds them, and the count is refused as a usage error.
     const auto started = threads.size();
-    job.fail(static_cast<int>(started), e.what());
+    job->end_job(static_cast<int>(started), e.what());
     for (auto& t : threads) t.join();
     throw std::invalid_argument(concat(
         options.pes > 0 ? "--transit-pes" : "the hardware threads", ": got '", pes,
@@ -93,13 +93,13 @@ pe_threads_result run_pe_threads(int pes, const run_options& options, const std:
     std::unique_lock lock(mutex);
     // The oversubscription warning comes once the job has run a second: a job that ends sooner
     // was not slow to wait for, and one that a usage error ends at once prints its one line alone.
-    const auto done = [&] { return finished == pes || job.aborted(); };
+    const auto done = [&] { return finished == pes || job->aborted(); };
     if (!finished_cv.wait_for(lock, std::chrono::seconds(1), done)) warn_if_oversubscribed(pes);
     finished_cv.wait(lock, done);
-    if (job.aborted()) {
+    if (job->aborted()) {
       // PEs inside transit calls unwind at once; give ones busy in user code a grace period.
       if (!finished_cv.wait_for(lock, std::chrono::seconds(10), [&] { return finished == pes; })) {
-        const auto failure = job.first_failure();
+        const auto failure = job->first_failure();
         report_failure(failure->first, failure->second.c_str());
         std::fprintf(stderr, "transit: %d PEs did not stop within 10 s of the failure; exiting\n", pes - finished);
         std::fflush(stderr);
@@ -108,7 +108,7 @@ pe_threads_result run_pe_threads(int pes, const run_options& options, const std:
     }
   }
   for (auto& t : threads) t.join();
-  pe_threads_result result{job.first_failure(), nullptr};
+  pe_threads_result result{job->first_failure(), nullptr};
   if (result.failure) result.error = errors[static_cast<std::size_t>(result.failure->first)];
   return result;
 }
@@ -120,7 +120,7 @@ class local_session final : public session_launch {
   local_session(const run_options& options, int pes)
       : options_(options), pes_(pes), machine_(emulated_machine(pes, options)), topology_(job_topology(*machine_, options)) {
     if (pes_ == 1) {
-      transports_ = std::make_unique<local_job_transports>(1);
+      transports_ = make_local_transports(1);
       context_ = context_access::make(transports_->make(0), machine_, topology_, options_);
     }
   }
@@ -148,7 +148,7 @@ class local_session final : public session_launch {
   int pes_;
   std::shared_ptr<const machine> machine_;
   std::shared_ptr<const topology_manager> topology_;
-  std::unique_ptr<local_job_transports> transports_;
+  std::unique_ptr<process_transports> transports_;
   std::unique_ptr<context> context_;
   bool closed_ = false;
 };

@@ -199,41 +199,44 @@ void run_lanes(MPI_Comm comm, const run_options& options, const std::function<vo
                const std::shared_ptr<const machine>& m, const std::shared_ptr<const topology_manager>& topology) {
   const int lanes = options.threads_per_rank;
   warn_if_threads_share_cpus(comm, lanes);
-  rank_lane_transports transports(comm, lanes, runs_comm_thread(options), options.trace, options.trace_events);
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const auto transports =
+      make_rank_lane_transports(comm, lanes, runs_comm_thread(options), options.trace, options.trace_events);
   auto lane_main = [&](int lane) {
-    const int pe = transports.mpi_rank() * lanes + lane;
+    const int pe = rank * lanes + lane;
     try {
-      auto ctx = context_access::make(transports.make(lane), m, topology, options);
+      auto ctx = context_access::make(transports->make(lane), m, topology, options);
       body(*ctx);
       ctx->barrier();  // no PE tears down its transport while a peer may still be sending to it
     } catch (const std::exception& e) {
       report_failure(pe, e.what());
-      transports.end_job_from_lane();
+      transports->end_job(lane, e.what());  // does not return
     } catch (...) {
       report_failure(pe, "unknown exception");
-      transports.end_job_from_lane();
+      transports->end_job(lane, "unknown exception");
     }
   };
-  const int first_new = transports.has_comm_thread() ? 0 : 1;
+  const int first_new = transports->has_driver() ? 0 : 1;
   std::vector<std::thread> threads;
   threads.reserve(static_cast<std::size_t>(lanes));
   try {
     for (int lane = first_new; lane < lanes; ++lane) threads.emplace_back(lane_main, lane);
   } catch (const std::system_error& e) {
-    report_failure(transports.mpi_rank() * lanes,
+    report_failure(rank * lanes,
                    concat("--transit-threads-per-rank: got '", lanes, "', expected a thread count this system "
                                   "can start: thread ", threads.size() + 1 + first_new, " could not be created (",
                                   e.code().message(), ")")
                        .c_str());
     abort_job();
   }
-  if (transports.has_comm_thread()) {
-    transports.run_comm_thread();
+  if (transports->has_driver()) {
+    transports->run_driver();
   } else {
     lane_main(0);
   }
   for (auto& t : threads) t.join();
-  transports.close();
+  transports->close();
 }
 
 // A usage error every rank finds alike (said once, by rank 0), or one each rank finds alone in its

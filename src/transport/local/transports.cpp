@@ -6,12 +6,24 @@
 
 namespace transit::detail {
 
-local_job_transports::local_job_transports(int pes) : world_(std::make_unique<local_world>(pes)) {}
-local_job_transports::~local_job_transports() = default;
+namespace {
 
-std::unique_ptr<transport> local_job_transports::make(int pe) { return std::make_unique<local_transport>(*world_, pe); }
-void local_job_transports::fail(int pe, std::string what) { world_->fail(pe, std::move(what)); }
-bool local_job_transports::aborted() const noexcept { return world_->aborted(); }
-std::optional<std::pair<int, std::string>> local_job_transports::first_failure() const { return world_->first_failure(); }
+class local_job_transports final : public process_transports {
+ public:
+  explicit local_job_transports(int pes) : world_(pes) {}
+  std::unique_ptr<transport> make(int pe) override { return std::make_unique<local_transport>(world_, pe); }
+  void end_job(int pe, std::string what) override { world_.fail(pe, std::move(what)); }
+  bool aborted() const noexcept override { return world_.aborted(); }
+  std::optional<std::pair<int, std::string>> first_failure() const override { return world_.first_failure(); }
+
+ private:
+  local_world world_;
+};
+
+}  // namespace
+
+std::unique_ptr<process_transports> make_local_transports(int pes) {
+  return std::make_unique<local_job_transports>(pes);
+}
 
 }  // namespace transit::detail

@@ -15,31 +15,40 @@ void check_mpi_transport_environment() {
   static_cast<void>(max_message_bytes_from_environment());
 }
 
-rank_lane_transports::rank_lane_transports(MPI_Comm comm, int lanes, bool comm_thread, const std::string& trace_dir,
-                                           std::size_t trace_events) {
-  if (comm_thread) hub_ = std::make_unique<comm_thread_hub>(comm, lanes, trace_dir, trace_events);
-  lanes_ = std::make_shared<rank_lanes>(comm, lanes, hub_.get());
-}
+namespace {
 
-rank_lane_transports::~rank_lane_transports() = default;
+class rank_lane_transports final : public process_transports {
+ public:
+  rank_lane_transports(MPI_Comm comm, int lanes, bool comm_thread, const std::string& trace_dir,
+                       std::size_t trace_events) {
+    if (comm_thread) hub_ = std::make_unique<comm_thread_hub>(comm, lanes, trace_dir, trace_events);
+    lanes_ = std::make_shared<rank_lanes>(comm, lanes, hub_.get());
+  }
+  std::unique_ptr<transport> make(int lane) override {
+    if (hub_) return std::make_unique<comm_thread_lane>(lanes_, lane);
+    return std::make_unique<mpi_transport>(lanes_, lane);
+  }
+  bool has_driver() const noexcept override { return hub_ != nullptr; }
+  void run_driver() override { hub_->run(lanes_->inboxes()); }
+  void end_job(int /*lane*/, std::string /*what: reported by the caller*/) override {
+    if (hub_) hub_->abort_from_lane();
+    abort_job();
+  }
+  void close() override {
+    lanes_.reset();  // its groups' collectives live on the hub's endpoint: gone before it
+    if (hub_) hub_->close();
+  }
 
-int rank_lane_transports::mpi_rank() const noexcept { return lanes_->mpi_rank(); }
+ private:
+  std::unique_ptr<comm_thread_hub> hub_;  // outlives the lanes, whose groups live on its endpoint
+  std::shared_ptr<rank_lanes> lanes_;
+};
 
-std::unique_ptr<transport> rank_lane_transports::make(int lane) {
-  if (hub_) return std::make_unique<comm_thread_lane>(lanes_, lane);
-  return std::make_unique<mpi_transport>(lanes_, lane);
-}
+}  // namespace
 
-void rank_lane_transports::run_comm_thread() { hub_->run(lanes_->inboxes()); }
-
-void rank_lane_transports::end_job_from_lane() {
-  if (hub_) hub_->abort_from_lane();
-  abort_job();
-}
-
-void rank_lane_transports::close() {
-  lanes_.reset();  // its groups' collectives live on the hub's endpoint: gone before it
-  if (hub_) hub_->close();
+std::unique_ptr<process_transports> make_rank_lane_transports(MPI_Comm comm, int lanes, bool comm_thread,
+                                                              const std::string& trace_dir, std::size_t trace_events) {
+  return std::make_unique<rank_lane_transports>(comm, lanes, comm_thread, trace_dir, trace_events);
 }
 
 }  // namespace transit::detail
