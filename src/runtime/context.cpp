@@ -49,8 +49,8 @@ void report_deadlock() {
 
 }  // namespace
 
-context::context(std::unique_ptr<detail::context_state> state)
-    : state_(std::move(state)), rank_(state_->net->rank()), size_(state_->net->size()) {
+context::context(detail::context_state* state)
+    : state_(state), rank_(state_->net->rank()), size_(state_->net->size()) {
   if constexpr (detail::simulated_build) {
     detail::simulation::on_deadlock(report_deadlock);
     live_contexts().push_back(this);
@@ -63,6 +63,7 @@ context::~context() {
   if (state_->mail.dropped_after_close() > 0)
     std::fprintf(stderr, "transit: PE %d: %zu messages arrived for endpoints already destroyed (they are lost)\n",
                  rank_, state_->mail.dropped_after_close());
+  delete state_;
 }
 
 const transit::machine& context::machine() const noexcept { return *state_->machine; }
@@ -144,7 +145,9 @@ std::unique_ptr<trace::recorder> context_state::make_recorder(transport& net, co
 std::unique_ptr<context> context_access::make(std::unique_ptr<transport> net, std::shared_ptr<const transit::machine> m,
                                               std::shared_ptr<const topology_manager> topology, run_options options) {
   auto state = std::make_unique<context_state>(std::move(net), std::move(m), std::move(topology), std::move(options));
-  return std::unique_ptr<context>(new context(std::move(state)));
+  auto made = std::unique_ptr<context>(new context(state.get()));
+  state.release();  // the context owns it now
+  return made;
 }
 
 // While waiting in a collective, keep the transport moving: a peer may be blocked until this PE

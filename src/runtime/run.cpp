@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <stdexcept>
 
 #include "runtime/launch/common.hpp"
@@ -10,7 +11,8 @@ namespace transit {
 
 const char* version() noexcept { return "0.1.0"; }
 
-int run(int& argc, char**& argv, std::function<void(context&)> body) {
+int detail::run_body(int& argc, char**& argv, detail::function_ref<void(context&)> call) {
+  const std::function<void(context&)> body = [call](context& ctx) { call(ctx); };
   run_options options;
   try {
     options = parse_run_options(argc, argv);

@@ -69,10 +69,21 @@ streamer_core::streamer_core(context& ctx, const streamer_options& options, std:
       max_buffered_(options.max_buffered_items),
       type_name_(type_name),
       channel_(context_access::mail(ctx).open_channel()),
-      group_(context_access::net(ctx).make_group()),
       flush_period_(options.flush_period),
-      last_flush_check_(steady_clock::now()) {
-  tables_ = std::make_unique<tables>();
+      last_flush_check_(steady_clock::now()),
+      impl_(new impl) {
+  try {
+    construct(options);
+  } catch (...) {
+    delete impl_;  // the destructor does not run for a constructor that throws
+    throw;
+  }
+}
+
+void streamer_core::construct(const streamer_options& options) {
+  context& ctx = ctx_;
+  const std::size_t item_bytes = item_bytes_;
+  impl_->group = net().make_group();
   // Receive events in the trace carry the dimension a message arrived on, which its header says:
   // from the first message on (the link announcements of discover_in_links).
   if (trace::recorder* t = net().tracer()) t->dimension_at(channel_, offsetof(wire_header, phase));
@@ -85,9 +96,9 @@ streamer_core::streamer_core(context& ctx, const streamer_options& options, std:
   tune_ = options.tune;
   try {
     check_capacity(options);
-    router_ = make_router(options.route, grid_for(ctx, options), ctx.machine());
-    if (router_->num_phases() > max_phases)
-      throw_invalid("number of routing phases", router_->num_phases(), concat("at most ", max_phases));
+    impl_->plan = make_router(options.route, grid_for(ctx, options), ctx.machine());
+    if (impl_->plan->num_phases() > max_phases)
+      throw_invalid("number of routing phases", impl_->plan->num_phases(), concat("at most ", max_phases));
     if (automatic) seed = local_tuning_seed(ctx, item_bytes);  // reads the profile: may throw
     self = describe_self();
   } catch (const std::exception& e) {
@@ -102,7 +113,7 @@ streamer_core::streamer_core(context& ctx, const streamer_options& options, std:
     smaller_in_dynamic_steps_ = options.buffer_items == 0 && !tune_;
     build_routes();
     discover_in_links();
-    if (tune_) tuner_ = make_step_tuner(ctx_, seed, configuration(), item_bytes_);
+    if (tune_) impl_->tuner = make_step_tuner(ctx_, seed, configuration(), item_bytes_);
   } catch (...) {
     if (trace::recorder* t = net().tracer()) t->forget_channel(channel_);
     mail().close_channel(channel_);
@@ -116,7 +127,11 @@ streamer_core::streamer_core(context& ctx, const streamer_options& options, std:
 transport& streamer_core::net() const noexcept { return context_access::net(ctx_); }
 mailbox& streamer_core::mail() const noexcept { return context_access::mail(ctx_); }
 
-streamer_group::streamer_group(context& ctx) : ctx_(ctx), group_(context_access::net(ctx).make_group()) {}
+streamer_group::streamer_group(context& ctx) : ctx_(ctx), group_(context_access::net(ctx).make_group().release()) {}
+
+streamer_group::~streamer_group() { delete group_; }
+
+const router& streamer_core::route_plan() const noexcept { return *impl_->plan; }
 
 void streamer_core::trace_step_start() {
   if (net().tracer() == nullptr) return;
@@ -133,47 +148,47 @@ void streamer_core::trace_step_end() {
 }
 
 std::string streamer_core::describe_self() const {
-  const auto& grid = router_->grid();
+  const auto& grid = impl_->plan->grid();
   return concat("streamer #", channel_, " of ", type_name_, " (", item_bytes_, " bytes), grid ", grid.str(),
-                ", routing ", to_string(router_->kind()), tune_ ? ", tuned" : "",
+                ", routing ", to_string(impl_->plan->kind()), tune_ ? ", tuned" : "",
                 wants_sources_ ? ", delivering sources" : "");
 }
 
 void streamer_core::build_routes() {
-  const int phases = router_->num_phases();
+  const int phases = impl_->plan->num_phases();
   links_.clear();
-  tables_->out_index.clear();
+  impl_->out_index.clear();
   link own;  // items for this PE: aggregated like the others, delivered when full or flushed
   own.pe = rank_;
   links_.push_back(std::move(own));
-  for (const hop& h : router_->out_links(rank_)) {
-    tables_->out_index.emplace(std::int64_t{h.pe} * phases + h.phase, static_cast<int>(links_.size()));
+  for (const hop& h : impl_->plan->out_links(rank_)) {
+    impl_->out_index.emplace(std::int64_t{h.pe} * phases + h.phase, static_cast<int>(links_.size()));
     link l;
     l.pe = h.pe;
     l.phase = h.phase;
     // Items on phase 0 were all inserted by the sender; later phases may carry items of others.
     l.carries_sources = wants_sources_ && h.phase > 0;
-    l.carries_destinations = !router_->ends_route(h.phase) || l.carries_sources;
+    l.carries_destinations = !impl_->plan->ends_route(h.phase) || l.carries_sources;
     l.inter_node = ctx_.machine().node_of(h.pe) != ctx_.machine().node_of(rank_);
     links_.push_back(std::move(l));
   }
   route_.assign(size_, self_link);
   for (int dest = 0; dest < size_; ++dest) {
     if (dest == rank_) continue;
-    const hop h = router_->next_hop(rank_, dest, -1);
+    const hop h = impl_->plan->next_hop(rank_, dest, -1);
     route_[dest] = link_index(h.pe, h.phase);
     TRANSIT_ASSERT(route_[dest] > 0, "router returned a hop that is not among its out_links");
   }
 }
 
 step_configuration streamer_core::configuration() const {
-  return step_configuration{router_->grid(), router_->kind(), capacity_};
+  return step_configuration{impl_->plan->grid(), impl_->plan->kind(), capacity_};
 }
 
 streamer_options streamer_core::current_options() const {
   streamer_options o;
-  o.grid = router_->grid();
-  o.route = router_->kind();
+  o.grid = impl_->plan->grid();
+  o.route = impl_->plan->kind();
   o.buffer_items = capacity_;
   o.flush_period = flush_period_;
   o.max_buffered_items = max_buffered_;
@@ -186,8 +201,8 @@ streamer_options streamer_core::current_options() const {
 // one PE on each side and carry both descriptions to everyone, so every PE can name both.
 void streamer_core::check_same_streamer_everywhere(const std::string& self, tuning_seed& seed) {
   std::uint64_t signature = fnv1a(self);
-  if (router_) {  // the PE placement too: two grids of one shape may place PEs differently
-    const auto& grid = router_->grid();
+  if (impl_->plan) {  // the PE placement too: two grids of one shape may place PEs differently
+    const auto& grid = impl_->plan->grid();
     for (int pe = 0; pe < grid.num_pes(); ++pe)
       signature = (signature ^ static_cast<std::uint64_t>(grid.slot_of(pe))) * 0x100000001b3ULL;
   }
@@ -195,8 +210,8 @@ void streamer_core::check_same_streamer_everywhere(const std::string& self, tuni
   // even where hosts hold different profiles.
   std::uint64_t extremes[2 + tuning_seed::size] = {signature, ~signature};
   if (rank_ == 0) std::memcpy(extremes + 2, seed.values, sizeof seed.values);
-  group_->start_allreduce(extremes, 2 + tuning_seed::size, scalar_type::u64, reduce_op::max);
-  context_access::finish_collective(ctx_, *group_, "streamer construction (same streamer on every PE)");
+  impl_->group->start_allreduce(extremes, 2 + tuning_seed::size, scalar_type::u64, reduce_op::max);
+  context_access::finish_collective(ctx_, *impl_->group, "streamer construction (same streamer on every PE)");
   std::memcpy(seed.values, extremes + 2, sizeof seed.values);
   const std::uint64_t largest = extremes[0], smallest = ~extremes[1];
   if (largest == smallest) return;
@@ -204,8 +219,8 @@ void streamer_core::check_same_streamer_everywhere(const std::string& self, tuni
   const auto pes = static_cast<std::uint64_t>(size_);
   const auto me = static_cast<std::uint64_t>(rank_);
   std::uint64_t sides[2] = {signature == largest ? pes - me : 0, signature == smallest ? pes - me : 0};
-  group_->start_allreduce(sides, 2, scalar_type::u64, reduce_op::max);
-  context_access::finish_collective(ctx_, *group_, "streamer construction (mismatch)");
+  impl_->group->start_allreduce(sides, 2, scalar_type::u64, reduce_op::max);
+  context_access::finish_collective(ctx_, *impl_->group, "streamer construction (mismatch)");
   const int pe_a = static_cast<int>(pes - sides[1]), pe_b = static_cast<int>(pes - sides[0]);
 
   constexpr std::size_t words = 32;  // 256 bytes of description per side
@@ -217,8 +232,8 @@ void streamer_core::check_same_streamer_everywhere(const std::string& self, tuni
   };
   if (rank_ == pe_a) put(text);
   if (rank_ == pe_b) put(text + words);
-  group_->start_allreduce(text, static_cast<int>(2 * words), scalar_type::u64, reduce_op::max);
-  context_access::finish_collective(ctx_, *group_, "streamer construction (mismatch)");
+  impl_->group->start_allreduce(text, static_cast<int>(2 * words), scalar_type::u64, reduce_op::max);
+  context_access::finish_collective(ctx_, *impl_->group, "streamer construction (mismatch)");
   const auto read = [&](const std::uint64_t* from) {
     const char* bytes = reinterpret_cast<const char*>(from);
     return std::string(bytes, strnlen(bytes, words * 8));
@@ -241,12 +256,16 @@ std::size_t streamer_core::undelivered_messages() {
 }
 
 streamer_core::~streamer_core() {
+  struct free_impl {
+    impl* p;
+    ~free_impl() { delete p; }
+  } const freed_last{impl_};  // after whatever the body below still asks of it, on every return
   context_access::remove_diagnostic(ctx_, diagnostic_id_);
   if (trace::recorder* t = net().tracer()) t->forget_channel(channel_);
   const std::uint64_t left = buffered_items();
   const std::size_t undelivered = undelivered_messages();
   const bool mid_step = state_ != step_state::open || quiescing_ || left > 0 || undelivered > 0 ||
-                        tables_->has_handed.load(std::memory_order_acquire) ||
+                        impl_->has_handed.load(std::memory_order_acquire) ||
                         activity() != activity_at_step_start_;
   if (!mid_step) {
     announce_departure();
@@ -263,20 +282,20 @@ streamer_core::~streamer_core() {
 
 const std::vector<int>& streamer_core::broadcast_links(int root, int arrived_phase) {
   const std::int64_t key = std::int64_t{root} * 65536 + (arrived_phase + 1);
-  auto it = tables_->broadcast_cache.find(key);
-  if (it == tables_->broadcast_cache.end()) {
+  auto it = impl_->broadcast_cache.find(key);
+  if (it == impl_->broadcast_cache.end()) {
     std::vector<hop> children;
-    router_->broadcast_children(rank_, root, arrived_phase, children);
+    impl_->plan->broadcast_children(rank_, root, arrived_phase, children);
     std::vector<int> indices;
     for (const auto& h : children) indices.push_back(link_index(h.pe, h.phase));
-    it = tables_->broadcast_cache.emplace(key, std::move(indices)).first;
+    it = impl_->broadcast_cache.emplace(key, std::move(indices)).first;
   }
   return it->second;
 }
 
 int streamer_core::link_index(int pe, int phase) const {
-  const auto it = tables_->out_index.find(std::int64_t{pe} * router_->num_phases() + phase);
-  return it == tables_->out_index.end() ? -1 : it->second;
+  const auto it = impl_->out_index.find(std::int64_t{pe} * impl_->plan->num_phases() + phase);
+  return it == impl_->out_index.end() ? -1 : it->second;
 }
 
 void streamer_core::throw_bad_destination(int dest) const {
@@ -298,33 +317,33 @@ std::size_t streamer_core::buffer_bytes(const link& l) const noexcept { return b
 
 void streamer_core::hand_over(std::vector<handed_buffer>& buffers, std::uint64_t items_inserted) {
   {
-    std::lock_guard lock(tables_->handed_mutex);
-    if (!tables_->accepting_handed)
+    std::lock_guard lock(impl_->handed_mutex);
+    if (!impl_->accepting_handed)
       throw std::logic_error(
           "streamer::inserter: items handed over after the PE called done() in this step (flush or destroy "
           "every inserter before done, wait or finish)");
-    for (auto& b : buffers) tables_->handed.push_back(std::move(b));
-    tables_->handed_items += items_inserted;
+    for (auto& b : buffers) impl_->handed.push_back(std::move(b));
+    impl_->handed_items += items_inserted;
   }
   buffers.clear();
-  tables_->has_handed.store(true, std::memory_order_release);
+  impl_->has_handed.store(true, std::memory_order_release);
 }
 
 // Each handed buffer goes out through send() as if it were the link's own: the link's open buffer
 // (the PE's own items) steps aside for it and comes back after, so counts, flags, the partial
 // buffer's compaction and the statistics are those of every other message.
 bool streamer_core::send_handed_over() {
-  if (!tables_->has_handed.load(std::memory_order_acquire)) return false;
+  if (!impl_->has_handed.load(std::memory_order_acquire)) return false;
   std::uint64_t items = 0;
   {
-    std::lock_guard lock(tables_->handed_mutex);
-    tables_->handed_scratch.swap(tables_->handed);
-    items = tables_->handed_items;
-    tables_->handed_items = 0;
-    tables_->has_handed.store(false, std::memory_order_relaxed);
+    std::lock_guard lock(impl_->handed_mutex);
+    impl_->handed_scratch.swap(impl_->handed);
+    items = impl_->handed_items;
+    impl_->handed_items = 0;
+    impl_->has_handed.store(false, std::memory_order_relaxed);
   }
   stats_.items_inserted += items;
-  for (handed_buffer& h : tables_->handed_scratch) {
+  for (handed_buffer& h : impl_->handed_scratch) {
     link& l = links_[static_cast<std::size_t>(h.link)];
     link own;
     std::swap(own.buffer, l.buffer);
@@ -350,8 +369,8 @@ bool streamer_core::send_handed_over() {
     l.next_source = own.next_source;
     l.capacity = own.capacity;
   }
-  const bool sent = !tables_->handed_scratch.empty();
-  tables_->handed_scratch.clear();
+  const bool sent = !impl_->handed_scratch.empty();
+  impl_->handed_scratch.clear();
   return sent;
 }
 
@@ -490,8 +509,8 @@ wire_header streamer_core::checked_header(const message& m) const {
   // A next-step message is checked against the links of that step when it begins (they may
   // change in between: tuning).
   if (next_step) return h;
-  if (h.phase >= router_->num_phases() ||
-      tables_->in_index.find(std::int64_t{m.source} * router_->num_phases() + h.phase) == tables_->in_index.end())
+  if (h.phase >= impl_->plan->num_phases() ||
+      impl_->in_index.find(std::int64_t{m.source} * impl_->plan->num_phases() + h.phase) == impl_->in_index.end())
     throw_corrupt(m.source, concat("phase ", static_cast<int>(h.phase), ", which is not a link from that PE"));
   return h;
 }
@@ -502,7 +521,7 @@ void streamer_core::check_items(const message& m, const wire_header& h) const {
   const bool sources = (h.flags & has_sources) != 0;
   // What the sender's link carries (build_routes): every PE built the same streamer.
   const bool phase_sources = wants_sources_ && h.phase > 0;
-  const bool phase_destinations = !router_->ends_route(h.phase) || phase_sources;
+  const bool phase_destinations = !impl_->plan->ends_route(h.phase) || phase_sources;
   if (n > 0 && destinations != phase_destinations)
     throw_corrupt(m.source, destinations ? concat("destinations on phase ", static_cast<int>(h.phase),
                                                   ", which ends every route")
@@ -673,18 +692,18 @@ void streamer_core::retune() {
   // was scheduled late has little left to wait for, and it chose buffers that ran slower.)
   std::uint64_t longest =
       static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(now - step_started_).count());
-  group_->start_allreduce(&longest, 1, scalar_type::u64, reduce_op::max);
-  context_access::finish_collective(ctx_, *group_, "streamer tuning (the step's time)");
+  impl_->group->start_allreduce(&longest, 1, scalar_type::u64, reduce_op::max);
+  context_access::finish_collective(ctx_, *impl_->group, "streamer tuning (the step's time)");
   std::uint64_t sums[2] = {stats_.items_inserted - items_at_step_start_, stats_.messages_sent - messages_at_step_start_};
-  group_->start_allreduce(sums, 2, scalar_type::u64, reduce_op::sum);
-  context_access::finish_collective(ctx_, *group_, "streamer tuning (the step's outcome)");
+  impl_->group->start_allreduce(sums, 2, scalar_type::u64, reduce_op::sum);
+  context_access::finish_collective(ctx_, *impl_->group, "streamer tuning (the step's outcome)");
   const step_outcome outcome{step_ - 1, longest, sums[0], sums[1], size_};
   const step_configuration current = configuration();
   stats_.tuning.push_back(tuning_step{outcome.step, current.grid.ndims() == 1 ? "direct" : current.grid.str(),
                                       current.route, current.buffer_items,
                                       static_cast<double>(longest) * 1e-9, sums[0], exploring_});
-  const step_configuration next = tuner_->next(outcome, current);
-  exploring_ = tuner_->explored();
+  const step_configuration next = impl_->tuner->next(outcome, current);
+  exploring_ = impl_->tuner->explored();
   if (trace::recorder* t = net().tracer()) {
     t->instant(t->label(concat("tuning: next grid ", next.grid.ndims() == 1 ? "direct" : next.grid.str(), ", routing ",
                                to_string(next.route), exploring_ ? " (exploring)" : " (settled or best)"),
@@ -703,11 +722,11 @@ void streamer_core::reconfigure(const step_configuration& next) {
                  "reconfiguring a streamer that still holds items");
   TRANSIT_ASSERT(next.buffer_items >= 1 && next.buffer_items <= UINT32_MAX, "tuner chose a bad buffer size");
   capacity_ = static_cast<std::uint32_t>(next.buffer_items);
-  if (next.grid == router_->grid() && next.route == router_->kind()) return;
-  router_ = make_router(next.route, next.grid, ctx_.machine());
+  if (next.grid == impl_->plan->grid() && next.route == impl_->plan->kind()) return;
+  impl_->plan = make_router(next.route, next.grid, ctx_.machine());
   build_routes();
   discover_in_links();
-  tables_->broadcast_cache.clear();
+  impl_->broadcast_cache.clear();
 }
 
 std::string streamer_core::describe() const {
@@ -715,7 +734,7 @@ std::string streamer_core::describe() const {
   out << "streamer<" << type_name_ << "> step " << step_ << ", "
       << (quiescing_ ? "quiescing" : state_ == step_state::open ? "open" : state_ == step_state::done ? "done" : "ending")
       << ", next final phase "
-      << next_final_phase_ << " of " << router_->num_phases() << ", " << buffered_items() << " items buffered, "
+      << next_final_phase_ << " of " << impl_->plan->num_phases() << ", " << buffered_items() << " items buffered, "
       << local_messages_.size() << " local messages pending";
   for (const auto& l : links_) {
     if (items_in(l) > 0)

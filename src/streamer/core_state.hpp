@@ -3,15 +3,22 @@
 // standard headers stay out of every program that includes the streamer).
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
 
 #include "transit/detail/streamer/core.hpp"
+#include "transit/detail/streamer/tuning_hook.hpp"
+#include "transit/detail/transport/transport.hpp"
+#include "transit/grid/router.hpp"
 
 namespace transit::detail {
 
-struct streamer_core::tables {
+struct streamer_core::impl {
+  std::unique_ptr<router> plan;               // the router; replaced when tuning changes the grid or routing
+  std::unique_ptr<collective_group> group;    // this streamer's own collectives
+  std::unique_ptr<step_tuner> tuner;          // with tune = true
   std::unordered_map<std::int64_t, int> in_index;   // source * num_phases + phase -> in_links_
   std::unordered_map<std::int64_t, int> out_index;  // pe * num_phases + phase -> links_
   std::unordered_map<std::int64_t, std::vector<int>> broadcast_cache;  // root * 65536 + arrived phase + 1

@@ -27,8 +27,8 @@ namespace transit::detail {
 void streamer_core::discover_in_links() {
   std::vector<std::uint64_t> counts(size_, 0);
   for (std::size_t i = 1; i < links_.size(); ++i) ++counts[links_[i].pe];
-  group_->start_allreduce(counts.data(), size_, scalar_type::u64, reduce_op::sum);
-  context_access::finish_collective(ctx_, *group_, "streamer links (link counts)");
+  impl_->group->start_allreduce(counts.data(), size_, scalar_type::u64, reduce_op::sum);
+  context_access::finish_collective(ctx_, *impl_->group, "streamer links (link counts)");
   for (std::size_t i = 1; i < links_.size(); ++i) {
     message_buffer b = net().allocate(sizeof(wire_header));
     const wire_header h{0, static_cast<std::uint8_t>(links_[i].phase), link_announcement, step_tag(step_), 0};
@@ -38,9 +38,9 @@ void streamer_core::discover_in_links() {
     net().send(links_[i].pe, channel_, std::move(b));
   }
   const std::uint64_t expected = counts[rank_];
-  const int phases = router_->num_phases();
+  const int phases = impl_->plan->num_phases();
   in_links_.clear();
-  tables_->in_index.clear();
+  impl_->in_index.clear();
   std::vector<message> arrived;
   arrived.swap(deferred_);  // announcements set aside before this PE got here come first
   const auto sort_out = [&] {
@@ -70,12 +70,12 @@ void streamer_core::discover_in_links() {
   std::sort(in_links_.begin(), in_links_.end(),
             [](const in_link& a, const in_link& b) { return std::tie(a.phase, a.pe) < std::tie(b.phase, b.pe); });
   for (std::size_t i = 0; i < in_links_.size(); ++i)
-    tables_->in_index.emplace(std::int64_t{in_links_[i].pe} * phases + in_links_[i].phase, static_cast<int>(i));
+    impl_->in_index.emplace(std::int64_t{in_links_[i].pe} * phases + in_links_[i].phase, static_cast<int>(i));
 }
 
 // One data message of this step from an in-link, checked: counted against the link's final count.
 void streamer_core::count_arrival(const message& m, const wire_header& h) {
-  in_link& il = in_links_[tables_->in_index.find(std::int64_t{m.source} * router_->num_phases() + h.phase)->second];
+  in_link& il = in_links_[impl_->in_index.find(std::int64_t{m.source} * impl_->plan->num_phases() + h.phase)->second];
   ++il.received;
   if (h.flags & final_marker) {
     il.announced = h.link_count;
@@ -112,7 +112,7 @@ bool streamer_core::advance_staged() {
   // still have to be forwarded into the phase about to close: finish it first.
   if (batch_.started) return false;
   bool progressed = false;
-  const int phases = router_->num_phases();
+  const int phases = impl_->plan->num_phases();
   while (next_final_phase_ < phases && in_links_complete(next_final_phase_)) {
     // links_[1..] are sorted by phase: flush the run of this phase with final markers.
     std::size_t first = 1;
@@ -149,12 +149,12 @@ void streamer_core::end_step() {
   waited_peer_ = quiesced_peer_ = -1;
   state_ = step_state::open;
   {
-    std::lock_guard lock(tables_->handed_mutex);
-    tables_->accepting_handed = true;
+    std::lock_guard lock(impl_->handed_mutex);
+    impl_->accepting_handed = true;
   }
   for (auto& il : in_links_) il.final_received = false;
   trace_step_end();
-  if (tuner_ && !tuner_->settled()) retune();
+  if (impl_->tuner && !impl_->tuner->settled()) retune();
   activity_at_step_start_ = activity();
   trace_step_start();
 }
@@ -167,8 +167,8 @@ void streamer_core::done_impl() {
   {
     // The inserters' items are this step's too: they flushed before done(); later ones would
     // follow the final markers, so they are refused (hand_over throws in the inserter's thread).
-    std::lock_guard lock(tables_->handed_mutex);
-    tables_->accepting_handed = false;
+    std::lock_guard lock(impl_->handed_mutex);
+    impl_->accepting_handed = false;
   }
   send_handed_over();
   state_ = step_state::done;
@@ -183,7 +183,7 @@ void streamer_core::wait_impl() {
     throw std::logic_error("streamer::wait called while a quiesce() is unfinished (it threw): call quiesce() again");
   if (state_ == step_state::open) done_impl();
   if (state_ == step_state::done) {
-    const int phases = router_->num_phases();
+    const int phases = impl_->plan->num_phases();
     context_access::wait_until(
         ctx_,
         [&] {
@@ -199,7 +199,7 @@ void streamer_core::wait_impl() {
     // Every item for this PE has arrived; the barrier makes that true everywhere before anyone
     // starts the next step. Keep polling meanwhile: peers may need our receives and our send
     // backlog to finish their step. Messages of the next step are set aside until the barrier.
-    group_->start_barrier();
+    impl_->group->start_barrier();
     state_ = step_state::ending;
   }
   context_access::wait_until(
@@ -207,7 +207,7 @@ void streamer_core::wait_impl() {
       [&] {
         const bool progressed = poll_once();
         check_no_peer_left();
-        if (group_->test()) return step_result::done;
+        if (impl_->group->test()) return step_result::done;
         return progressed ? step_result::progressed : step_result::idle;
       },
       "streamer wait (final barrier)");
@@ -216,7 +216,7 @@ void streamer_core::wait_impl() {
 
 void streamer_core::quiesce_impl() {
   streamer_core* self = this;
-  quiesce_members(ctx_, std::span<streamer_core* const>(&self, 1), {}, *group_, wave_, "streamer quiesce");
+  quiesce_members(ctx_, std::span<streamer_core* const>(&self, 1), {}, *impl_->group, wave_, "streamer quiesce");
 }
 
 bool streamer_core::poll_members(context& ctx, std::span<streamer_core* const> members,

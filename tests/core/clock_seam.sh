@@ -7,7 +7,7 @@
 #   clock_seam.sh --self-test   check that a planted direct call is caught (the check can fail)
 set -u
 pattern='chrono::(steady_clock|system_clock|high_resolution_clock)|this_thread::(sleep_for|sleep_until|yield)|\bsched_yield\b|\busleep\b|\bnanosleep\b|\bclock_gettime\b|\bgettimeofday\b|\bMPI_Wtime\b'
-seam_files='include/transit/detail/core/clock.hpp src/core/simulation.cpp'
+seam_files='include/transit/detail/core/clock.hpp src/core/clock.cpp src/core/simulation.cpp'
 
 check() {
   root=$1

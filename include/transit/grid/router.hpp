@@ -18,23 +18,12 @@
 #include <string_view>
 #include <vector>
 
+#include "transit/grid/routing.hpp"
 #include "transit/grid/virtual_grid.hpp"
 
 namespace transit {
 
 class machine;
-
-/// Routing scheme (TRAM thesis: grid, section 3.3.1; node-aware, Algorithms 1 to 4).
-enum class routing {
-  grid,                ///< one dimension at a time, the highest differing first (thesis 3.3.1)
-  node_aware,          ///< teams of a node's PEs per node dimension (thesis Algorithm 1)
-  node_aware_advanced  ///< node-aware, each team member owning a block of coordinates (Algorithms 2-4)
-};
-
-/// "grid", "node-aware" or "node-aware-advanced". Local.
-std::string_view to_string(routing r) noexcept;
-/// "grid", "node-aware", "node-aware-advanced"; throws std::invalid_argument otherwise. Local.
-routing parse_routing(std::string_view name);
 
 /// One hop: the next PE and the routing phase of the message that carries the item there.
 struct hop {

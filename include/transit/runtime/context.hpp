@@ -6,7 +6,6 @@
 // topology/topology_manager.hpp (or transit.hpp) to read ctx.options() or ctx.topology().
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <span>
 #include <string_view>
 #include <type_traits>
@@ -76,7 +75,8 @@ class context {
 
  private:
   friend class detail::context_access;
-  explicit context(std::unique_ptr<detail::context_state> state);
+  /// Takes ownership of `state` once constructed (context_access::make holds it until then).
+  explicit context(detail::context_state* state);
   void allreduce_raw(void* values, std::size_t count, detail::scalar_type type, reduce_op op);
   void check_same_count(std::size_t count);
   void allgather_raw(const void* value, std::size_t bytes, void* all);
@@ -84,7 +84,8 @@ class context {
   template <class T>
   static T scan(const std::vector<T>& all, int last, reduce_op op);
 
-  std::unique_ptr<detail::context_state> state_;
+  // Owned; a plain pointer so that this header, on every program's path, needs no <memory>.
+  detail::context_state* state_;
   int rank_ = 0;
   int size_ = 0;
 };

@@ -1,10 +1,11 @@
 #pragma once
 // Launch options: --transit-* on the command line, TRANSIT_* in the environment (the command line
 // wins). Parsed once by transit::run; exposed so that tools and tests can inspect them.
-#include <chrono>
 #include <cstddef>
 #include <optional>
 #include <string>
+
+#include "transit/detail/core/chrono.hpp"
 
 namespace transit {
 

@@ -1,12 +1,12 @@
 #pragma once
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "transit/grid/router.hpp"
+#include "transit/detail/core/chrono.hpp"
+#include "transit/grid/routing.hpp"
 #include "transit/grid/virtual_grid.hpp"
 
 namespace transit {

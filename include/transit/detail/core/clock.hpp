@@ -7,10 +7,11 @@
 //
 // Normal build: std::chrono::steady_clock and std::this_thread, nothing more.
 // A simulation build (simulated_build): the rank's simulated time, and waits that pass simulated
-// time only.
-#include <chrono>
-#include <thread>
+// time only. The waits are compiled in src/core/clock.cpp: each is a system call anyway, and this
+// header, on every streamer's path, then needs no <thread>.
 #include <type_traits>
+
+#include "transit/detail/core/chrono.hpp"
 
 #include "transit/detail/core/simulation.hpp"
 
@@ -50,25 +51,13 @@ void simulated_sleep(double seconds);
 /// the simulation reach the event it waits for.
 inline constexpr std::chrono::nanoseconds simulated_poll{200};
 
-template <class Rep, class Period>
-inline void sleep_for(const std::chrono::duration<Rep, Period>& d) {
-  if constexpr (simulated_build) {
-    simulated_sleep(std::chrono::duration<double>(d).count());
-  } else {
-    std::this_thread::sleep_for(d);
-  }
-}
+/// Waits `d` (simulated time in a simulation build). Nothing for d <= 0.
+void sleep_for(std::chrono::nanoseconds d) noexcept(!waits_can_throw);
 
 /// Hands the core to another thread that wants it (jobs here often run more PEs than cores). A
 /// simulated PE owns its core, so there is nothing to hand over; what a yielding loop does there
 /// is poll again, which costs one poll (see simulated_poll).
-inline void yield() noexcept(!waits_can_throw) {
-  if constexpr (simulated_build) {
-    simulated_sleep(std::chrono::duration<double>(simulated_poll).count());
-  } else {
-    std::this_thread::yield();
-  }
-}
+void yield() noexcept(!waits_can_throw);
 
 /// The host's clock in both builds: under SimGrid, the real time a person waits, not the simulated
 /// machine's. Only for what a person watches (the transit command's progress line), never for a

@@ -1,7 +1,7 @@
 #pragma once
 // A non-owning reference to a callable: what a waiting loop takes, so that the loop itself lives
-// in the library (one indirect call per step, never an allocation).
-#include <memory>
+// in the library (one indirect call per step, never an allocation). __builtin_addressof (GCC and
+// Clang) is std::addressof without <memory>, which this header would otherwise be the only one to need.
 #include <type_traits>
 #include <utility>
 
@@ -16,7 +16,7 @@ class function_ref<R(Args...)> {
   template <class F>
     requires(!std::is_same_v<std::remove_cvref_t<F>, function_ref> && std::is_invocable_r_v<R, F&, Args...>)
   function_ref(F&& f) noexcept  // NOLINT: implicit, as a std::function parameter would be
-      : object_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
+      : object_(const_cast<void*>(static_cast<const void*>(__builtin_addressof(f)))),
         call_([](void* object, Args... args) -> R {
           return (*static_cast<std::remove_reference_t<F>*>(object))(std::forward<Args>(args)...);
         }) {}

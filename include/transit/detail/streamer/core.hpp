@@ -7,11 +7,9 @@
 // protocols, flushing, checking received messages, and statistics. The design (message layout,
 // termination, tuning, life cycle, the exception rule) is set out in docs/streamer.md, "Inside
 // the streamer core".
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -19,20 +17,24 @@
 #include <vector>
 
 #include "transit/detail/core/clock.hpp"
-#include "transit/detail/core/error.hpp"
 #include "transit/detail/core/simulation.hpp"
-#include "transit/grid/router.hpp"
-#include "transit/detail/transport/transport.hpp"
-#include "transit/detail/streamer/tuning_hook.hpp"
+#include "transit/detail/transport/message.hpp"
 #include "transit/streamer/options.hpp"
 
+// What the core only names: its router, transport and tuner live in its out-of-line state
+// (src/streamer/core_state.hpp), so that a program that streams items compiles none of their
+// headers (transit/base.hpp).
 namespace transit {
 class context;
-}
+class router;  // transit/grid/router.hpp
+}  // namespace transit
 
 namespace transit::detail {
 
 class mailbox;
+class transport;
+struct tuning_seed;
+struct step_configuration;
 
 struct wire_header {
   std::uint32_t items;
@@ -159,7 +161,8 @@ class streamer_core {
   streamer_core& operator=(const streamer_core&) = delete;
 
   streamer_stats stats() const { return stats_; }
-  const router& route_plan() const noexcept { return *router_; }
+  /// Include transit/grid/router.hpp to query it.
+  const router& route_plan() const noexcept;
   /// What this streamer runs with now: the grid, routing and buffer size in use (after automatic
   /// sizing and tuning), and the options it was given otherwise.
   streamer_options current_options() const;
@@ -421,11 +424,6 @@ class streamer_core {
 
   /// Sends what inserters handed over (the PE's thread, at each poll and before done()).
   bool send_handed_over();
-  // The link lookups and the inserters' hand-over queue (src/streamer/core_state.hpp): used per
-  // message or per poll, never per item, and kept out of this header with their <unordered_map>,
-  // <mutex> and <atomic>.
-  struct tables;
-  std::unique_ptr<tables> tables_;
 
   std::uint32_t items_in(const link& l) const noexcept {
     return l.next == nullptr ? 0
@@ -440,7 +438,7 @@ class streamer_core {
   std::string describe_self() const;
   /// Also copies PE 0's `seed` to every PE (in the same allreduce).
   void check_same_streamer_everywhere(const std::string& self, tuning_seed& seed);
-  /// Links and route table from router_ (no communication).
+  /// Links and route table from the router (no communication).
   void build_routes();
   /// Collective: learns the incoming links (for this step's tag) by announcement.
   void discover_in_links();
@@ -486,10 +484,8 @@ class streamer_core {
   transport& net() const noexcept;
   mailbox& mail() const noexcept;
 
-  std::unique_ptr<router> router_;
   std::string type_name_;
   std::uint32_t channel_;
-  std::unique_ptr<collective_group> group_;
   std::vector<in_link> in_links_;                    // sorted by phase
   delivery_queue batch_;                             // arrived messages being delivered
   std::vector<message> deferred_;  // arrived early: from a peer already in step_ + 1, or during construction
@@ -504,6 +500,14 @@ class streamer_core {
   std::size_t flush_rotation_ = 0;
   std::chrono::microseconds flush_period_;
   steady_clock::time_point last_flush_check_;
+  // The router, the collective group, the tuner, the link lookups and the inserters' hand-over
+  // queue (src/streamer/core_state.hpp): used per message or per poll, never per item. Owned; a
+  // plain pointer, so that this header needs none of their headers (<memory>, <unordered_map>,
+  // <mutex>, <atomic>).
+  struct impl;
+  impl* impl_;
+  /// The constructor's work once impl_ exists (which it frees when this throws).
+  void construct(const streamer_options& options);
   std::uint64_t activity_at_check_ = 0;
   std::uint64_t activity_at_step_start_ = 0;
   /// Quiescence of `members` and `endpoints` (this streamer alone, or a streamer_group) on `group`.
@@ -522,7 +526,6 @@ class streamer_core {
   int diagnostic_id_ = -1;
   // Tuning (tune = true): the tuner, and where the running step started.
   bool tune_ = false;
-  std::unique_ptr<step_tuner> tuner_;
   bool exploring_ = true;  // the running step tries a configuration (stats().tuning[].explored)
   steady_clock::time_point step_started_;
   std::uint64_t items_at_step_start_ = 0;
@@ -541,6 +544,7 @@ class streamer_core {
 class streamer_group {
  public:
   explicit streamer_group(context& ctx);
+  ~streamer_group();
   streamer_group(const streamer_group&) = delete;
   streamer_group& operator=(const streamer_group&) = delete;
 
@@ -583,7 +587,7 @@ class streamer_group {
 
  private:
   context& ctx_;
-  std::unique_ptr<collective_group> group_;
+  collective_group* group_;  // owned (a plain pointer: see streamer_core::impl_)
   std::vector<streamer_core*> members_;
   std::vector<group_endpoint*> endpoints_;
   quiesce_wave wave_;

@@ -7,7 +7,6 @@
 //  - poll: non-blocking; hands over messages that have arrived, for every channel.
 //  - collective groups: independent ordered sequences of non-blocking collectives, so that two
 //    streamers (each with its own group) never interleave their termination rounds.
-#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -15,10 +14,8 @@
 #include <vector>
 
 #include "transit/detail/core/clock.hpp"
-#include "transit/core/reduce.hpp"
-#include "transit/detail/core/scalar.hpp"
-#include "transit/detail/transport/buffer.hpp"
 #include "transit/detail/transport/buffer_pool.hpp"
+#include "transit/detail/transport/message.hpp"
 
 namespace transit::detail {
 
@@ -28,25 +25,6 @@ class recorder;            // src/trace/recorder.hpp: the timeline trace (--tran
 }
 class node_memory;         // src/transport/node_memory.hpp: the one-sided engines' node-shared memory
 struct node_memory_setup;  // (both private to the library)
-
-/// A message as received: who sent it, on which channel, and the payload.
-struct message {
-  int source = -1;
-  std::uint32_t channel = 0;
-  message_buffer data;
-};
-
-/// One ordered sequence of non-blocking collectives over all PEs. At most one collective of a
-/// group is in flight; start it, then call test() until it returns true.
-class collective_group {
- public:
-  virtual ~collective_group() = default;
-  /// Starts an allreduce of `count` values in place. `values` must stay valid until test() is true.
-  virtual void start_allreduce(void* values, int count, scalar_type type, reduce_op op) = 0;
-  virtual void start_barrier() = 0;
-  /// Non-blocking; true once the started collective is complete (and then its values are final).
-  virtual bool test() = 0;
-};
 
 class transport {
  public:
