@@ -45,9 +45,9 @@ struct bale_counts {
 /// Local: the pair's two options, -n's help saying its default and -N's that it takes precedence.
 option_table bale_count_options(const bale_counts& counts);
 
-/// -T,--NAME: the table entries per PE of histo and ig, bound to `table_per_pe`.
+/// -T,--NAME: the table entries per PE of histo and ig, bound to `table_per_pe` (none: no -T).
 struct bale_table_size {
-  std::string name{};                    ///< the long name; empty: no -T
+  std::string name{};                    ///< the long name: "table_size"
   std::int64_t* table_per_pe = nullptr;  ///< its value before parsing is the default
 };
 
@@ -62,7 +62,8 @@ app_entry bale_counts_app(std::string name, std::string summary,
                           const bale_counts& counts, bale_table_size table = {}) {
   option_table own = bale_count_options(counts);
   if (table.table_per_pe != nullptr)
-    own.push_back(bale_count_option("-T,--" + table.name, "table entries per PE (default 10000)",
+    own.push_back(bale_count_option("-T,--" + table.name,
+                                    "table entries per PE (default " + std::to_string(*table.table_per_pe) + ")",
                                     *table.table_per_pe, "a number of entries", 1, "SIZE"));
   return {.name = name,
           .summary = std::move(summary),
