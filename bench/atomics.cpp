@@ -83,16 +83,8 @@ const bool registered = register_kernel({
     .run = run_atomics,
     .own_options =
         apps::option_table{
-          {.names = "--ops",
-           .help = "timed operations of each kind (default 1000)",
-           .target = &params.ops,
-           .check = apps::integer_range{1, 10'000'000, "an integer in [1, 10000000]"},
-           .type_name = "N"},
-          {.names = "--warmup",
-           .help = "untimed operations first (default 50)",
-           .target = &params.warmup,
-           .check = apps::integer_range{0, 10'000'000, "an integer in [0, 10000000]"},
-           .type_name = "N"},
+          integer_option("--ops", "timed operations of each kind (default 1000)", &params.ops, 1, 10'000'000, "N"),
+          integer_option("--warmup", "untimed operations first (default 50)", &params.warmup, 0, 10'000'000, "N"),
         } + one_sided_options_of(params.choice),
     .default_items = [] { return std::uint64_t{1000}; },
 });

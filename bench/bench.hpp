@@ -118,6 +118,16 @@ void finish_options(const kernel_entry& k, options& opt, std::string_view tune_n
 inline constexpr std::size_t max_buffer_items = std::size_t{1} << 24;
 inline constexpr std::uint64_t max_buffer_bytes = std::uint64_t{1} << 30;
 
+/// Local: an option taking an integer from `min` to `max`, bound to `target`; a bad value reads
+/// "expected <what> in [min, max]". The row most kernel options are.
+apps::option_spec integer_option(std::string names, std::string help, apps::option_target target, std::int64_t min,
+                                 std::int64_t max, std::string type_name, const std::string& what = "an integer");
+
+/// Local: an option taking a count from 1 to 2^32 ("a positive integer up to 2^32"), bound to
+/// `target`: persons, logical processes, table slots.
+apps::option_spec positive_count_option(std::string names, std::string help, apps::option_target target,
+                                        std::string type_name);
+
 /// Options two kernels share: --table-slots S, entries per PE of a kernel's distributed table
 /// (histogram, index-gather).
 apps::option_spec table_slots_option(std::uint64_t& slots);

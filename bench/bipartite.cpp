@@ -163,23 +163,19 @@ const bool registered = register_kernel({
     .run = run_bipartite,
     .own_options =
         {
-          {.names = "--persons",
-           .help = "persons in the whole job, block-distributed over the PEs (default 65536); the graph is "
-                   "the same at every PE count (strong scaling)",
-           .target = &persons,
-           .check = apps::integer_range{1, std::uint64_t{1} << 32, "a positive integer up to 2^32"},
-           .type_name = "N"},
+          positive_count_option("--persons",
+                                "persons in the whole job, block-distributed over the PEs (default 65536); the graph is "
+                                "the same at every PE count (strong scaling)",
+                                &persons, "N"),
           {.names = "--locations",
            .help = "locations in the whole job, block-distributed (default 0: persons / 4, at least 1)",
            .target = &locations,
            .check = apps::integer_range{0, std::uint64_t{1} << 32, "an integer in [0, 2^32]"},
            .type_name = "L"},
-          {.names = "--degree",
-           .help = "locations each person visits, one 48-byte visit item each per step, drawn uniformly "
-                   "over all locations (default 4)",
-           .target = &degree,
-           .check = apps::integer_range{1, 1024, "an integer in [1, 1024]"},
-           .type_name = "D"},
+          integer_option("--degree",
+                         "locations each person visits, one 48-byte visit item each per step, drawn uniformly "
+                         "over all locations (default 4)",
+                         &degree, 1, 1024, "D"),
         },
     .footer =
         "Each step every person sends one visit to each of its locations; the owner of the location counts it.\n"

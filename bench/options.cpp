@@ -37,12 +37,26 @@ void finish_options(const kernel_entry& k, options& opt, std::string_view tune_n
   if (k.check) k.check(opt);
 }
 
-apps::option_spec table_slots_option(std::uint64_t& slots) {
-  return {.names = "--table-slots",
-          .help = "table entries per PE (default 1000)",
-          .target = &slots,
+apps::option_spec integer_option(std::string names, std::string help, apps::option_target target, std::int64_t min,
+                                 std::int64_t max, std::string type_name, const std::string& what) {
+  return {.names = std::move(names),
+          .help = std::move(help),
+          .target = target,
+          .check = apps::integer_range{min, max, what + " in [" + std::to_string(min) + ", " + std::to_string(max) + "]"},
+          .type_name = std::move(type_name)};
+}
+
+apps::option_spec positive_count_option(std::string names, std::string help, apps::option_target target,
+                                        std::string type_name) {
+  return {.names = std::move(names),
+          .help = std::move(help),
+          .target = target,
           .check = apps::integer_range{1, std::int64_t{1} << 32, "a positive integer up to 2^32"},
-          .type_name = "S"};
+          .type_name = std::move(type_name)};
+}
+
+apps::option_spec table_slots_option(std::uint64_t& slots) {
+  return positive_count_option("--table-slots", "table entries per PE (default 1000)", &slots, "S");
 }
 
 apps::option_spec api_option(std::string& api, bool c) {

@@ -23,7 +23,14 @@ std::vector<transfer_protocol> protocols_of(const std::string& name) {
   return {parse_transfer_protocol(name)};
 }
 
-const std::vector<std::string> protocol_names = {"blocking", "pipelined", "packed", "automatic", "all"};
+/// --protocol, which vector and halo take alike, bound to `protocol` (default "all").
+apps::option_spec protocol_option(std::string& protocol) {
+  return {.names = "--protocol",
+          .help = "blocking, pipelined, packed, automatic or all (default)",
+          .target = &protocol,
+          .check = apps::one_of_names{{"blocking", "pipelined", "packed", "automatic", "all"}},
+          .type_name = "P"};
+}
 
 // ---- transit bench vector ----
 
@@ -178,50 +185,28 @@ const bool vector_registered = register_kernel({
     .run = run_vector,
     .own_options =
         {
-          {.names = "--region-bytes",
-           .help = "bytes per region, S (default 64)",
-           .target = &vparams.region_bytes,
-           .check = apps::integer_range{1, std::size_t{1} << 24, "an integer in [1, 16777216]"},
-           .type_name = "S"},
-          {.names = "--regions",
-           .help = "regions per transfer, N (default 16)",
-           .target = &vparams.regions,
-           .check = apps::integer_range{1, std::size_t{1} << 20, "an integer in [1, 1048576]"},
-           .type_name = "N"},
-          {.names = "--protocol",
-           .help = "blocking, pipelined, packed, automatic or all (default)",
-           .target = &vparams.protocol,
-           .check = apps::one_of_names{protocol_names},
-           .type_name = "P"},
+          integer_option("--region-bytes", "bytes per region, S (default 64)",
+                         &vparams.region_bytes, 1, std::int64_t{1} << 24, "S"),
+          integer_option("--regions", "regions per transfer, N (default 16)",
+                         &vparams.regions, 1, std::int64_t{1} << 20, "N"),
+          protocol_option(vparams.protocol),
           {.names = "--target",
            .help = "intra, inter or auto (default: inter when there are nodes)",
            .target = &vparams.target,
            .check = apps::one_of_names{{"intra", "inter", "auto"}},
            .type_name = "T"},
-          {.names = "--iterations",
-           .help = "timed transfers, median taken (default 20)",
-           .target = &vparams.iterations,
-           .check = apps::integer_range{1, 1'000'000, "an integer in [1, 1000000]"},
-           .type_name = "N"},
+          integer_option("--iterations", "timed transfers, median taken (default 20)",
+                         &vparams.iterations, 1, 1'000'000, "N"),
           {.names = "--sweep",
            .help = "every S = 8..--max-region-bytes, N = 1..--max-regions (powers of two) with every protocol",
            .target = &vparams.sweep,
            .kind = apps::option_kind::repeatable_flag},
-          {.names = "--max-region-bytes",
-           .help = "--sweep: largest S (default 65536)",
-           .target = &vparams.max_region_bytes,
-           .check = apps::integer_range{8, std::size_t{1} << 24, "an integer in [8, 16777216]"},
-           .type_name = "S"},
-          {.names = "--max-regions",
-           .help = "--sweep: largest N (default 1024)",
-           .target = &vparams.max_regions,
-           .check = apps::integer_range{1, std::size_t{1} << 16, "an integer in [1, 65536]"},
-           .type_name = "N"},
-          {.names = "--max-transfer-bytes",
-           .help = "--sweep: leave out points with S x N above (default 1048576)",
-           .target = &vparams.max_transfer_bytes,
-           .check = apps::integer_range{8, std::size_t{1} << 30, "an integer in [8, 1073741824]"},
-           .type_name = "B"},
+          integer_option("--max-region-bytes", "--sweep: largest S (default 65536)",
+                         &vparams.max_region_bytes, 8, std::int64_t{1} << 24, "S"),
+          integer_option("--max-regions", "--sweep: largest N (default 1024)",
+                         &vparams.max_regions, 1, std::int64_t{1} << 16, "N"),
+          integer_option("--max-transfer-bytes", "--sweep: leave out points with S x N above (default 1048576)",
+                         &vparams.max_transfer_bytes, 8, std::int64_t{1} << 30, "B"),
         },
     .default_items = [] { return std::uint64_t{1}; },
 });
@@ -385,16 +370,9 @@ const bool halo_registered = register_kernel({
     .run = run_halo,
     .own_options =
         {
-          {.names = "--edge",
-           .help = "interior elements per side of a PE's block (default 16)",
-           .target = &hparams.edge,
-           .check = apps::integer_range{1, 512, "an integer in [1, 512]"},
-           .type_name = "E"},
-          {.names = "--protocol",
-           .help = "blocking, pipelined, packed, automatic or all (default)",
-           .target = &hparams.protocol,
-           .check = apps::one_of_names{protocol_names},
-           .type_name = "P"},
+          integer_option("--edge", "interior elements per side of a PE's block (default 16)",
+                         &hparams.edge, 1, 512, "E"),
+          protocol_option(hparams.protocol),
         },
     .default_items = [] { return std::uint64_t{1}; },
     .steps = true,  // --steps: timed exchange steps per protocol (default 20)

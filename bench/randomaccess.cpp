@@ -131,11 +131,8 @@ const bool registered = register_kernel({
     .run = run_randomaccess,
     .own_options =
         {
-          {.names = "--table-log2",
-           .help = "2^n table words per PE (default 16); --items-per-pe defaults to 4 x 2^n",
-           .target = &table_log2,
-           .check = apps::integer_range{1, 32, "an integer in [1, 32]"},
-           .type_name = "n"},
+          integer_option("--table-log2", "2^n table words per PE (default 16); --items-per-pe defaults to 4 x 2^n",
+                         &table_log2, 1, 32, "n"),
         },
     .default_items = [] { return std::uint64_t{4} << table_log2; },  // HPCC: 4 x the table size
     .max_buffer_items = look_ahead,  // a buffer larger than the look-ahead could never fill

@@ -16,10 +16,15 @@ option_spec bale_count_option(std::string names, std::string help, std::int64_t&
           .type_name = std::move(type_name)};
 }
 
-std::string bale_counts_line(const std::string& name, std::int64_t per_pe, std::int64_t total) {
-  std::string line = "transit app " + name + " -n " + std::to_string(per_pe);
-  if (total != 0) line += " -N " + std::to_string(total);
-  return line;
+option_spec bale_alg_option(const std::string& name, std::string help, int& target, integer_range check) {
+  return {.names = "-a,--" + name, .help = std::move(help), .target = &target, .check = std::move(check), .type_name = "ALG"};
+}
+
+option_table bale_count_options(const bale_counts& c) {
+  return {bale_count_option("-n,--" + c.per_pe_name, c.per_pe_help + " (default " + std::to_string(*c.per_pe) + ")",
+                            *c.per_pe, c.what, c.min),
+          bale_count_option("-N,--" + c.total_name, c.total_help + " (takes precedence over -n)", *c.total, c.what,
+                            c.min)};
 }
 
 option_table bale_std_option_table(bale_std_options& o) {

@@ -56,8 +56,5 @@ struct permute_matrix_options {
 /// file or generator parameters, reported once by PE 0).
 int permute_matrix_main(context& ctx, const permute_matrix_options& options, const std::string& command_line);
 
-/// Local: permute_matrix as `transit app permute_matrix` runs it: its option table (bale's names and defaults) bound to
-/// options of its own, and its program (permute_matrix_main) with the banner echoing them.
-app_entry permute_matrix_app();
 
 }  // namespace transit::apps

@@ -1,8 +1,9 @@
 #pragma once
 // The input steps bale's graph applications share (triangles, sssp): the graph options and the
 // standard ones reported, the graph read or generated, checked, and dumped with -D; bad input
-// reported once, by PE 0, with status 2 from every PE. And the entry of an application whose
-// options are the graph options and the standard ones only (toposort, permute_matrix, ...).
+// reported once, by PE 0, with status 2 from every PE. And the entry of an application that takes
+// the graph options and the standard ones (toposort, permute_matrix, transpose_matrix, and with
+// options of their own before them sssp and triangles).
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -47,18 +48,27 @@ std::optional<sparse_matrix> graph_app_input(context& ctx, bale_report& report, 
 }
 
 /// Local: the entry (`transit app NAME`) of an application that takes bale's graph options and
-/// the standard ones, no more: its table bound to one `Options` of this process and its program
-/// `program` with the banner echoing them. `Options` has `graph` and `std`.
+/// the standard ones, and with `own` options of its own before them: its table bound to one
+/// `Options` of this process and `program` with the banner echoing them ("transit app NAME
+/// <own_line> <graph> <standard>"). Without options of its own (toposort, permute_matrix,
+/// transpose_matrix) the graph options come first, as they always have in its --help; with them
+/// (sssp, triangles), last. `Options` has `graph` and `std`; `own_line` ends with a space.
 template <class Options>
 app_entry graph_options_app(std::string name, std::string summary,
-                            int (*program)(context&, const Options&, const std::string&)) {
+                            int (*program)(context&, const Options&, const std::string&),
+                            option_table (*own)(Options&) = nullptr,
+                            std::string (*own_line)(const Options&) = nullptr) {
   static Options args;  // read-only once the job runs
+  option_table options = own != nullptr
+                             ? own(args) + bale_std_option_table(args.std) + bale_graph_option_table(args.graph)
+                             : bale_graph_option_table(args.graph) + bale_std_option_table(args.std);
   return {.name = name,
           .summary = std::move(summary),
-          .options = bale_graph_option_table(args.graph) + bale_std_option_table(args.std),
-          .run = [name, program](context& ctx) {
-            return program(ctx, args, "transit app " + name + " " + bale_graph_line(args.graph) + " " +
-                                       bale_std_line(args.std));
+          .options = std::move(options),
+          .run = [name, program, own_line](context& ctx) {
+            // The options as they were taken, for the banner (bale echoes its argv).
+            return program(ctx, args, "transit app " + name + " " + (own_line != nullptr ? own_line(args) : "") +
+                                          bale_graph_line(args.graph) + " " + bale_std_line(args.std));
           }};
 }
 

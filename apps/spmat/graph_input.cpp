@@ -94,17 +94,15 @@ std::string number(double value) {
 }  // namespace
 
 option_table bale_graph_option_table(bale_graph_options& o) {
+  const option_table file = {{.names = "-f,--readfile",
+                              .help = "read the matrix from FILE (MatrixMarket) instead of generating it",
+                              .target = &o.filename,
+                              .type_name = "FILE"}};
+  const option_table rows = bale_count_options({"l_numrows", "numrows", "rows per PE of the generated matrix",
+                                                "rows of the generated matrix", "a number of rows", &o.l_numrows,
+                                                &o.numrows, 1});
   // The model: the last of -F, -G, -K given wins, as in bale (they act as they are parsed).
-  return {
-      {.names = "-f,--readfile",
-       .help = "read the matrix from FILE (MatrixMarket) instead of generating it",
-       .target = &o.filename,
-       .type_name = "FILE"},
-      bale_count_option("-n,--l_numrows",
-                        "rows per PE of the generated matrix (default " + std::to_string(o.l_numrows) + ")",
-                        o.l_numrows, "a number of rows", 1),
-      bale_count_option("-N,--numrows", "rows of the generated matrix (takes precedence over -n)", o.numrows,
-                        "a number of rows", 1),
+  return file + rows + option_table{
       {.names = "-e,--edge_prob",
        .help = "probability of each edge (instead of -z)",
        .target = &o.edge_prob,

@@ -86,8 +86,5 @@ bool toposort_check(context& ctx, const sparse_matrix& mat, std::span<const std:
 /// 0). `command_line` is echoed in the banner.
 int toposort_main(context& ctx, const toposort_options& options, const std::string& command_line);
 
-/// Local: toposort as `transit app toposort` runs it: its option table (bale's names and defaults) bound to
-/// options of its own, and its program (toposort_main) with the banner echoing them.
-app_entry toposort_app();
 
 }  // namespace transit::apps

@@ -46,8 +46,5 @@ double transpose_global_array(context& ctx, const sparse_matrix& a, sparse_matri
 /// probability outside (0, 1]; reported once, by PE 0). `command_line` is echoed in the banner.
 int transpose_matrix_main(context& ctx, const transpose_options& options, const std::string& command_line);
 
-/// Local: transpose_matrix as `transit app transpose_matrix` runs it: its option table (bale's names and defaults) bound to
-/// options of its own, and its program (transpose_matrix_main) with the banner echoing them.
-app_entry transpose_matrix_app();
 
 }  // namespace transit::apps
