@@ -23,7 +23,6 @@
 #include "transit/detail/core/simulation.hpp"
 #include "transit/grid/router.hpp"
 #include "transit/detail/transport/transport.hpp"
-#include "transit/detail/streamer/tuning_hook.hpp"
 #include "transit/streamer/options.hpp"
 
 namespace transit {
@@ -33,6 +32,10 @@ class context;
 namespace transit::detail {
 
 class mailbox;
+// What the streamer asks the model below it (src/model/tuner.hpp).
+struct tuning_seed;
+struct step_configuration;
+class step_tuner;
 
 struct wire_header {
   std::uint32_t items;
