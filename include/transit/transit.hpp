@@ -22,9 +22,9 @@
 #include "transit/one_sided/global_array.hpp"
 #include "transit/one_sided/global_mutexes.hpp"
 #include "transit/tuning/calibrate_streamer.hpp"
-#include "transit/tuning/model.hpp"
+#include "transit/model/model.hpp"
 #include "transit/profile/profile.hpp"
-#include "transit/protocols/protocols.hpp"
+#include "transit/one_sided/protocol_profile.hpp"
 
 /// \namespace transit
 /// transit: aggregated, topology-aware fine-grained communication. Every public name lives here;

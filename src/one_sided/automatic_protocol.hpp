@@ -1,8 +1,7 @@
 #pragma once
-// What one_sided's multi-region transfers ask of the layer above them when the protocol is
-// `automatic`. one_sided (below) defines this interface; protocols (above) implements it in
-// src/protocols/protocol_profile.cpp from the job's measured profile, so no file of one_sided includes
-// protocols/ (see include/transit/detail/one_sided/transfers.hpp).
+// What one_sided's multi-region transfers take when the protocol is `automatic`: the choice from
+// the job's measured protocol profile (transit/one_sided/protocol_profile.hpp), made in
+// protocol_profile.cpp beside the transfers (see include/transit/detail/one_sided/transfers.hpp).
 #include <cstddef>
 #include <memory>
 
@@ -26,7 +25,6 @@ class automatic_protocol {
 
 /// The job's choice (the profile entry in use, or the built-in rule); read once per process and
 /// profile path. Throws protocol_profile_error when the profile file cannot be used. Thread-safe.
-/// Defined by the protocols layer.
 std::shared_ptr<const automatic_protocol> automatic_protocol_for(const context& ctx);
 
 }  // namespace transit::detail

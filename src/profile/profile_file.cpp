@@ -13,7 +13,6 @@
 
 #include "profile/profile_json.hpp"
 #include "transit/detail/core/error.hpp"
-#include "transit/runtime/context.hpp"
 
 namespace transit {
 
@@ -319,14 +318,13 @@ void profile_file::put(const transport_profile& entry) {
 
 void profile_file::save() const { detail::write_profile_text(path_, json_->root.dump(2) + "\n"); }
 
-profile_status profile_in_use(const context& ctx) {
+profile_status profile_in_use(std::string_view backend, int pes_per_node) {
   profile_status status;
   status.path = default_profile_path();
   try {
     const auto file = detail::cached_profile(status.path);
     status.file_exists = file->exists();
-    status.streamer =
-        file->closest_streamer(ctx.backend(), ctx.machine().max_pes_per_node(), this_host(), status.exact);
+    status.streamer = file->closest_streamer(backend, pes_per_node, this_host(), status.exact);
   } catch (const profile_error& e) {
     status.error = e.what();
   }

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "core/wire_error.hpp"
+#include "model/tuner.hpp"
 #include "streamer/wire.hpp"
 #include "transit/detail/core/clock.hpp"
 #include "transit/detail/core/error.hpp"
@@ -206,7 +207,7 @@ void streamer_core::check_same_streamer_everywhere(const std::string& self, tuni
     for (int pe = 0; pe < grid.num_pes(); ++pe)
       signature = (signature ^ static_cast<std::uint64_t>(grid.slot_of(pe))) * 0x100000001b3ULL;
   }
-  // Under max, PE 0's seed (others give 0) reaches every PE: the tuning layer's inputs then agree
+  // Under max, PE 0's seed (others give 0) reaches every PE: the model's inputs then agree
   // even where hosts hold different profiles.
   std::uint64_t extremes[2 + tuning_seed::size] = {signature, ~signature};
   if (rank_ == 0) std::memcpy(extremes + 2, seed.values, sizeof seed.values);

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "transit/detail/streamer/core.hpp"
-#include "transit/detail/streamer/tuning_hook.hpp"
+#include "model/tuner.hpp"
 #include "transit/detail/transport/transport.hpp"
 #include "transit/grid/router.hpp"
 

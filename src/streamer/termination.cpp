@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "model/tuner.hpp"
 #include "streamer/wire.hpp"
 #include "trace/recorder.hpp"
 #include "transit/detail/core/error.hpp"

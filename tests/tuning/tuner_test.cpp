@@ -12,7 +12,7 @@
 
 #include "own_profile.hpp"
 #include "test_support.hpp"
-#include "transit/detail/streamer/tuning_hook.hpp"
+#include "model/tuner.hpp"
 #include "transit/profile/profile.hpp"
 
 namespace {

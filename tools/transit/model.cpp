@@ -1,5 +1,5 @@
 // transit model KERNEL [bench options] [--measure]: the cost model's prediction of a kernel's step
-// (tuning/model.hpp, from the calibrated profile or built-in costs) for every candidate grid, and
+// (model/model.hpp, from the calibrated profile or built-in costs) for every candidate grid, and
 // with --measure the kernel run on each beside it, with the rank correlation of the two orders.
 // --calibration FILE takes the costs of a simulated machine (scripts/calibrations/NAME.json) and
 // --grids LIST predicts only the grids listed, so the model can be set beside bench/sim/model.sh.
@@ -16,7 +16,7 @@
 #include "cli.hpp"
 #include "progress.hpp"
 #include "transit/detail/core/error.hpp"
-#include "transit/detail/streamer/tuning_hook.hpp"
+#include "model/tuner.hpp"
 
 namespace transit::cli {
 

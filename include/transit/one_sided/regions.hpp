@@ -1,7 +1,7 @@
 #pragma once
 // The vocabulary of global_array's multi-region transfers (put_regions, get_regions, put_strided):
 // regions and the protocols that move them (Iancu and Hofmeyr 2008; docs/protocols.md). The
-// measured profiles that `automatic` chooses from belong to the layer above (protocols/protocols.hpp).
+// measured profiles that `automatic` chooses from are in one_sided/protocol_profile.hpp.
 #include <cstddef>
 #include <string_view>
 

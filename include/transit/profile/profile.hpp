@@ -2,10 +2,9 @@
 // The calibrated profile: what `transit calibrate` measured on a machine, kept in one JSON file
 // with a section per kind of calibration (streamer, transport, protocols), each holding entries
 // keyed by backend, PEs per node and host name. The profile file (reading, writing, host keys) is
-// a module of its own, below both layers that calibrate (protocols/ and tuning/: each writes its
-// own section through it) and above the runtime. The streamer reads it for buffer_items = 0 and
-// tune = true, the mpi backend for Open MPI's shared-memory settings, `transit info` to say what
-// is in use. Location: TRANSIT_PROFILE, else $XDG_CACHE_HOME/transit/profile.json, else
+// a module of its own, below the runtime and every layer that reads or calibrates a section: it
+// needs nothing but core. The cost model reads it for buffer_items = 0 and tune = true, the mpi
+// launch for Open MPI's shared-memory settings, `transit info` to say what is in use. Location: TRANSIT_PROFILE, else $XDG_CACHE_HOME/transit/profile.json, else
 // ~/.cache/transit/profile.json. File format: docs/tuning.md.
 #include <cstddef>
 #include <filesystem>
@@ -20,8 +19,6 @@
 #include "transit/detail/profile/profile_fwd.hpp"
 
 namespace transit {
-
-class context;
 
 /// A profile file that cannot be read, parsed or written; the message names the file and says
 /// what is wrong with it ("truncated", "not JSON", "streamer[0].links.intra.alpha_seconds: ...").
@@ -159,9 +156,10 @@ struct profile_status {
   bool exact = false;                         ///< the entry's key is this job's
   std::string error;                          ///< why the file could not be used (names it)
 };
-/// Local: the profile this PE's streamers use (the file at default_profile_path() and the closest
-/// streamer entry for the job's backend, PEs per node and host). Never throws: a file that cannot
-/// be used is reported in profile_status::error.
-profile_status profile_in_use(const context& ctx);
+/// Local: the profile the streamers of a job of `backend` with `pes_per_node` PEs per node use on
+/// this host (the file at default_profile_path() and the closest streamer entry for that key).
+/// Never throws: a file that cannot be used is reported in profile_status::error. A running job
+/// asks profile_in_use(ctx) (transit/model/model.hpp).
+profile_status profile_in_use(std::string_view backend, int pes_per_node);
 
 }  // namespace transit

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "transit/one_sided/regions.hpp"
-#include "transit/protocols/protocols.hpp"
+#include "transit/one_sided/protocol_profile.hpp"
 
 namespace transit {
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "transit/model/model.hpp"  // automatic_buffer_items(profile), which calibration reports
 #include "transit/profile/profile.hpp"
 
 namespace transit {
@@ -49,12 +50,6 @@ struct streamer_timing {
 /// per_item + 8 beta + (alpha + 16 beta) / g, fitted with relative-error weights. per_item is
 /// positive whenever any timing is; all three are finite and not negative.
 link_costs fit_link_costs(const std::vector<bandwidth_point>& curve, const std::vector<streamer_timing>& steps);
-
-/// Local: what buffer_items = 0 stands for with this profile, for items of `item_bytes`: the
-/// smallest buffer whose per-message cost is at most 2% of an item's, g = (alpha + 16 beta) /
-/// (0.02 (per_item + item_bytes beta)) with the inter-node costs (intra-node on one node), at most
-/// 1 MiB messages; the 75% point without costs (docs/tuning.md).
-std::size_t automatic_buffer_items(const streamer_profile& profile, std::size_t item_bytes);
 
 /// Local: sets peak_bytes_per_second and buffer_bytes_50/75/90 of `profile` from its curve (the
 /// inter-node one when measured, else the intra-node one): the smallest payloads reaching 50%,

@@ -29,13 +29,13 @@
 
 #include "core/simulated_costs.hpp"
 #include "core/simulation.hpp"
+#include "profile/transport_settings.hpp"
 #include "runtime/launch/common.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/detail/runtime/context_access.hpp"
 #include "transit/mpi.hpp"
 #include "transport/mpi_access.hpp"
 #include "transport/mpi_transports.hpp"
-#include "transport/settings_hook.hpp"
 
 namespace transit::detail {
 

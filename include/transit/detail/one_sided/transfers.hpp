@@ -1,11 +1,10 @@
 #pragma once
 // The untyped half of global_array's multi-region transfers, compiled once in src/one_sided.
 //
-// Layer direction: one_sided is below protocols. This header and src/one_sided/ include nothing
-// of protocols/; what `automatic` needs from above (the measured profile, or the built-in rule) is
-// reached through the interface one_sided defines in src/one_sided/automatic_protocol.hpp, which
-// src/protocols/protocol_profile.cpp implements. protocols/ includes one_sided (its calibration runs these
-// transfers), never the other way round.
+// Layer direction: one_sided is below protocols. What `automatic` takes (the measured profile, or
+// the built-in rule) is one_sided's own: src/one_sided/automatic_protocol.hpp, made from the
+// profile file in src/one_sided/protocol_profile.cpp. protocols/ holds the calibration, which runs
+// these transfers, and includes one_sided, never the other way round.
 // The typed members (one_sided/global_array.hpp) pass element bytes; everything here runs per
 // region or per message, never per element.
 //

@@ -33,6 +33,7 @@ namespace transit::detail {
 
 class mailbox;
 class transport;
+// What the streamer asks the model below it (src/model/tuner.hpp).
 struct tuning_seed;
 struct step_configuration;
 

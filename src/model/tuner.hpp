@@ -1,10 +1,10 @@
 #pragma once
-// The streamer's hook into the tuning layer (tuning/ sits above streamer/): what a streamer with
-// buffer_items = 0 or tune = true asks, declared here and defined in src/tuning/, so that the
-// streamer never includes a tuning header. The functions are ordinary symbols of the library.
+// Private to the library: what a streamer with buffer_items = 0 or tune = true asks the model
+// module below it (defined in tuner.cpp, from the cost model and the profile file). The streamer
+// core's installed header only names these types.
 //
 // Agreement. Every decision must be the same on every PE, yet profiles are read per host. So a
-// streamer takes the tuning layer's inputs (a tuning_seed) from PE 0 alone, in the allreduce it
+// streamer takes the model's inputs (a tuning_seed) from PE 0 alone, in the allreduce it
 // runs at construction anyway, and the tuner is a deterministic function of that seed and of step
 // outcomes summed over all PEs: every PE computes the same configurations.
 #include <cstddef>
@@ -21,7 +21,7 @@ class context;
 
 namespace transit::detail {
 
-/// What the tuning layer needs to know to decide for a streamer, as plain numbers so that a
+/// What the model needs to know to decide for a streamer, as plain numbers so that a
 /// streamer can copy PE 0's to every PE with one reduction. Opaque to the streamer.
 struct tuning_seed {
   static constexpr int size = 16;

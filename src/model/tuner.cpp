@@ -1,5 +1,5 @@
-// The tuning layer's side of the streamer's hook (detail/streamer/tuning_hook.hpp): the seed a
-// streamer takes from PE 0, buffer_items = 0, and the step tuner (thesis 6.1.2: buffer sizes
+// What the streamer asks the model (tuner.hpp): the seed a streamer takes from PE 0,
+// buffer_items = 0, and the step tuner (thesis 6.1.2: buffer sizes
 // within 50-90% of the peak streaming bandwidth, grids ranked by the cost model, a control system
 // that tries configurations between iterations and settles, as PICS did within 25 iterations).
 #include <algorithm>
@@ -8,13 +8,12 @@
 #include <limits>
 #include <optional>
 
+#include "model/tuner.hpp"
+#include "model/tuning_defaults.hpp"
 #include "profile/profile_json.hpp"
 #include "transit/detail/core/error.hpp"
+#include "transit/model/model.hpp"
 #include "transit/runtime/context.hpp"
-#include "transit/detail/streamer/tuning_hook.hpp"
-#include "transit/tuning/calibrate_streamer.hpp"
-#include "transit/tuning/model.hpp"
-#include "tuning_defaults.hpp"
 
 namespace transit::detail {
 

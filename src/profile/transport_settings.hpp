@@ -1,8 +1,7 @@
 #pragma once
-// The transport's hook into the tuning layer (which sits above it): transport settings that
-// calibration decided and recorded in the profile, applied by a backend before it starts.
-// Declared here, defined in src/tuning/transport_settings.cpp, so the transport includes no tuning
-// header (the layers include one way only).
+// Private to the library: the transport section of the profile file as the runtime's mpi launch
+// applies it before MPI starts (src/runtime/launch/mpi.cpp). The profile module sits below the
+// runtime, so the launch asks it directly.
 #include <string>
 
 namespace transit::detail {

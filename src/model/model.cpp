@@ -1,7 +1,7 @@
 // The cost model (docs/tuning.md): routes are walked hop by hop with the router itself, so link
 // loads, message counts and hop counts are those the streamer produces; costs then follow the
 // thesis's per-message, per-byte and per-item terms.
-#include "transit/tuning/model.hpp"
+#include "transit/model/model.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -391,6 +391,10 @@ double pes_per_core(const context& ctx) {
 
 const topology_manager* named_network(const context& ctx) {
   return ctx.options().physical.empty() ? nullptr : &ctx.topology();  // the option holds TRANSIT_PHYSICAL too
+}
+
+profile_status profile_in_use(const context& ctx) {
+  return profile_in_use(ctx.backend(), ctx.machine().max_pes_per_node());
 }
 
 machine_costs costs_from(const streamer_profile& profile, double sharing) {

@@ -1,5 +1,5 @@
 #pragma once
-// Private to src/tuning: what applies without a calibrated profile.
+// Private to src/model: what applies without a calibrated profile.
 #include <cstddef>
 
 namespace transit::detail::tuning_defaults {

@@ -1,6 +1,6 @@
-// Protocol profiles: lookup, the built-in rule, and the "protocols" section of the profile file
+// Protocol profiles: lookup, the built-in rule, the "protocols" section of the profile file
 // (JSON through nlohmann-json, through the profile module below: src/profile/; the file's other
-// sections are tuning's and are kept as they are).
+// sections are kept as they are), and what `automatic` takes (automatic_protocol.hpp).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -15,11 +15,11 @@
 
 #include "core/floor_log2.hpp"
 #include "one_sided/automatic_protocol.hpp"
-#include "transit/protocols/protocols.hpp"
-#include "transit/detail/core/error.hpp"
-#include "transit/runtime/context.hpp"
 #include "profile/profile_json.hpp"
+#include "transit/detail/core/error.hpp"
+#include "transit/one_sided/protocol_profile.hpp"
 #include "transit/profile/profile.hpp"
+#include "transit/runtime/context.hpp"
 
 namespace transit {
 

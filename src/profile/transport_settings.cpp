@@ -1,10 +1,10 @@
-// The tuning layer's side of the transport's hook (src/transport/settings_hook.hpp).
+// The transport section as the mpi launch applies it (transport_settings.hpp).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "profile/profile_json.hpp"
-#include "transport/settings_hook.hpp"
+#include "profile/transport_settings.hpp"
 
 namespace transit::detail {
 
