@@ -63,11 +63,11 @@ transit_status transit_array_create(transit_context* ctx, size_t size, transit_t
     transit::context& pe = pe_of(ctx, call);
     auto a = std::make_unique<transit_array>();
     a->owner = ctx;
-    switch (type) {
+    switch (c_enum_value(type)) {
       case TRANSIT_INT64: a->array = std::make_unique<transit::global_array<std::int64_t>>(pe, size); break;
       case TRANSIT_DOUBLE: a->array = std::make_unique<transit::global_array<double>>(pe, size); break;
       default:
-        transit::detail::throw_invalid("transit_array_create: type", static_cast<int>(type),
+        transit::detail::throw_invalid("transit_array_create: type", c_enum_value(type),
                                        "TRANSIT_INT64 or TRANSIT_DOUBLE");
     }
     *out = a.release();

@@ -23,13 +23,13 @@ run_options local_options(int pes) {
 
 }  // namespace
 
-reduce_op to_op(transit_op op, const char* call) {
-  switch (op) {
+reduce_op to_op(const transit_op& op, const char* call) {
+  switch (c_enum_value(op)) {
     case TRANSIT_SUM: return reduce_op::sum;
     case TRANSIT_MIN: return reduce_op::min;
     case TRANSIT_MAX: return reduce_op::max;
   }
-  detail::throw_invalid(detail::concat(call, ": op"), static_cast<int>(op), "TRANSIT_SUM, TRANSIT_MIN or TRANSIT_MAX");
+  detail::throw_invalid(detail::concat(call, ": op"), c_enum_value(op), "TRANSIT_SUM, TRANSIT_MIN or TRANSIT_MAX");
 }
 
 namespace {
@@ -121,11 +121,11 @@ transit_status transit_allreduce(transit_context* c, void* values, std::size_t c
     transit::context& ctx = pe_of(c, call);
     if (count != 0) require(values, call, "values");
     const transit::reduce_op r = to_op(op, call);
-    switch (type) {
+    switch (c_enum_value(type)) {
       case TRANSIT_INT64: ctx.allreduce(std::span(static_cast<std::int64_t*>(values), count), r); return;
       case TRANSIT_DOUBLE: ctx.allreduce(std::span(static_cast<double*>(values), count), r); return;
     }
-    transit::detail::throw_invalid("transit_allreduce: type", static_cast<int>(type), "TRANSIT_INT64 or TRANSIT_DOUBLE");
+    transit::detail::throw_invalid("transit_allreduce: type", c_enum_value(type), "TRANSIT_INT64 or TRANSIT_DOUBLE");
   });
 }
 

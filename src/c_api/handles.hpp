@@ -2,6 +2,7 @@
 // The C API's handles (include/transit/transit.h) and the guard every entry point runs in: no C++
 // exception crosses into C; each becomes a transit_status and this thread's transit_last_error().
 #include <cstddef>
+#include <cstring>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -92,8 +93,20 @@ inline transit_context lend(context& ctx) {
   return c;
 }
 
-/// The reduce_op of `op`, or std::invalid_argument naming `call`.
-reduce_op to_op(transit_op op, const char* call);
+/// The integer a C caller passed for an enum parameter, read without loading it as the enum: C
+/// passes any int, and loading one outside the enumerators' range as a C++ enum is undefined
+/// (UBSan's -fsanitize=enum), so a bad value is checked as the integer it is. Take the enum by
+/// reference all the way here: a copy would load it.
+template <class Enum>
+int c_enum_value(const Enum& e) noexcept {
+  static_assert(sizeof(Enum) == sizeof(int), "the C API's enums are int-sized");
+  int value;
+  std::memcpy(&value, &e, sizeof value);
+  return value;
+}
+
+/// The reduce_op of `op`, or std::invalid_argument naming `call` and the value.
+reduce_op to_op(const transit_op& op, const char* call);
 
 /// transit_streamer_create with `options` instead of the defaults (transit bench compares the C
 /// API with streamer<T> under the same options).

@@ -101,6 +101,12 @@ static void index_out_of_range(void) {
   transit_array* bad = NULL;
   expect("array of type 5", transit_array_create(ctx, 4, (transit_type)5, &bad), TRANSIT_INVALID_ARGUMENT, "type",
          NULL);
+  /* Values outside the enums, checked as the integers they are (UBSan's enum check runs in test-asan). */
+  int64_t one = 1;
+  expect("allreduce with op -1", transit_allreduce(ctx, &one, 1, TRANSIT_INT64, (transit_op)-1),
+         TRANSIT_INVALID_ARGUMENT, "op", "-1", NULL);
+  expect("allreduce of type 7", transit_allreduce(ctx, &one, 1, (transit_type)7, TRANSIT_SUM), TRANSIT_INVALID_ARGUMENT,
+         "type", "7", NULL);
   require(transit_context_destroy(ctx) == TRANSIT_OK, "context_destroy");
 }
 

@@ -251,8 +251,10 @@ TEST(trace, files_follow_the_schema_and_count_every_message) {
                 // ended endpoint, which the transport drops at teardown) has no PE to go to: on a
                 // loaded machine a few do, so arrivals are bounded by the sends, not equal to them.
                 EXPECT_LE(to_pe, remote_sends) << "no arrival is handed to a PE twice";
-                EXPECT_GT(to_pe, 0u);
-                EXPECT_GT(to_mpi, 0u);
+                if (ranks > 1) {  // one rank (ThreadSanitizer's hybrid runs) has no other rank to send to
+                  EXPECT_GT(to_pe, 0u);
+                  EXPECT_GT(to_mpi, 0u);
+                }
               }
               ctx.barrier();  // PE 0 has read every file before any process removes them
             }),

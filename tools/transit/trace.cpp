@@ -12,9 +12,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -34,19 +34,32 @@ struct trace_options {
 trace_options command_line;  // set by parsing `transit trace`, read-only while the job runs
 
 /// The communication threads' files (hybrid mpi: transit-trace-comm-<rank>.json), for trace_files.
-constexpr const char* comm_thread_files = "transit-trace-comm-([0-9]+)\\.json";
+constexpr std::string_view comm_thread_files = "transit-trace-comm-";
 
-/// The files of DIR named by `pattern` (one number in it), by that number: the PEs' files, or the
-/// communication threads' (hybrid mpi backend), by rank.
+/// N of a file named `prefix` N ".json" (N decimal digits that fit an int), or -1. By hand rather
+/// than std::regex, whose GCC 12 headers do not build warning-free under the sanitizers.
+int file_number(std::string_view file, std::string_view prefix) {
+  constexpr std::string_view suffix = ".json";
+  if (!file.starts_with(prefix) || !file.ends_with(suffix) || file.size() == prefix.size() + suffix.size()) return -1;
+  const std::string_view digits = file.substr(prefix.size(), file.size() - prefix.size() - suffix.size());
+  long n = 0;
+  for (const char c : digits) {
+    if (c < '0' || c > '9') return -1;
+    n = n * 10 + (c - '0');
+    if (n > 2147483647) return -1;
+  }
+  return static_cast<int>(n);
+}
+
+/// The files of DIR named `prefix` N ".json", by N: the PEs' files, or the communication threads'
+/// (hybrid mpi backend), by rank.
 std::map<int, std::filesystem::path> trace_files(const std::string& dir,
-                                                 const char* pattern = "transit-trace-([0-9]+)\\.json") {
+                                                 std::string_view prefix = "transit-trace-") {
   std::map<int, std::filesystem::path> files;
   std::error_code error;
-  const std::regex name(pattern);
   for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
-    std::smatch match;
-    const std::string file = entry.path().filename().string();
-    if (std::regex_match(file, match, name)) files.emplace(std::stoi(match[1].str()), entry.path());
+    const int n = file_number(entry.path().filename().string(), prefix);
+    if (n >= 0) files.emplace(n, entry.path());
   }
   return files;
 }

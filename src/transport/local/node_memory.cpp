@@ -13,24 +13,20 @@ namespace transit::detail {
 
 namespace {
 
-// A node's parts in one allocation, freed with the last of its PEs' node memories.
+// A node's parts in one allocation, freed with the last of its PEs' node memories, in a failing
+// job too: every PE that touches the block holds it, so once the last one is gone nothing can.
 class node_block final : public part_rendezvous {
  public:
   using part_rendezvous::part_rendezvous;
-  ~node_block() override {
-    if (!abandoned()) std::free(block);
-  }
+  ~node_block() override { std::free(block); }
   std::byte* block = nullptr;
 };
 
-// The helpers' world, freed with the last of the nodes' first PEs' node memories.
+// The helpers' world, freed with the last of the nodes' first PEs' node memories (each has
+// stopped its helper thread by then, failing or not).
 struct helpers_world {
   explicit helpers_world(int nodes) : world(std::make_unique<local_world>(nodes)) {}
-  ~helpers_world() {
-    if (abandoned.load(std::memory_order_acquire)) static_cast<void>(world.release());  // peers may still touch it
-  }
   std::unique_ptr<local_world> world;
-  std::atomic<bool> abandoned{false};
 };
 
 class local_node_memory final : public node_memory {
@@ -72,10 +68,9 @@ class local_node_memory final : public node_memory {
     TRANSIT_ASSERT(helpers_ != nullptr, "only a node's first PE runs a helper, in helper mode");
     return std::make_unique<local_transport>(*helpers_->world, node_);
   }
-  void abandon() noexcept override {
-    block_->abandon();
-    if (helpers_) helpers_->abandoned.store(true, std::memory_order_release);
-  }
+  // Nothing to keep: what a failing PE shares is held by every peer that may still touch it, and
+  // the last of them frees it (an MPI window, by contrast, can only be freed collectively).
+  void abandon() noexcept override {}
 
  private:
   int node_ = 0;
