@@ -1,7 +1,8 @@
 #pragma once
 // The input steps bale's graph applications share (triangles, sssp): the graph options and the
 // standard ones reported, the graph read or generated, checked, and dumped with -D; bad input
-// reported once, by PE 0, with status 2 from every PE. And the entry of an application that takes
+// reported once, by PE 0, with status 2 from every PE; options the application cannot use
+// overridden with a warning, as bale does. And the entry of an application that takes
 // the graph options and the standard ones (toposort, permute_matrix, transpose_matrix, and with
 // options of their own before them sssp and triangles).
 #include <cstdio>
@@ -18,12 +19,14 @@
 
 namespace transit::apps {
 
-/// Collective: for a graph option an application refuses (bale overrides it with a warning;
-/// transit says no, as the graph asked for is not the one the application would use): when
-/// `given`, PE 0 says "transit: error: OPTION: got 'FLAG', expected WHAT". Returns `given`.
-inline bool refuse_graph_option(context& ctx, bool given, const char* option, const char* flag, const char* what) {
-  if (given && ctx.rank() == 0) std::fprintf(stderr, "transit: error: %s: got '%s', expected %s\n", option, flag, what);
-  return given;
+/// Collective: a graph option the application cannot use, turned off as bale turns it off
+/// (toposort -d, sssp -l, triangles -d and -l): when `flag` is set, PE 0 warns once "transit:
+/// warning: APP needs NEED, overriding the FLAG flag" and every PE clears it, so the job runs on
+/// the graph bale's program would run on.
+inline void override_graph_option(context& ctx, bool& flag, const char* app, const char* need, const char* name) {
+  if (!flag) return;
+  if (ctx.rank() == 0) std::fprintf(stderr, "transit: warning: %s needs %s, overriding the %s flag\n", app, need, name);
+  flag = false;
 }
 
 /// Collective: bale's write_std_graph_options, write_std_options and get_input_graph, then

@@ -286,10 +286,11 @@ double sssp_answer_diff(context& ctx, std::span<const double> a, std::span<const
 
 int sssp_main(context& ctx, const sssp_options& options, const std::string& command_line) {
   const int me = ctx.rank();
-  if (refuse_graph_option(ctx, options.graph.loops, "--loops (-l)", "-l", "a graph without loops (sssp)")) return 2;
+  bale_graph_options graph_options = options.graph;
+  override_graph_option(ctx, graph_options.loops, "sssp", "a graph without self loops", "-l");  // as bale
   bale_report report(ctx, options.std, "sssp", command_line);
   if (!report.opened()) return 2;
-  const bale_graph_options graph = resolve_graph_options(options.graph, ctx.size());
+  const bale_graph_options graph = resolve_graph_options(graph_options, ctx.size());
   const std::optional<sparse_matrix> input =
       graph_app_input(ctx, report, options.std, graph, "sssp_inmat", [&](const sparse_matrix& m) {
         if (!m.weighted)

@@ -53,13 +53,12 @@ sparse_matrix toposort_input(context& ctx, const sparse_matrix& tri, std::int64_
 }
 
 int toposort_main(context& ctx, const toposort_options& options, const std::string& command_line) {
-  // bale overrides -d with a warning; transit refuses it, as the graph asked for is not the one
-  // toposort would use. Loops are always on (bale forces them).
-  if (refuse_graph_option(ctx, options.graph.directed, "--directed (-d)", "-d", "an undirected graph (toposort)")) return 2;
+  // As bale: -d is overridden with a warning, loops are always on.
+  bale_graph_options graph_options = options.graph;
+  override_graph_option(ctx, graph_options.directed, "toposort", "undirected graph input", "-d");
+  graph_options.loops = true;
   bale_report report(ctx, options.std, "toposort", command_line);
   if (!report.opened()) return 2;
-  bale_graph_options graph_options = options.graph;
-  graph_options.loops = true;
   const bale_graph_options graph = resolve_graph_options(graph_options, ctx.size());
   const std::optional<sparse_matrix> input =
       graph_app_input(ctx, report, options.std, graph, "topo_inmat", [&](sparse_matrix& m) {

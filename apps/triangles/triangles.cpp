@@ -231,13 +231,13 @@ push_pull_count triangles_push_pull(context& ctx, const sparse_matrix& lower, in
 
 int triangles_main(context& ctx, const triangles_options& options, const std::string& command_line) {
   const int me = ctx.rank();
-  if (refuse_graph_option(ctx, options.graph.loops, "--loops (-l)", "-l", "an undirected graph without loops (triangles)") ||
-      refuse_graph_option(ctx, options.graph.directed, "--directed (-d)", "-d",
-                          "an undirected graph without loops (triangles)"))
-    return 2;
+  // As bale: -l and -d are overridden with a warning each.
+  bale_graph_options graph_options = options.graph;
+  override_graph_option(ctx, graph_options.loops, "triangles", "a graph without loops", "-l");
+  override_graph_option(ctx, graph_options.directed, "triangles", "an undirected graph", "-d");
   bale_report report(ctx, options.std, "triangles", command_line);
   if (!report.opened()) return 2;
-  const bale_graph_options graph = resolve_graph_options(options.graph, ctx.size());
+  const bale_graph_options graph = resolve_graph_options(graph_options, ctx.size());
   bool lower_triangular = true;
   const std::optional<sparse_matrix> input =
       graph_app_input(ctx, report, options.std, graph, "triangle_inmat", [&](sparse_matrix& mat) {
