@@ -73,6 +73,11 @@ int transit_rank(const transit_context* ctx);
 int transit_size(const transit_context* ctx);
 /** Collective: returns once every PE has called it. */
 transit_status transit_barrier(transit_context* ctx);
+/** Local: while a call on `ctx` waits for other PEs (a barrier, a finish, a sync...), `check` is
+ *  called at most every 20 ms with `user`; when it returns nonzero the wait ends and the call fails
+ *  with TRANSIT_CALLBACK_ERROR ("interrupted"). For front ends whose user may interrupt a wait
+ *  (Python's Ctrl-C). The job is then in an unknown state: end it. NULL removes the check. */
+transit_status transit_context_set_interrupt_check(transit_context* ctx, int (*check)(void* user), void* user);
 
 /** Reductions for transit_allreduce and transit_array_accumulate. */
 typedef enum transit_op { TRANSIT_SUM = 0, TRANSIT_MIN = 1, TRANSIT_MAX = 2 } transit_op;

@@ -1,6 +1,7 @@
 // The C API's contexts: one local PE (transit::session), PE threads (session::run), and the
 // collectives of transit::context. The mpi context is in mpi_context.cpp.
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -126,6 +127,25 @@ transit_status transit_allreduce(transit_context* c, void* values, std::size_t c
       case TRANSIT_DOUBLE: ctx.allreduce(std::span(static_cast<double*>(values), count), r); return;
     }
     transit::detail::throw_invalid("transit_allreduce: type", c_enum_value(type), "TRANSIT_INT64 or TRANSIT_DOUBLE");
+  });
+}
+
+transit_status transit_context_set_interrupt_check(transit_context* c, int (*check)(void*), void* user) {
+  return guarded([&] {
+    transit::context& ctx = pe_of(c, "transit_context_set_interrupt_check");
+    if (c->interrupt_hook >= 0) transit::detail::context_access::remove_progress_hook(ctx, c->interrupt_hook);
+    c->interrupt_hook = -1;
+    if (check == nullptr) return;
+    // A progress hook runs in every waiting loop of the PE: one clock read per round, the check
+    // itself (which may take a lock such as Python's GIL) at most every 20 ms.
+    auto next = std::chrono::steady_clock::now();
+    c->interrupt_hook = transit::detail::context_access::add_progress_hook(ctx, [check, user, next]() mutable {
+      const auto now = std::chrono::steady_clock::now();
+      if (now < next) return false;
+      next = now + std::chrono::milliseconds(20);
+      if (check(user) != 0) throw callback_error("interrupted: the interrupt check returned nonzero while waiting");
+      return false;
+    });
   });
 }
 

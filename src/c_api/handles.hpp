@@ -20,6 +20,7 @@ struct transit_context {
   std::optional<transit::session> session;
   transit::context* ctx = nullptr;
   int objects = 0;  // streamers, arrays and exchanges made on it and not yet destroyed
+  int interrupt_hook = -1;  // the progress hook of transit_context_set_interrupt_check, or -1
 };
 
 namespace transit::c_api {
