@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -49,10 +50,58 @@ class resource {
   throw py::error_already_set();
 }
 
+/// The C API's message in Python's terms: the library's messages name C and C++ calls (a step
+/// ends with done() then wait(); the C streamer's items are "C items"), which a Python program
+/// never calls.
+std::string in_python_terms(std::string message) {
+  static const std::pair<const char*, const char*> terms[] = {
+      {"streamer<C items>", "transit.Streamer"},
+      {" of C items", ""},
+      {"streamer::insert", "Streamer.insert"},
+      {"streamer::quiesce", "Streamer.quiesce"},
+      {"streamer::finish", "Streamer.finish"},
+      {"streamer::inserter", "Streamer.insert"},
+      {"after done() and before wait() returned", "after finish() began and before it returned"},
+      {"after done() in the same step", "after finish() in the same step"},
+      {"after the PE called done() in this step", "after finish() began in this step"},
+      {"wait() or finish()", "finish()"},
+      {"after wait() returns", "after finish() returns"},
+      {"in wait()", "in finish()"},
+      {"transit_streamer_insert", "Streamer.insert"},
+      {"transit_streamer_finish", "Streamer.finish"},
+      {"transit_streamer_quiesce", "Streamer.quiesce"},
+      {"transit_streamer_destroy", "Streamer.close"},
+      {"transit_streamer_create", "Streamer"},
+      {"transit_array_create", "GlobalArray"},
+      {"transit_array_destroy", "GlobalArray.close"},
+      {"transit_array_fetch_add", "GlobalArray.fetch_add"},
+      {"transit_array_accumulate", "GlobalArray.accumulate"},
+      {"transit_array_put", "GlobalArray.put"},
+      {"transit_array_get", "GlobalArray.get"},
+      {"transit_array_sync", "GlobalArray.sync"},
+      {"transit_array_local", "GlobalArray.local"},
+      {"transit_exchange_run", "sparse_exchange"},
+      {"transit_exchange_create", "sparse_exchange"},
+      {"transit_exchange_destroy", "Context.close"},
+      {"transit_context_destroy", "Context.close"},
+      {"transit_context_create_mpi", "Context"},
+      {"transit_context_create_local", "Context"},
+      {"transit_barrier", "Context.barrier"},
+      {"transit_allreduce", "Context.allreduce"},
+      {"a deliver callback returned", "deliver returned"},
+  };
+  for (const auto& [from, to] : terms) {
+    const std::string_view f(from);
+    for (std::size_t at = message.find(f); at != std::string::npos; at = message.find(f, at + std::strlen(to)))
+      message.replace(at, f.size(), to);
+  }
+  return message;
+}
+
 /// Raises the exception of a failed C call: invalid values and indices as ValueError, a missing
 /// feature as NotImplementedError, anything else as RuntimeError, with the C API's message.
 [[noreturn]] void raise_status(transit_status status, const char* call) {
-  std::string message = transit_last_error();
+  std::string message = in_python_terms(transit_last_error());
   if (message.empty()) message = std::string(call) + " failed with status " + std::to_string(static_cast<int>(status));
   switch (status) {
     case TRANSIT_INVALID_ARGUMENT:
@@ -78,6 +127,19 @@ class context_core {
   context_core(transit_context* handle, bool on_mpi) : mpi(on_mpi), handle_(handle) {
     rank = transit_rank(handle);
     size = transit_size(handle);
+    // Ctrl-C ends a wait for other PEs (a barrier, a finish) with KeyboardInterrupt: the GIL is
+    // released while transit waits, so Python's own handler cannot run until the wait ends.
+    if (transit_context_set_interrupt_check(handle, &context_core::interrupted, this) != TRANSIT_OK)
+      raise_status(TRANSIT_RUNTIME_ERROR, "Context");
+  }
+  /// The interrupt check (transit_context_set_interrupt_check), called while a C call waits, GIL
+  /// released: runs Python's signal handlers; the exception one raised (KeyboardInterrupt) is
+  /// kept, and check() raises it when the interrupted call returns.
+  static int interrupted(void* user) {
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() == 0) return 0;
+    static_cast<context_core*>(user)->keep(py::error_already_set());
+    return 1;
   }
   context_core(const context_core&) = delete;
   context_core& operator=(const context_core&) = delete;
@@ -165,6 +227,7 @@ transit_op parse_op(const std::string& op) {
 }
 
 std::string dtype_name(const py::dtype& dt) { return dt.attr("__str__")().cast<std::string>(); }
+std::string text(py::handle obj) { return py::str(obj).cast<std::string>(); }
 std::string type_name(py::handle obj) { return obj.get_type().attr("__name__").cast<std::string>(); }
 
 /// `obj` as a C-contiguous 1-D NumPy array (a copy only when it is not one already).
@@ -280,20 +343,137 @@ auto open_handle(const Core& core, const char* what, const char* kind) {
 
 // ---- Streamer --------------------------------------------------------------------------------------
 
+// ---- Expired deliver views -------------------------------------------------------------------------
+
+constexpr const char* expired_message =
+    "this array was handed to deliver() and is valid during that call only: it viewed transit's "
+    "buffer, which later deliveries overwrite. Keep items.copy() instead, or make the Streamer with "
+    "copy=True to receive arrays of your own";
+
+PyObject* expired_raise(PyObject*, PyObject*, PyObject*) {
+  PyErr_SetString(PyExc_ValueError, expired_message);
+  return nullptr;
+}
+PyObject* expired_getattro(PyObject*, PyObject*) { return expired_raise(nullptr, nullptr, nullptr); }
+PyObject* expired_unary(PyObject*) { return expired_raise(nullptr, nullptr, nullptr); }
+PyObject* expired_binary(PyObject*, PyObject*) { return expired_raise(nullptr, nullptr, nullptr); }
+PyObject* expired_compare(PyObject*, PyObject*, int) { return expired_raise(nullptr, nullptr, nullptr); }
+int expired_store(PyObject*, PyObject*, PyObject*) {
+  expired_raise(nullptr, nullptr, nullptr);
+  return -1;
+}
+Py_ssize_t expired_length(PyObject*) {
+  expired_raise(nullptr, nullptr, nullptr);
+  return -1;
+}
+int expired_inquiry(PyObject*) {
+  expired_raise(nullptr, nullptr, nullptr);
+  return -1;
+}
+int expired_contains(PyObject*, PyObject*) {
+  expired_raise(nullptr, nullptr, nullptr);
+  return -1;
+}
+PyObject* expired_repr(PyObject*) {
+  return PyUnicode_FromString("<transit: a deliver() array kept after its call, expired (keep items.copy())>");
+}
+void expired_dealloc(PyObject* self) {
+  PyTypeObject* type = Py_TYPE(self);
+  type->tp_base->tp_dealloc(self);  // ndarray's: frees the array, not the reference to its type
+  Py_DECREF(type);
+}
+
+/// transit's ExpiredItems: an ndarray subtype of ndarray's very layout (made here, from C, so that
+/// it adds no GC header nor dictionary, which a class written in Python would), on which every
+/// access raises ValueError (expired_message): attributes and methods, indexing, len, iteration,
+/// comparisons, and NumPy's functions and ufuncs (through __array_ufunc__ and
+/// __array_function__, which NumPy looks up on the type).
+PyTypeObject* expired_type() {
+  static PyTypeObject* type = [] {
+    static PyMethodDef methods[] = {
+        {"__array_ufunc__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&expired_raise)),
+         METH_VARARGS | METH_KEYWORDS, nullptr},
+        {"__array_function__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&expired_raise)),
+         METH_VARARGS | METH_KEYWORDS, nullptr},
+        {"__array__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&expired_raise)),
+         METH_VARARGS | METH_KEYWORDS, nullptr},
+        {nullptr, nullptr, 0, nullptr}};
+    static PyType_Slot slots[] = {
+        {Py_tp_doc, const_cast<char*>("A deliver() array kept after its call: every access raises ValueError.")},
+        {Py_tp_getattro, reinterpret_cast<void*>(&expired_getattro)},
+        {Py_tp_repr, reinterpret_cast<void*>(&expired_repr)},
+        {Py_tp_str, reinterpret_cast<void*>(&expired_repr)},
+        {Py_tp_iter, reinterpret_cast<void*>(&expired_unary)},
+        {Py_tp_richcompare, reinterpret_cast<void*>(&expired_compare)},
+        {Py_tp_dealloc, reinterpret_cast<void*>(&expired_dealloc)},
+        {Py_tp_methods, methods},
+        {Py_mp_subscript, reinterpret_cast<void*>(&expired_binary)},
+        {Py_mp_ass_subscript, reinterpret_cast<void*>(&expired_store)},
+        {Py_mp_length, reinterpret_cast<void*>(&expired_length)},
+        {Py_sq_length, reinterpret_cast<void*>(&expired_length)},
+        {Py_sq_contains, reinterpret_cast<void*>(&expired_contains)},
+        {Py_nb_bool, reinterpret_cast<void*>(&expired_inquiry)},
+        {Py_nb_int, reinterpret_cast<void*>(&expired_unary)},
+        {Py_nb_float, reinterpret_cast<void*>(&expired_unary)},
+        {Py_nb_index, reinterpret_cast<void*>(&expired_unary)},
+        {0, nullptr}};
+    PyTypeObject* ndarray = Py_TYPE(py::array().ptr());
+    static PyType_Spec spec = {"transit.ExpiredItems", static_cast<int>(ndarray->tp_basicsize),
+                               static_cast<int>(ndarray->tp_itemsize), Py_TPFLAGS_DEFAULT, slots};
+    PyObject* bases = PyTuple_Pack(1, reinterpret_cast<PyObject*>(ndarray));
+    PyObject* made = bases != nullptr ? PyType_FromSpecWithBases(&spec, bases) : nullptr;
+    Py_XDECREF(bases);
+    if (made == nullptr) throw py::error_already_set();
+    return reinterpret_cast<PyTypeObject*>(made);  // kept for the life of the process
+  }();
+  return type;
+}
+
+/// Makes a deliver view kept after its call unusable: its elements no longer point into transit's
+/// buffer (which the next delivery overwrites), and its type becomes ExpiredItems, whose every
+/// access raises ValueError saying why. The type is swapped in place, which is sound between types
+/// of one layout (expired_type()).
+void expire(py::array& view) {
+  PyTypeObject* expired = expired_type();
+  alignas(std::max_align_t) static char nothing[1];
+  auto* a = py::detail::array_proxy(view.ptr());
+  a->dimensions[0] = 0;
+  a->data = nothing;
+  if (Py_TYPE(view.ptr()) == expired->tp_base) {
+    Py_INCREF(expired);  // an instance of a heap type holds a reference to it
+    Py_SET_TYPE(view.ptr(), expired);
+  }
+}
+
 class streamer_core : public resource {
  public:
-  streamer_core(std::shared_ptr<context_core> context, py::dtype dt, py::object deliver)
-      : ctx(std::move(context)), dtype(std::move(dt)), deliver_(std::move(deliver)),
+  streamer_core(std::shared_ptr<context_core> context, py::dtype dt, py::object deliver, bool copy)
+      : ctx(std::move(context)), dtype(std::move(dt)), copy_(copy), deliver_(std::move(deliver)),
         owner_(py::capsule(this, "transit.delivery")) {}
   transit_status destroy() override { return transit_streamer_destroy(handle); }
 
-  /// The C callback: a NumPy view of the run, read-only and valid during the call only.
+  /// The C callback: a NumPy view of the run, read-only and valid during the call only (expired
+  /// when the callback kept it), or with copy=True an array of the callback's own.
   static int deliver(const void* items, std::size_t count, void* user) {
     auto& self = *static_cast<streamer_core*>(user);
     py::gil_scoped_acquire gil;
     try {
+      if (self.copy_) {
+        py::array owned(self.dtype, std::vector<py::ssize_t>{static_cast<py::ssize_t>(count)});
+        std::memcpy(owned.mutable_data(), items, count * static_cast<std::size_t>(self.dtype.itemsize()));
+        self.deliver_(owned);
+        return 0;
+      }
       py::array view(self.dtype, {static_cast<py::ssize_t>(count)}, {}, items, self.owner_);
       py::detail::array_proxy(view.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+      // Whatever happens in the call, a view still referenced after it (kept in a list, or by a
+      // traceback) is expired: one reference count read per call when none is.
+      struct expire_kept {
+        py::array& v;
+        ~expire_kept() {
+          if (v.ref_count() > 1) expire(v);
+        }
+      } guard{view};
       self.deliver_(view);
       return 0;
     } catch (py::error_already_set& e) {
@@ -310,6 +490,7 @@ class streamer_core : public resource {
   transit_streamer* handle = nullptr;
 
  private:
+  bool copy_;
   py::object deliver_;
   py::capsule owner_;  // the views' base: they point into transit's buffer, which they do not own
 };
@@ -318,14 +499,41 @@ class streamer_core : public resource {
 struct streamer_handle {
   std::shared_ptr<streamer_core> core;
 
+  /// `items` as a C-contiguous array of the streamer's items. A dtype with a subarray, such as
+  /// np.dtype((np.int64, 3)), describes items NumPy shows as rows (n, 3) of the base dtype: such
+  /// an array is taken as n items (and deliver receives it in that shape).
+  py::array items_of(py::handle items) const {
+    const py::object sub = core->dtype.attr("subdtype");
+    if (sub.is_none()) return as_vector(items, "items");
+    const py::dtype base = sub.cast<py::tuple>()[0].cast<py::dtype>();
+    const py::tuple shape = sub.cast<py::tuple>()[1].cast<py::tuple>();
+    std::string rows_of = "(n";  // "(n, 3)"
+    for (const auto d : shape) rows_of += ", " + text(d);
+    rows_of += ")";
+    py::array a = py::array::ensure(items, py::array::c_style);
+    if (!a) {
+      PyErr_Clear();
+      raise_python(PyExc_ValueError, "items: got a " + type_name(items) + ", expected an array of shape " + rows_of +
+                                         " of " + dtype_name(base));
+    }
+    const py::tuple got = py::cast<py::tuple>(a.attr("shape"));
+    const bool rows = a.ndim() == static_cast<py::ssize_t>(shape.size()) + 1 &&
+                      py::tuple(got[py::slice(1, a.ndim(), 1)]).equal(shape);
+    if (!rows || !a.dtype().equal(base))
+      raise_python(PyExc_ValueError, "items: got an array of shape " + text(got) + " and dtype " +
+                                         dtype_name(a.dtype()) + ", expected shape " + rows_of + " and dtype " +
+                                         dtype_name(base) + " for the streamer's dtype " + dtype_name(core->dtype));
+    return a;  // rows of `base`, contiguous: n items of the streamer's size each
+  }
+
   transit_streamer* open(const char* what) const { return open_handle(*core, what, "Streamer"); }
 
   void insert(py::handle dest, py::handle items) {
     transit_streamer* s = open("Streamer.insert");
     const std::uint64_t pes = static_cast<std::uint64_t>(core->ctx->size);
     checked_indices<int> dests(dest, "dest");
-    py::array it = as_vector(items, "items");
-    if (!it.dtype().equal(core->dtype))
+    py::array it = items_of(items);
+    if (core->dtype.attr("subdtype").is_none() && !it.dtype().equal(core->dtype))
       raise_python(PyExc_ValueError, "items: got dtype " + dtype_name(it.dtype()) + ", expected the streamer's dtype " +
                                          dtype_name(core->dtype));
     check_lengths(dests.size(), "destinations", static_cast<std::size_t>(it.shape(0)), "items");
@@ -341,7 +549,7 @@ struct streamer_handle {
   }
 };
 
-streamer_handle make_streamer(const context_handle& ctx, py::object dtype, py::object deliver) {
+streamer_handle make_streamer(const context_handle& ctx, py::object dtype, py::object deliver, bool copy) {
   transit_context* c = ctx.core->open("Streamer");
   const py::dtype dt = py::dtype::from_args(dtype);
   if (dt.attr("hasobject").cast<bool>())
@@ -353,7 +561,7 @@ streamer_handle make_streamer(const context_handle& ctx, py::object dtype, py::o
   if (!PyCallable_Check(deliver.ptr()))
     raise_python(PyExc_TypeError, "deliver: got a " + type_name(deliver) +
                                       ", expected a callable taking one array");
-  auto core = std::make_shared<streamer_core>(ctx.core, dt, std::move(deliver));
+  auto core = std::make_shared<streamer_core>(ctx.core, dt, std::move(deliver), copy);
   const transit_status status = without_gil(
       [&] { return transit_streamer_create(c, bytes, &streamer_core::deliver, core.get(), &core->handle); });
   ctx.core->adopt(core, status, "Streamer");
@@ -583,10 +791,22 @@ context_handle make_mpi_context(py::object comm) {
 
 /// transit.Context(comm): which backend is Python's to say (transit/_env.py: the communicator to
 /// attach to, or None for one PE of the local backend).
-context_handle make_context(py::object comm) {
-  const py::object resolved = py::module_::import("transit._env").attr("communicator")(comm);
-  if (resolved.is_none()) return make_local_context();
-  return make_mpi_context(resolved);
+context_handle make_context(py::object comm, py::object watchdog) {
+  const py::module_ env = py::module_::import("transit._env");
+  const py::object resolved = env.attr("communicator")(comm);
+  // The watchdog is one of the run options the library reads from the environment when a context
+  // starts (TRANSIT_WATCHDOG): set for this context's start only.
+  const py::object scope = env.attr("watchdog_option")(watchdog);
+  py::object entered = scope.attr("__enter__")();
+  auto leave = [&] { scope.attr("__exit__")(py::none(), py::none(), py::none()); };
+  try {
+    context_handle made = resolved.is_none() ? make_local_context() : make_mpi_context(resolved);
+    leave();
+    return made;
+  } catch (...) {
+    leave();
+    throw;
+  }
 }
 
 void close_context(const context_handle& c) {
@@ -631,7 +851,7 @@ PYBIND11_MODULE(_transit, m) {
 Made by transit.Context(comm=None) (see the transit package). Collective calls (barrier, allreduce,
 close, making streamers and arrays) are made by every PE, in the same order. Used on the thread
 that made it.)")
-      .def(py::init(&make_context), py::arg("comm") = py::none())
+      .def(py::init(&make_context), py::arg("comm") = py::none(), py::kw_only(), py::arg("watchdog") = py::none())
       .def("__enter__", [](py::object self) { return self; })
       .def(
           "__exit__",
@@ -672,7 +892,8 @@ Streamer(ctx, dtype, deliver) is collective. deliver(items) is called on the des
 whole runs of received items as a read-only NumPy array viewing transit's buffer: no copy, and
 valid during the call only (keep items.copy() to keep them). An exception it raises ends the call
 that delivered (insert, finish or quiesce) with that exception.)")
-      .def(py::init(&make_streamer), py::arg("ctx"), py::arg("dtype"), py::arg("deliver"))
+      .def(py::init(&make_streamer), py::arg("ctx"), py::arg("dtype"), py::arg("deliver"), py::kw_only(),
+           py::arg("copy") = false)
       .def("insert", &streamer_handle::insert, py::arg("dest"), py::arg("items"),
            "Local: sends items[i] to PE dest[i]. Every destination is checked first (ValueError naming "
            "the position, the value and the bound; nothing is sent); items must have the streamer's dtype.")
@@ -715,6 +936,43 @@ after the next sync().)")
   m.def("sparse_exchange", &sparse_exchange, py::arg("ctx"), py::arg("sends"), py::arg("dtype") = py::none(),
         "Collective: sends each array sends[peer] to PE peer; returns {source: array} of what each PE "
         "sent here (copies). dtype: that of the arrays sent, required on a PE that sends nothing.");
+  m.def(
+      "build_info",
+      [] {
+        py::dict info;
+        info["version"] = transit_version();
+#ifdef TRANSIT_PYTHON_LIBRARY_MPI
+        info["mpi"] = true;
+#else
+        info["mpi"] = false;
+#endif
+#ifdef TRANSIT_PYTHON_MPI4PY
+        info["mpi4py"] = true;
+        char library[MPI_MAX_LIBRARY_VERSION_STRING];
+        int length = 0;
+        // One of the calls MPI allows before MPI_Init.
+        if (MPI_Get_library_version(library, &length) == MPI_SUCCESS)
+          info["mpi_library"] = py::str(std::string(library, std::strlen(library))).attr("strip")();
+        else
+          info["mpi_library"] = py::none();
+#else
+        info["mpi4py"] = false;
+        info["mpi_library"] = py::none();
+#endif
+#if defined(__clang__)
+        info["compiler"] = "clang " __clang_version__;
+#elif defined(__GNUC__)
+        info["compiler"] = "gcc " __VERSION__;
+#else
+        info["compiler"] = py::none();
+#endif
+        info["cxx_standard"] = static_cast<long>(__cplusplus);
+        return info;
+      },
+      "Local: how this transit module was built, as a dict: version, mpi (the library has its mpi "
+      "backend), mpi4py (Context(comm) takes mpi4py communicators), mpi_library (the MPI library's "
+      "version string, or None), compiler and cxx_standard (__cplusplus of the module).");
+  m.attr("ExpiredItems") = py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(expired_type()));
   m.def(
       "_prepare_mpi",
       [] {

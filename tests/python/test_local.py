@@ -197,3 +197,98 @@ def test_allreduce_bad_input(ctx):
 def test_comm_must_be_an_mpi4py_communicator():
     with pytest.raises(TypeError, match="comm: got a str, expected an mpi4py communicator"):
         transit.Context("world")
+
+
+def test_a_deliver_array_kept_after_its_call_raises_on_access(ctx):
+    kept = []
+
+    def deliver(items):
+        assert items.sum() in (sum(range(100)), 400)  # usable during the call
+        kept.append(items)
+
+    s = transit.Streamer(ctx, np.int64, deliver)
+    s.insert(np.zeros(100, dtype=np.int64), np.arange(100))
+    s.finish()
+    s.insert(np.zeros(100, dtype=np.int64), np.full(100, 4))  # the next delivery reuses the buffer
+    s.finish()
+    assert len(kept) == 2
+    for k in kept:
+        assert isinstance(k, np.ndarray) and "expired" in repr(k)
+        for access in (lambda: k[0], lambda: k.sum(), lambda: np.sum(k), lambda: k + 1, lambda: len(k),
+                       lambda: list(k), lambda: k.copy(), lambda: k.tolist(), lambda: k.shape,
+                       lambda: np.concatenate([k]), lambda: k == 4, lambda: np.bincount(k)):
+            with pytest.raises(ValueError, match=r"valid during that call only.*items\.copy\(\).*copy=True"):
+                access()
+
+
+def test_a_deliver_array_not_kept_is_left_alone(ctx):
+    sums = []
+    s = transit.Streamer(ctx, np.int64, lambda items: sums.append(int(items.sum())))
+    s.insert(np.zeros(10, dtype=np.int64), np.arange(10))
+    s.finish()
+    assert sums == [45]
+
+
+def test_copy_true_hands_out_arrays_that_keep_their_values(ctx):
+    kept = []
+
+    def deliver(items):
+        assert items.flags.writeable and items.flags.owndata  # the callback's own array
+        kept.append(items)
+
+    s = transit.Streamer(ctx, np.int64, deliver, copy=True)
+    for step in range(3):
+        s.insert(np.zeros(1000, dtype=np.int64), np.full(1000, step))
+        s.finish()
+    values = np.concatenate(kept)
+    assert values.size == 3000 and np.bincount(values).tolist() == [1000, 1000, 1000]
+
+
+def test_subarray_dtype_items_are_rows(ctx):
+    item = np.dtype((np.int64, 3))
+    got, owned = [], []
+    s = transit.Streamer(ctx, item, lambda rows: got.append(rows.copy()))
+    s.insert([0, 0], np.arange(6).reshape(2, 3))
+    s.finish()
+    assert np.concatenate(got).tolist() == [[0, 1, 2], [3, 4, 5]]
+    with pytest.raises(ValueError, match=re.escape(
+            "items: got an array of shape (6,) and dtype int64, expected shape (n, 3) and dtype int64 "
+            "for the streamer's dtype ('<i8', (3,))")):
+        s.insert([0, 0], np.arange(6))
+    with pytest.raises(ValueError, match=re.escape("got an array of shape (2, 3) and dtype int32")):
+        s.insert([0, 0], np.arange(6, dtype=np.int32).reshape(2, 3))
+    c = transit.Streamer(ctx, np.dtype((np.float32, (2, 2))), owned.append, copy=True)
+    c.insert([0], np.ones((1, 2, 2), dtype=np.float32))
+    c.finish()
+    assert owned[0].shape == (1, 2, 2) and owned[0].sum() == 4
+
+
+def test_watchdog_option_is_checked_and_leaves_the_environment_alone():
+    import os
+    before = os.environ.get("TRANSIT_WATCHDOG")
+    with transit.Context(watchdog=5.0) as c:
+        c.barrier()
+    assert os.environ.get("TRANSIT_WATCHDOG") == before
+    with pytest.raises(ValueError, match=re.escape("watchdog: got -1, expected 0 (off) or seconds in [0.001, 604800]")):
+        transit.Context(watchdog=-1)
+    with pytest.raises(TypeError, match="watchdog: got a str, expected a number of seconds or None"):
+        transit.Context(watchdog="5")
+    assert os.environ.get("TRANSIT_WATCHDOG") == before
+
+
+def test_build_info_says_how_the_module_was_built():
+    info = transit.build_info()
+    assert info["version"] == transit.version
+    assert isinstance(info["mpi"], bool) and isinstance(info["mpi4py"], bool)
+    assert info["cxx_standard"] >= 202002
+    if info["mpi4py"]:
+        assert info["mpi"] and info["mpi_library"]
+
+
+def test_python_m_transit_prints_the_build_info():
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-m", "transit"], check=True, capture_output=True, text=True).stdout
+    info = transit.build_info()
+    assert f"version       {info['version']}" in out
+    assert f"mpi4py        {info['mpi4py']}" in out

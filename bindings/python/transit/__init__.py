@@ -15,10 +15,10 @@ See README "From Python".
 import atexit
 import sys
 
-from ._transit import Context, GlobalArray, Streamer, sparse_exchange, version
+from ._transit import Context, GlobalArray, Streamer, build_info, sparse_exchange, version
 from ._transit import _live_contexts, _prepare_mpi
 
-__all__ = ["Context", "GlobalArray", "Streamer", "sparse_exchange", "version", "prepare_mpi"]
+__all__ = ["Context", "GlobalArray", "Streamer", "build_info", "sparse_exchange", "version", "prepare_mpi"]
 
 
 def prepare_mpi():

@@ -41,3 +41,35 @@ def communicator(comm):
     if comm.Is_inter():
         raise ValueError("comm: got an intercommunicator, expected an intracommunicator")
     return comm
+
+
+class watchdog_option:
+    """Context(watchdog=seconds) for the start of one context: the library reads its run options
+    (TRANSIT_WATCHDOG among them) from the environment when a context starts, so the variable is
+    set for that moment and restored after. None leaves the environment (and TRANSIT_WATCHDOG, if
+    the user set it) alone; 0 turns the watchdog off."""
+
+    def __init__(self, seconds):
+        if seconds is not None:
+            if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+                raise TypeError(f"watchdog: got a {type(seconds).__name__}, expected a number of seconds or None")
+            if not (seconds == 0 or 0.001 <= seconds <= 7 * 24 * 3600):
+                raise ValueError(f"watchdog: got {seconds!r}, expected 0 (off) or seconds in [0.001, 604800] (a week)")
+        self.seconds = seconds
+        self.saved = None
+
+    def __enter__(self):
+        import os
+        if self.seconds is not None:
+            self.saved = os.environ.get("TRANSIT_WATCHDOG")
+            os.environ["TRANSIT_WATCHDOG"] = repr(float(self.seconds))
+        return self
+
+    def __exit__(self, *exc):
+        import os
+        if self.seconds is None:
+            return
+        if self.saved is None:
+            os.environ.pop("TRANSIT_WATCHDOG", None)
+        else:
+            os.environ["TRANSIT_WATCHDOG"] = self.saved
