@@ -688,13 +688,35 @@ array_handle make_array(const context_handle& ctx, py::object n, py::object dtyp
 
 // ---- sparse_exchange ---------------------------------------------------------------------------------
 
-/// The context's exchange, of bytes: the dtype is known to the ranks that send, not always to
-/// those that only receive, so the exchange carries bytes and Python sees the dtype.
+/// The context's exchange, of bytes: each message starts with its dtype (a header), so a PE that
+/// sends nothing needs no dtype= to read what it receives, and every PE checks that all send one
+/// dtype.
 class exchange_core : public resource {
  public:
   transit_status destroy() override { return transit_exchange_destroy(handle); }
   transit_exchange* handle = nullptr;
 };
+
+/// A message's header: the dtype's pickle (any dtype, structured and subarray ones too), after its
+/// length as 4 little-endian bytes.
+std::string dtype_header(const py::dtype& dt) {
+  const std::string pickled = py::module_::import("pickle").attr("dumps")(dt).cast<std::string>();
+  std::string header(4, '\0');
+  for (int i = 0; i < 4; ++i) header[static_cast<std::size_t>(i)] = static_cast<char>((pickled.size() >> (8 * i)) & 0xff);
+  return header + pickled;
+}
+
+/// The dtype at the start of `message` (`bytes` long) from PE `source`, and the header's length.
+std::pair<py::dtype, std::size_t> read_dtype_header(const char* message, std::size_t bytes, int source) {
+  std::size_t length = 0;
+  for (std::size_t i = 0; i < 4 && i < bytes; ++i) length |= std::size_t{static_cast<unsigned char>(message[i])} << (8 * i);
+  if (bytes < 4 || bytes < 4 + length)
+    raise_python(PyExc_RuntimeError, "sparse_exchange: PE " + std::to_string(source) + " sent " +
+                                         std::to_string(bytes) + " bytes without the dtype that starts every message: "
+                                         "every PE must call transit.sparse_exchange");
+  const py::object dt = py::module_::import("pickle").attr("loads")(py::bytes(message + 4, length));
+  return {dt.cast<py::dtype>(), 4 + length};
+}
 
 py::dict sparse_exchange(const context_handle& ctx, const py::dict& sends, py::object dtype) {
   auto& core = *ctx.core;
@@ -702,7 +724,6 @@ py::dict sparse_exchange(const context_handle& ctx, const py::dict& sends, py::o
   std::optional<py::dtype> dt;
   if (!dtype.is_none()) dt = py::dtype::from_args(dtype);
   std::vector<int> peers;
-  std::vector<std::size_t> counts;
   std::vector<py::array> arrays;
   for (const auto& [key, value] : sends) {
     const py::int_ peer = py::reinterpret_borrow<py::object>(key);
@@ -716,13 +737,16 @@ py::dict sparse_exchange(const context_handle& ctx, const py::dict& sends, py::o
       raise_python(PyExc_ValueError, "sends[" + std::to_string(p) + "]: got dtype " + dtype_name(a.dtype()) +
                                          ", expected " + dtype_name(*dt) + " as the other arrays");
     peers.push_back(static_cast<int>(p));
-    counts.push_back(static_cast<std::size_t>(a.nbytes()));
     arrays.push_back(std::move(a));
   }
+  const std::string header = arrays.empty() ? std::string() : dtype_header(*dt);
+  std::vector<std::size_t> counts;
   std::vector<char> items;
   for (const auto& a : arrays) {
     const auto* begin = static_cast<const char*>(a.data());
+    items.insert(items.end(), header.begin(), header.end());
     items.insert(items.end(), begin, begin + a.nbytes());
+    counts.push_back(header.size() + static_cast<std::size_t>(a.nbytes()));
   }
 
   if (!core.exchange) {
@@ -739,23 +763,23 @@ py::dict sparse_exchange(const context_handle& ctx, const py::dict& sends, py::o
   core.check(status, "sparse_exchange");
 
   py::dict out;
-  if (received.total == 0) return out;
-  if (!dt)
-    raise_python(PyExc_ValueError, "sparse_exchange: received " + std::to_string(received.total) +
-                                       " bytes, but sends is empty and no dtype was given: pass dtype=");
-  const auto itemsize = static_cast<std::size_t>(dt->itemsize());
-  py::array bytes(py::dtype::of<std::uint8_t>(), std::vector<py::ssize_t>{static_cast<py::ssize_t>(received.total)});
-  std::memcpy(bytes.mutable_data(), received.items, received.total);
+  const auto* all = static_cast<const char*>(received.items);
   for (int source = 0; source < core.size; ++source) {
     const std::size_t begin = received.offsets[source];
     const std::size_t end = received.offsets[source + 1];
     if (begin == end) continue;
-    if ((end - begin) % itemsize != 0)
-      raise_python(PyExc_ValueError, "sparse_exchange: PE " + std::to_string(source) + " sent " +
-                                         std::to_string(end - begin) + " bytes, not a whole number of " +
-                                         dtype_name(*dt) + " items: every PE must send the same dtype");
-    const py::slice run(static_cast<py::ssize_t>(begin), static_cast<py::ssize_t>(end), 1);
-    out[py::int_(source)] = bytes[run].attr("view")(*dt);  // views of one copy
+    auto [sent, skip] = read_dtype_header(all + begin, end - begin, source);
+    if (!dt) dt = sent;  // this PE sent nothing and gave no dtype: the senders' dtype
+    if (!sent.equal(*dt))
+      raise_python(PyExc_ValueError, "sparse_exchange: PE " + std::to_string(source) + " sent items of dtype " +
+                                         dtype_name(sent) + ", this PE " + (sends.empty() ? "expected " : "sent ") +
+                                         dtype_name(*dt) + ": every PE must exchange one dtype");
+    const std::size_t bytes = end - begin - skip;
+    const auto itemsize = static_cast<std::size_t>(dt->itemsize());
+    if (bytes == 0) continue;
+    py::array run(*dt, std::vector<py::ssize_t>{static_cast<py::ssize_t>(bytes / itemsize)});
+    std::memcpy(run.mutable_data(), all + begin + skip, bytes);
+    out[py::int_(source)] = run;
   }
   return out;
 }
@@ -848,9 +872,16 @@ PYBIND11_MODULE(_transit, m) {
 
   py::class_<context_handle>(m, "Context", R"(One PE's view of a transit job.
 
-Made by transit.Context(comm=None) (see the transit package). Collective calls (barrier, allreduce,
-close, making streamers and arrays) are made by every PE, in the same order. Used on the thread
-that made it.)")
+Context(comm=None, *, watchdog=None) is collective. comm: an mpi4py intracommunicator the program
+owns (one PE per rank), or None: MPI.COMM_WORLD under an MPI launcher (or once the program has
+initialised MPI), else one PE of the local backend. watchdog: seconds without progress after which
+a call waiting for other PEs raises RuntimeError with the watchdog's report of what each waits in
+(mismatched collective calls, a PE that never arrives), instead of hanging; None leaves it to the
+TRANSIT_WATCHDOG environment variable (off by default), 0 turns it off.
+
+Collective calls (barrier, allreduce, close, making streamers and arrays) are made by every PE, in
+the same order. Used on the thread that made it. Ctrl-C (SIGINT) ends a call waiting for other PEs
+with KeyboardInterrupt; unhandled on an MPI job, it ends the job.)")
       .def(py::init(&make_context), py::arg("comm") = py::none(), py::kw_only(), py::arg("watchdog") = py::none())
       .def("__enter__", [](py::object self) { return self; })
       .def(
@@ -866,7 +897,8 @@ that made it.)")
                              "This PE, in [0, size).")
       .def_property_readonly("size", [](const context_handle& c) { c.core->open("Context.size"); return c.core->size; },
                              "The PEs of the job.")
-      .def_property_readonly("closed", [](const context_handle& c) { return c.core->closed(); })
+      .def_property_readonly("closed", [](const context_handle& c) { return c.core->closed(); },
+                             "Whether close() was called.")
       .def_property_readonly("on_mpi", [](const context_handle& c) { return c.core->mpi; },
                              "Whether the context runs on an MPI communicator (else the local backend).")
       .def(
@@ -888,10 +920,14 @@ that made it.)")
 
   py::class_<streamer_handle>(m, "Streamer", R"(Items of one NumPy dtype sent to PEs, aggregated.
 
-Streamer(ctx, dtype, deliver) is collective. deliver(items) is called on the destination PE with
-whole runs of received items as a read-only NumPy array viewing transit's buffer: no copy, and
-valid during the call only (keep items.copy() to keep them). An exception it raises ends the call
-that delivered (insert, finish or quiesce) with that exception.)")
+Streamer(ctx, dtype, deliver, *, copy=False) is collective. dtype: any fixed-size dtype of 1 to
+65536 bytes without Python objects (structured ones too; a subarray dtype such as
+np.dtype((np.int64, 3)) takes and delivers items as rows of shape (n, 3)). deliver(items) is
+called on the destination PE with whole runs of received items as a read-only NumPy array viewing
+transit's buffer: no copy, and valid during the call only. A view still referenced after the call
+is expired: any access to it raises ValueError (keep items.copy() instead). With copy=True,
+deliver receives arrays of its own, to keep. An exception deliver raises ends the call that
+delivered (insert, finish or quiesce) with that exception.)")
       .def(py::init(&make_streamer), py::arg("ctx"), py::arg("dtype"), py::arg("deliver"), py::kw_only(),
            py::arg("copy") = false)
       .def("insert", &streamer_handle::insert, py::arg("dest"), py::arg("items"),
@@ -903,7 +939,7 @@ that delivered (insert, finish or quiesce) with that exception.)")
       .def(
           "quiesce", [](streamer_handle& s) { s.step(transit_streamer_quiesce, "Streamer.quiesce"); },
           "Collective: as finish, when deliveries insert new items: returns once nothing is in flight.")
-      .def_property_readonly("dtype", [](const streamer_handle& s) { return s.core->dtype; })
+      .def_property_readonly("dtype", [](const streamer_handle& s) { return s.core->dtype; }, "The items' dtype.")
       .def(
           "close", [](streamer_handle& s) { s.core->ctx->destroy(*s.core, "Streamer.close"); },
           "Collective, after a finished step: frees the streamer (else its context's close() does).");
@@ -927,7 +963,8 @@ after the next sync().)")
       .def_property_readonly(
           "local_first", [](py::object self) { return self.cast<array_handle&>().local(self).second; },
           "The global index of this PE's first element.")
-      .def_property_readonly("dtype", [](const array_handle& a) { return a.core->dtype; })
+      .def_property_readonly("dtype", [](const array_handle& a) { return a.core->dtype; },
+                             "The elements' dtype: int64 or float64.")
       .def("__len__", [](const array_handle& a) { return a.core->size; })
       .def(
           "close", [](array_handle& a) { a.core->ctx->destroy(*a.core, "GlobalArray.close"); },
@@ -935,7 +972,8 @@ after the next sync().)")
 
   m.def("sparse_exchange", &sparse_exchange, py::arg("ctx"), py::arg("sends"), py::arg("dtype") = py::none(),
         "Collective: sends each array sends[peer] to PE peer; returns {source: array} of what each PE "
-        "sent here (copies). dtype: that of the arrays sent, required on a PE that sends nothing.");
+        "sent here (arrays of this PE's own). dtype: that of the arrays sent, optional (each message carries its "
+        "dtype; every PE must exchange one dtype, else ValueError naming both).");
   m.def(
       "build_info",
       [] {

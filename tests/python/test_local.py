@@ -292,3 +292,26 @@ def test_python_m_transit_prints_the_build_info():
     info = transit.build_info()
     assert f"version       {info['version']}" in out
     assert f"mpi4py        {info['mpi4py']}" in out
+
+
+def test_errors_speak_python_not_the_c_api(ctx):
+    s = None
+
+    def deliver(items):
+        s.insert([0], np.array([1]))  # during finish: refused
+
+    s = transit.Streamer(ctx, np.int64, deliver)
+    s.insert([0], np.array([5]))
+    with pytest.raises(RuntimeError) as e:
+        s.finish()
+    message = str(e.value)
+    assert message.startswith("Streamer.insert after finish() began and before it returned"), message
+    for internal in ("done()", "wait()", "C items", "streamer::", "transit_streamer"):
+        assert internal not in message, message
+
+
+def test_sparse_exchange_needs_no_dtype_on_a_pe_that_sends_nothing(ctx):
+    assert transit.sparse_exchange(ctx, {}) == {}
+    item = np.dtype([("key", np.uint32), ("w", np.float64)])
+    got = transit.sparse_exchange(ctx, {0: np.array([(1, 0.5)], dtype=item)})
+    assert got[0].dtype == item and got[0].tolist() == [(1, 0.5)]

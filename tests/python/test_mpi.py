@@ -126,6 +126,24 @@ def test_sparse_exchange(ctx):
         assert {s: a.tolist() for s, a in got.items()} == {s: [s + 0.5] for s in range(1, pes)}
     else:
         assert got == {}
+    # Without dtype= too: each message carries its dtype.
+    got = transit.sparse_exchange(ctx, sends)
+    if me == 0:
+        assert {s: a.tolist() for s, a in got.items()} == {s: [s + 0.5] for s in range(1, pes)}
+        assert all(a.dtype == np.float64 for a in got.values())
+    else:
+        assert got == {}
+
+
+def test_sparse_exchange_of_different_dtypes_is_refused(ctx):
+    if ctx.size == 1:
+        pytest.skip("needs two PEs")
+    mine = np.int32 if ctx.rank == 0 else np.int64
+    sends = {p: np.arange(2, dtype=mine) for p in range(ctx.size)}
+    theirs = "int64" if ctx.rank == 0 else "int32"
+    with pytest.raises(ValueError, match=f"sent items of dtype {theirs}, this PE sent {np.dtype(mine)}: "
+                                         "every PE must exchange one dtype"):
+        transit.sparse_exchange(ctx, sends)
 
 
 def test_dest_out_of_range(ctx):
