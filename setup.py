@@ -1,5 +1,8 @@
 """Builds the transit Python package's module with the project's CMake (pyproject.toml holds the
-rest): pip install --no-build-isolation . (README "From Python")."""
+rest): pip install . or pip install --no-build-isolation . (README "From Python").
+
+Never a module without MPI on a machine with MPI: when the library is built with MPI (the default),
+mpi4py must be importable by the Python that builds, else the build stops and says how to fix it."""
 import os
 import re
 import shutil
@@ -11,6 +14,35 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT / "bindings" / "python" / "pep517"))
+from transit_build_backend import mpi_wanted  # noqa: E402 (the one rule, shared with the backend)
+
+NO_MPI4PY = """transit: this build of the library has MPI (mpicc found; TRANSIT_WITH_MPI is on), but
+mpi4py cannot be imported by the Python that builds the package ({python}): {why}.
+The module would lack transit.Context(comm), so nothing was built. Either
+  - install Debian's packages (scripts/setup: python3-mpi4py, pybind11-dev) and build with them:
+        pip install --no-build-isolation .
+  - or let pip build mpi4py against your MPI (it needs mpicc and access to PyPI): pip install .
+  - or build without MPI on purpose: CMAKE_ARGS=-DTRANSIT_WITH_MPI=OFF pip install ."""
+
+
+def check_mpi4py():
+    """Stops the build when MPI is wanted and mpi4py is missing (see NO_MPI4PY)."""
+    if not mpi_wanted():
+        return
+    try:
+        import mpi4py  # noqa: F401 (only its presence and its C header are needed here)
+    except ImportError as e:
+        sys.exit(NO_MPI4PY.format(python=sys.executable, why=e))
+
+
+def pybind11_args():
+    """pip's pybind11 (an isolated build) over a system one: its CMake package, when importable."""
+    try:
+        import pybind11
+    except ImportError:
+        return []  # Debian's pybind11-dev, found by CMake in /usr
+    return [f"-Dpybind11_DIR={pybind11.get_cmake_dir()}"]
 
 
 def project_version():
@@ -25,11 +57,14 @@ class CMakeBuild(build_ext):
     compiler launcher)."""
 
     def build_extension(self, ext):
+        check_mpi4py()
         build = Path(self.build_temp).resolve() / "cmake"
         assembled = build / "python"
         configure = ["cmake", "-S", str(ROOT), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release",
                      f"-DPython_EXECUTABLE={sys.executable}", f"-DTRANSIT_PYTHON_DIR={assembled}",
-                     "-DTRANSIT_BUILD_TESTS=OFF", "-DTRANSIT_BUILD_TOOLS=OFF", *os.environ.get("CMAKE_ARGS", "").split()]
+                     "-DTRANSIT_BUILD_TESTS=OFF", "-DTRANSIT_BUILD_TOOLS=OFF",
+                     f"-DTRANSIT_PYTHON_REQUIRE_MPI4PY={'ON' if mpi_wanted() else 'OFF'}", *pybind11_args(),
+                     *os.environ.get("CMAKE_ARGS", "").split()]
         if shutil.which("ninja"):
             configure += ["-G", "Ninja"]
         subprocess.run(configure, check=True)
@@ -44,6 +79,8 @@ class CMakeBuild(build_ext):
 
 
 setup(version=project_version(),
+      # mpi4py at run time too when the module is built for it (Context(comm), MPI.COMM_WORLD)
+      install_requires=["numpy"] + (["mpi4py>=3.1"] if mpi_wanted() else []),
       ext_modules=[Extension("transit._transit", sources=[])],
       cmdclass={"build_ext": CMakeBuild},
       # setuptools' own build tree, apart from the project's build/ folder
