@@ -30,9 +30,11 @@ demo: build
 test: build sim
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) $(CTEST_FLAGS)
 
-# The API reference from the public headers' /// comments: build/docs/html/index.html (doxygen).
+# The API reference from the public headers' /// comments: build/docs/html/index.html (doxygen);
+# the Python package's reference, docs/python.md, from its docstrings and type stubs.
 docs: setup configure
 	cmake --build $(BUILD) --target docs
+	cmake --build $(BUILD) --target python_reference
 
 # AddressSanitizer + UndefinedBehaviorSanitizer on every test (hybrid runs included); ThreadSanitizer
 # on the local backend and on the PE threads of one MPI rank (hybrid 1x2, 1x3: reports from inside
