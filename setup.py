@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "bindings" / "python" / "pep517"))
 from transit_build_backend import mpi_wanted  # noqa: E402 (the one rule, shared with the backend)
 
-NO_MPI4PY = """transit: this build of the library has MPI (mpicc found; TRANSIT_WITH_MPI is on), but
+NO_MPI4PY = """transit: this build of the library has MPI (TRANSIT_WITH_MPI, on by default), but
 mpi4py cannot be imported by the Python that builds the package ({python}): {why}.
 The module would lack transit.Context(comm), so nothing was built. Either
   - install Debian's packages (scripts/setup: python3-mpi4py, pybind11-dev) and build with them:

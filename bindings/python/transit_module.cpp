@@ -88,6 +88,7 @@ std::string in_python_terms(std::string message) {
       {"transit_context_create_local", "Context"},
       {"transit_barrier", "Context.barrier"},
       {"transit_allreduce", "Context.allreduce"},
+      {"transit_prepare_mpi", "transit.prepare_mpi"},
       {"a deliver callback returned", "deliver returned"},
   };
   for (const auto& [from, to] : terms) {
@@ -228,7 +229,7 @@ transit_op parse_op(const std::string& op) {
 
 std::string dtype_name(const py::dtype& dt) { return dt.attr("__str__")().cast<std::string>(); }
 std::string text(py::handle obj) { return py::str(obj).cast<std::string>(); }
-std::string type_name(py::handle obj) { return obj.get_type().attr("__name__").cast<std::string>(); }
+std::string type_name(py::handle obj) { return py::type::handle_of(obj).attr("__name__").cast<std::string>(); }
 
 /// `obj` as a C-contiguous 1-D NumPy array (a copy only when it is not one already).
 py::array as_vector(py::handle obj, const char* what) {
