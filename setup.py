@@ -22,7 +22,7 @@ mpi4py cannot be imported by the Python that builds the package ({python}): {why
 The module would lack transit.Context(comm), so nothing was built. Either
   - install Debian's packages (scripts/setup: python3-mpi4py, pybind11-dev) and build with them:
         pip install --no-build-isolation .
-  - or let pip build mpi4py against your MPI (it needs mpicc and access to PyPI): pip install .
+  - or let pip fetch mpi4py for the build (it needs access to PyPI; mpi4py uses your MPI): pip install .
   - or build without MPI on purpose: CMAKE_ARGS=-DTRANSIT_WITH_MPI=OFF pip install ."""
 
 

@@ -76,7 +76,8 @@ transit_status transit_barrier(transit_context* ctx);
 /** Local: while a call on `ctx` waits for other PEs (a barrier, a finish, a sync...), `check` is
  *  called at most every 20 ms with `user`; when it returns nonzero the wait ends and the call fails
  *  with TRANSIT_CALLBACK_ERROR ("interrupted"). For front ends whose user may interrupt a wait
- *  (Python's Ctrl-C). The job is then in an unknown state: end it. NULL removes the check. */
+ *  (Python's Ctrl-C). The job is then in an unknown state: end it. The check stays until NULL
+ *  removes it or the context is destroyed (`user` must live as long). */
 transit_status transit_context_set_interrupt_check(transit_context* ctx, int (*check)(void* user), void* user);
 
 /** Reductions for transit_allreduce and transit_array_accumulate. */
