@@ -925,8 +925,9 @@ Streamer(ctx, dtype, deliver, *, copy=False) is collective. dtype: any fixed-siz
 65536 bytes without Python objects (structured ones too; a subarray dtype such as
 np.dtype((np.int64, 3)) takes and delivers items as rows of shape (n, 3)). deliver(items) is
 called on the destination PE with whole runs of received items as a read-only NumPy array viewing
-transit's buffer: no copy, and valid during the call only. A view still referenced after the call
-is expired: any access to it raises ValueError (keep items.copy() instead). With copy=True,
+transit's buffer: no copy, and valid during the call only. The array still referenced after the
+call is expired: any access to it raises ValueError (keep items.copy() instead); a view made from
+it (items[:10], items.view(...)) is not, so copy those too. With copy=True,
 deliver receives arrays of its own, to keep. An exception deliver raises ends the call that
 delivered (insert, finish or quiesce) with that exception.)")
       .def(py::init(&make_streamer), py::arg("ctx"), py::arg("dtype"), py::arg("deliver"), py::kw_only(),
