@@ -351,29 +351,16 @@ constexpr const char* expired_message =
     "buffer, which later deliveries overwrite. Keep items.copy() instead, or make the Streamer with "
     "copy=True to receive arrays of your own";
 
-PyObject* expired_raise(PyObject*, PyObject*, PyObject*) {
+/// Every slot of ExpiredItems but repr: raises ValueError (expired_message) and returns the
+/// slot's failure value (nullptr or -1), whatever its arguments.
+template <typename Result, typename... Args>
+Result expired(Args...) {
   PyErr_SetString(PyExc_ValueError, expired_message);
-  return nullptr;
-}
-PyObject* expired_getattro(PyObject*, PyObject*) { return expired_raise(nullptr, nullptr, nullptr); }
-PyObject* expired_unary(PyObject*) { return expired_raise(nullptr, nullptr, nullptr); }
-PyObject* expired_binary(PyObject*, PyObject*) { return expired_raise(nullptr, nullptr, nullptr); }
-PyObject* expired_compare(PyObject*, PyObject*, int) { return expired_raise(nullptr, nullptr, nullptr); }
-int expired_store(PyObject*, PyObject*, PyObject*) {
-  expired_raise(nullptr, nullptr, nullptr);
-  return -1;
-}
-Py_ssize_t expired_length(PyObject*) {
-  expired_raise(nullptr, nullptr, nullptr);
-  return -1;
-}
-int expired_inquiry(PyObject*) {
-  expired_raise(nullptr, nullptr, nullptr);
-  return -1;
-}
-int expired_contains(PyObject*, PyObject*) {
-  expired_raise(nullptr, nullptr, nullptr);
-  return -1;
+  if constexpr (std::is_pointer_v<Result>) {
+    return nullptr;
+  } else {
+    return Result{-1};
+  }
 }
 PyObject* expired_repr(PyObject*) {
   return PyUnicode_FromString("<transit: a deliver() array kept after its call, expired (keep items.copy())>");
@@ -392,31 +379,31 @@ void expired_dealloc(PyObject* self) {
 PyTypeObject* expired_type() {
   static PyTypeObject* type = [] {
     static PyMethodDef methods[] = {
-        {"__array_ufunc__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&expired_raise)),
+        {"__array_ufunc__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&expired<PyObject*, PyObject*, PyObject*, PyObject*>)),
          METH_VARARGS | METH_KEYWORDS, nullptr},
-        {"__array_function__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&expired_raise)),
+        {"__array_function__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&expired<PyObject*, PyObject*, PyObject*, PyObject*>)),
          METH_VARARGS | METH_KEYWORDS, nullptr},
-        {"__array__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&expired_raise)),
+        {"__array__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&expired<PyObject*, PyObject*, PyObject*, PyObject*>)),
          METH_VARARGS | METH_KEYWORDS, nullptr},
         {nullptr, nullptr, 0, nullptr}};
     static PyType_Slot slots[] = {
         {Py_tp_doc, const_cast<char*>("A deliver() array kept after its call: every access raises ValueError.")},
-        {Py_tp_getattro, reinterpret_cast<void*>(&expired_getattro)},
+        {Py_tp_getattro, reinterpret_cast<void*>(&expired<PyObject*, PyObject*, PyObject*>)},
         {Py_tp_repr, reinterpret_cast<void*>(&expired_repr)},
         {Py_tp_str, reinterpret_cast<void*>(&expired_repr)},
-        {Py_tp_iter, reinterpret_cast<void*>(&expired_unary)},
-        {Py_tp_richcompare, reinterpret_cast<void*>(&expired_compare)},
+        {Py_tp_iter, reinterpret_cast<void*>(&expired<PyObject*, PyObject*>)},
+        {Py_tp_richcompare, reinterpret_cast<void*>(&expired<PyObject*, PyObject*, PyObject*, int>)},
         {Py_tp_dealloc, reinterpret_cast<void*>(&expired_dealloc)},
         {Py_tp_methods, methods},
-        {Py_mp_subscript, reinterpret_cast<void*>(&expired_binary)},
-        {Py_mp_ass_subscript, reinterpret_cast<void*>(&expired_store)},
-        {Py_mp_length, reinterpret_cast<void*>(&expired_length)},
-        {Py_sq_length, reinterpret_cast<void*>(&expired_length)},
-        {Py_sq_contains, reinterpret_cast<void*>(&expired_contains)},
-        {Py_nb_bool, reinterpret_cast<void*>(&expired_inquiry)},
-        {Py_nb_int, reinterpret_cast<void*>(&expired_unary)},
-        {Py_nb_float, reinterpret_cast<void*>(&expired_unary)},
-        {Py_nb_index, reinterpret_cast<void*>(&expired_unary)},
+        {Py_mp_subscript, reinterpret_cast<void*>(&expired<PyObject*, PyObject*, PyObject*>)},
+        {Py_mp_ass_subscript, reinterpret_cast<void*>(&expired<int, PyObject*, PyObject*, PyObject*>)},
+        {Py_mp_length, reinterpret_cast<void*>(&expired<Py_ssize_t, PyObject*>)},
+        {Py_sq_length, reinterpret_cast<void*>(&expired<Py_ssize_t, PyObject*>)},
+        {Py_sq_contains, reinterpret_cast<void*>(&expired<int, PyObject*, PyObject*>)},
+        {Py_nb_bool, reinterpret_cast<void*>(&expired<int, PyObject*>)},
+        {Py_nb_int, reinterpret_cast<void*>(&expired<PyObject*, PyObject*>)},
+        {Py_nb_float, reinterpret_cast<void*>(&expired<PyObject*, PyObject*>)},
+        {Py_nb_index, reinterpret_cast<void*>(&expired<PyObject*, PyObject*>)},
         {0, nullptr}};
     PyTypeObject* ndarray = Py_TYPE(py::array().ptr());
     static PyType_Spec spec = {"transit.ExpiredItems", static_cast<int>(ndarray->tp_basicsize),
