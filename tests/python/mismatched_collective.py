@@ -1,5 +1,5 @@
-"""Under mpirun at 2 ranks, with transit.Context(watchdog=2): rank 0 waits in a barrier of one
-context while rank 1 waits in a barrier of another, a mismatch that would hang forever. The
+"""Under mpirun at 2 or more ranks, with transit.Context(watchdog=2): rank 0 waits in a barrier of
+one context while the others wait in a barrier of another, a mismatch that would hang forever. The
 watchdog ends each wait after 2 s with its report (RuntimeError "watchdog: no progress for ...
 while in ..."), which nobody handles: the job ends with a nonzero status."""
 from mpi4py import MPI

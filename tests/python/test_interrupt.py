@@ -13,8 +13,8 @@ HERE = Path(__file__).resolve().parent
 MPIEXEC = os.environ.get("TRANSIT_MPIEXEC", "mpirun")
 
 
-def run_and_interrupt(tmp_path, mode, waiting):
-    job = subprocess.Popen([MPIEXEC, "-n", "2", "--oversubscribe", sys.executable, str(HERE / "wait_forever.py"),
+def run_and_interrupt(tmp_path, ranks, mode, waiting):
+    job = subprocess.Popen([MPIEXEC, "-n", str(ranks), "--oversubscribe", sys.executable, str(HERE / "wait_forever.py"),
                             str(tmp_path), mode], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 60
@@ -36,14 +36,16 @@ def run_and_interrupt(tmp_path, mode, waiting):
     return job.returncode, output
 
 
-def test_sigint_ends_a_barrier_that_one_rank_waits_in(tmp_path):
-    status, output = run_and_interrupt(tmp_path, "one", [0])
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_sigint_ends_a_barrier_that_one_rank_waits_in(tmp_path, ranks):
+    status, output = run_and_interrupt(tmp_path, ranks, "one", [0])
     assert status != 0, output
     assert "KeyboardInterrupt" in output, output
     assert "the barrier returned" not in output, output
 
 
-def test_sigint_to_every_rank_ends_their_waits(tmp_path):
-    status, output = run_and_interrupt(tmp_path, "both", [0, 1])
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_sigint_to_every_rank_ends_their_waits(tmp_path, ranks):
+    status, output = run_and_interrupt(tmp_path, ranks, "all", list(range(ranks)))
     assert status != 0, output
     assert "KeyboardInterrupt" in output, output
