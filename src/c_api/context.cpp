@@ -43,9 +43,13 @@ void run_body(context& ctx, int (*body)(transit_context*, void*), void* user) {
   if (code != 0 && last_failure_was_abort()) throw detail::job_aborted{};
   if (code != 0)
     throw callback_error(detail::concat("transit_run_local: the body returned ", code, " on PE ", ctx.rank()));
-  if (handle.objects != 0)
-    throw std::logic_error(detail::concat("transit_run_local: the body of PE ", ctx.rank(), " returned with ",
-                                          handle.objects, " streamers, arrays or exchanges not destroyed"));
+  if (handle.objects != 0) {
+    const int left = handle.objects;
+    const std::string streamers = free_streamers_left(handle);
+    throw std::logic_error(detail::concat("transit_run_local: the body of PE ", ctx.rank(), " returned with ", left,
+                                          " streamers, arrays or exchanges not destroyed",
+                                          streamers.empty() ? "" : "; its streamers, freed now: ", streamers));
+  }
 }
 
 }  // namespace
@@ -89,8 +93,8 @@ transit_status transit_context_destroy(transit_context* c) {
                                                      " streamers, arrays or exchanges of this context are not "
                                                      "destroyed: destroy them first (nothing was freed)"));
     c->ctx = nullptr;
+    const std::unique_ptr<transit_context> freed(c);  // freed when closing reports a failure too
     c->session->close();
-    delete c;
   });
 }
 

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
@@ -20,6 +21,7 @@ struct transit_context {
   std::optional<transit::session> session;
   transit::context* ctx = nullptr;
   int objects = 0;  // streamers, arrays and exchanges made on it and not yet destroyed
+  std::vector<transit_streamer*> streamers;  // those of them that are streamers, oldest first
 };
 
 namespace transit::c_api {
@@ -115,6 +117,10 @@ transit_status create_streamer(transit_context* ctx, std::size_t item_bytes, tra
 
 /// The C++ streamer behind a handle (its statistics and options, for transit bench's records).
 const byte_streamer& streamer_of(const transit_streamer* s);
+
+/// Frees the streamers `c` still holds (a transit_run_local body returned without destroying
+/// them), without ending the job: what each lost, or that it lost nothing, for the run's error.
+std::string free_streamers_left(transit_context& c);
 
 /// Checks `item_bytes` of a streamer or exchange: 1 to 65536, else std::invalid_argument.
 void check_item_bytes(std::size_t item_bytes, const char* call);
