@@ -124,12 +124,23 @@ class context_core {
     std::erase_if(children_, [&](const std::shared_ptr<resource>& c) { return c.get() == &r; });
     check(status, call);
   }
-  /// Collective: destroys what was made on the context, newest first, then the context.
+  /// Collective: destroys what was made on the context, newest first, then the context. A child
+  /// that fails to close (a streamer that lost items) does not stop the others nor the context,
+  /// whose destroys the other PEs make too: the first failure is raised once all are done.
   void close() {
     if (handle_ == nullptr) return;
-    while (!children_.empty()) destroy(*children_.back(), "Context.close");
+    open("Context.close");
+    std::optional<py::error_already_set> failed;
+    while (!children_.empty()) {
+      try {
+        destroy(*children_.back(), "Context.close");
+      } catch (py::error_already_set& e) {
+        if (!failed) failed = std::move(e);
+      }
+    }
     const transit_status status = without_gil([&] { return transit_context_destroy(handle_); });
     if (status == TRANSIT_OK) handle_ = nullptr;
+    if (failed) throw std::move(*failed);
     check(status, "Context.close");
   }
 
@@ -590,7 +601,12 @@ context_handle make_context(py::object comm) {
 }
 
 void close_context(const context_handle& c) {
-  c.core->close();
+  try {
+    c.core->close();
+  } catch (...) {
+    if (c.core->closed()) std::erase(live_contexts(), c.core);  // closed, then raised what a child lost
+    throw;
+  }
   std::erase(live_contexts(), c.core);
 }
 
@@ -685,7 +701,9 @@ that delivered (insert, finish or quiesce) with that exception.)")
       .def_property_readonly("dtype", [](const streamer_handle& s) { return s.core->dtype; })
       .def(
           "close", [](streamer_handle& s) { s.core->ctx->destroy(*s.core, "Streamer.close"); },
-          "Collective, after a finished step: frees the streamer (else its context's close() does).");
+          "Collective, after a finished step: frees the streamer (else its context's close() does). "
+          "Closed with items not delivered (inserted since the last finish or quiesce), it is freed "
+          "and raises RuntimeError naming it and what was lost; the context stays usable.");
 
   py::class_<array_handle>(m, "GlobalArray", R"(An array of int64 or float64 spread in blocks over the PEs.
 
