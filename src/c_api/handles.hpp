@@ -11,6 +11,7 @@
 
 #include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
+#include "transit/runtime/options.hpp"
 #include "transit/runtime/session.hpp"
 #include "transit/streamer/options.hpp"
 #include "transit/transit.h"
@@ -27,6 +28,10 @@ struct transit_context {
 namespace transit::c_api {
 
 class byte_streamer;  // c_api/byte_streamer.hpp
+
+/// The options of a context the C API makes: the environment's (TRANSIT_*), with the watchdog
+/// of transit_set_watchdog when it was called.
+run_options c_run_options();
 
 /// A deliver callback or a transit_run_local body returned nonzero.
 class callback_error : public std::runtime_error {
