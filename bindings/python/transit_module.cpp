@@ -656,7 +656,13 @@ that made it.)")
             // ranks may be elsewhere, so the context stays open; unhandled, the exception ends
             // the job (transit/__init__.py).
             if (!type.is_none() && c.core->mpi && c.core->size > 1) return;
-            close_context(c);
+            if (type.is_none()) return close_context(c);
+            // Left by an exception: what a streamer loses by closing mid-step follows from it (a
+            // step it interrupted), so that exception goes on alone, as C++ unwinding does.
+            try {
+              close_context(c);
+            } catch (py::error_already_set&) {
+            }
           })
       .def_property_readonly("rank", [](const context_handle& c) { c.core->open("Context.rank"); return c.core->rank; },
                              "This PE, in [0, size).")

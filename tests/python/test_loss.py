@@ -36,3 +36,16 @@ def test_context_close_with_items_buffered_closes_then_raises():
     with pytest.raises(RuntimeError, match=LOST):
         ctx.close()
     assert ctx.closed
+
+
+def test_leaving_a_with_block_by_an_exception_raises_that_exception_alone():
+    streamers = []
+    with pytest.raises(KeyError, match="the program's own"):
+        with transit.Context() as ctx:
+            streamers.append(streamer_with_items(ctx, []))
+            raise KeyError("the program's own")
+    if not ctx.closed:  # left open on MPI with several ranks (closing is collective): end it cleanly
+        assert ctx.on_mpi and ctx.size > 1
+        streamers[0].finish()
+        ctx.close()
+    assert ctx.closed
