@@ -21,7 +21,8 @@ transit_status create_streamer(transit_context* ctx, std::size_t item_bytes, tra
     context& pe = pe_of(ctx, call);
     check_item_bytes(item_bytes, call);
     require(reinterpret_cast<const void*>(deliver), call, "deliver");
-    std::unique_ptr<transit_streamer> made(new transit_streamer{ctx, byte_streamer(pe, options, item_bytes, deliver, user)});
+    std::unique_ptr<transit_streamer> made(
+        new transit_streamer{ctx, byte_streamer(pe, options, item_bytes, deliver, user)});
     ctx->streamers.push_back(made.get());
     *out = made.release();
     ++ctx->objects;
