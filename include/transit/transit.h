@@ -115,7 +115,7 @@ transit_status transit_streamer_create(transit_context* ctx, size_t item_bytes, 
  *  since). NULL is a no-op. Destroyed mid-step, with items buffered, messages undelivered or the
  *  step not ended, it fails with TRANSIT_LOGIC_ERROR naming the streamer and what is lost
  *  ("streamer<C items> #0 destroyed mid-step (step 0, open): 10 items buffered and 0 messages
- *  undelivered are lost; ..."), and the job goes on. Afterwards, either way: the handle is freed
+ *  undelivered are lost; ..."); the job is not ended. Afterwards, either way: the handle is freed
  *  and its items are gone; the context stays usable (its other objects, barriers, new streamers);
  *  a peer still in that step with this streamer fails (TRANSIT_LOGIC_ERROR: this PE "destroyed its
  *  streamer before taking part in step N") instead of waiting for it, and a message a peer sent
