@@ -187,12 +187,23 @@ class context_core {
     std::erase_if(children_, [&](const std::shared_ptr<resource>& c) { return c.get() == &r; });
     check(status, call);
   }
-  /// Collective: destroys what was made on the context, newest first, then the context.
+  /// Collective: destroys what was made on the context, newest first, then the context. A child
+  /// that fails to close (a streamer that lost items) does not stop the others nor the context,
+  /// whose destroys the other PEs make too: the first failure is raised once all are done.
   void close() {
     if (handle_ == nullptr) return;
-    while (!children_.empty()) destroy(*children_.back(), "Context.close");
+    open("Context.close");
+    std::optional<py::error_already_set> failed;
+    while (!children_.empty()) {
+      try {
+        destroy(*children_.back(), "Context.close");
+      } catch (py::error_already_set& e) {
+        if (!failed) failed = std::move(e);
+      }
+    }
     const transit_status status = without_gil([&] { return transit_context_destroy(handle_); });
     if (status == TRANSIT_OK) handle_ = nullptr;
+    if (failed) throw std::move(*failed);
     check(status, "Context.close");
   }
 
@@ -822,7 +833,12 @@ context_handle make_context(py::object comm, py::object watchdog) {
 }
 
 void close_context(const context_handle& c) {
-  c.core->close();
+  try {
+    c.core->close();
+  } catch (...) {
+    if (c.core->closed()) std::erase(live_contexts(), c.core);  // closed, then raised what a child lost
+    throw;
+  }
   std::erase(live_contexts(), c.core);
 }
 
@@ -879,7 +895,13 @@ with KeyboardInterrupt; unhandled on an MPI job, it ends the job.)")
             // ranks may be elsewhere, so the context stays open; unhandled, the exception ends
             // the job (transit/__init__.py).
             if (!type.is_none() && c.core->mpi && c.core->size > 1) return;
-            close_context(c);
+            if (type.is_none()) return close_context(c);
+            // Left by an exception: what a streamer loses by closing mid-step follows from it (a
+            // step it interrupted), so that exception goes on alone, as C++ unwinding does.
+            try {
+              close_context(c);
+            } catch (py::error_already_set&) {
+            }
           })
       .def_property_readonly("rank", [](const context_handle& c) { c.core->open("Context.rank"); return c.core->rank; },
                              "This PE, in [0, size).")
@@ -931,7 +953,9 @@ delivered (insert, finish or quiesce) with that exception.)")
       .def_property_readonly("dtype", [](const streamer_handle& s) { return s.core->dtype; }, "The items' dtype.")
       .def(
           "close", [](streamer_handle& s) { s.core->ctx->destroy(*s.core, "Streamer.close"); },
-          "Collective, after a finished step: frees the streamer (else its context's close() does).");
+          "Collective, after a finished step: frees the streamer (else its context's close() does). "
+          "Closed with items not delivered (inserted since the last finish or quiesce), it is freed "
+          "and raises RuntimeError naming it and what was lost; the context stays usable.");
 
   py::class_<array_handle>(m, "GlobalArray", R"(An array of int64 or float64 spread in blocks over the PEs.
 

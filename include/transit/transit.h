@@ -42,15 +42,18 @@ transit_status transit_context_create_local(transit_context** out);
 /** Runs `body` once on each of `pes` PEs of the local backend (threads of this process; 0 = the
  *  hardware threads), each with its own context, and returns when all have returned. A body that
  *  returns nonzero fails the run (TRANSIT_CALLBACK_ERROR naming the PE and the code); the other PEs
- *  are unwound at their next transit call. A body that returns with streamers, arrays or exchanges
- *  of its context not destroyed fails it too (TRANSIT_LOGIC_ERROR). The contexts are destroyed by
- *  the run. */
+ *  are unwound at their next transit call; the error adds the last failed transit call's message
+ *  on that PE. A body that returns with streamers, arrays or exchanges of its context not
+ *  destroyed fails it too (TRANSIT_LOGIC_ERROR): the run frees those streamers and names each with
+ *  what it lost. The contexts are destroyed by the run. */
 transit_status transit_run_local(int pes, int (*body)(transit_context* ctx, void* user), void* user);
 /** Collective over `comm` (an MPI_Comm passed by address, so this header needs no mpi.h: `&comm`):
  *  a context attached to a communicator the program owns, one PE per rank (transit::attach in C++).
+ *  A program that includes mpi.h calls transit_context_create_comm (transit/transit_mpi.h)
+ *  instead, which takes the MPI_Comm itself: here `comm` instead of `&comm` compiles and crashes.
  *  The program initialises and finalises MPI; destroy the context before MPI_Finalize. Fails with
- *  TRANSIT_INVALID_ARGUMENT for MPI_COMM_NULL, an intercommunicator, or MPI not initialised or
- *  already finalised, and with TRANSIT_NOT_BUILT when transit was built without MPI. */
+ *  TRANSIT_INVALID_ARGUMENT for NULL, MPI_COMM_NULL, an intercommunicator, or MPI not initialised
+ *  or already finalised, and with TRANSIT_NOT_BUILT when transit was built without MPI. */
 transit_status transit_context_create_mpi(const void* comm, transit_context** out);
 /** Local, before MPI_Init: sets the Open MPI variables transit sets when it initialises MPI itself
  *  (a 32 KiB shared-memory eager limit, so aggregated messages leave without waiting for the
@@ -63,9 +66,19 @@ transit_status transit_prepare_mpi(void);
  *  (transit::started_by_mpi_launcher in C++), for front ends that choose as it does (Python's
  *  transit.Context). Present in a build without MPI too, with the same answer. */
 int transit_started_by_mpi_launcher(void);
+/** Local, any thread, before making the contexts it is for: the hang watchdog of every context
+ *  made after it in this process (transit_context_create_local, _mpi, _comm, transit_run_local),
+ *  as --transit-watchdog / TRANSIT_WATCHDOG set it for C++ (and instead of that variable). A PE
+ *  that waits `seconds` without progress in a collective call (a barrier another PE skipped, a
+ *  step it never ends) stops waiting: the call fails with TRANSIT_RUNTIME_ERROR and
+ *  transit_last_error() is the watchdog's report of what the PE waits in. 0 turns it off (the
+ *  default); else 0.001 to 604800 (a week), or TRANSIT_INVALID_ARGUMENT naming the value. */
+transit_status transit_set_watchdog(double seconds);
 /** Collective: a barrier, then frees the context. NULL is a no-op. Every object made on the context
  *  (streamers, arrays, exchanges) must be destroyed first (else TRANSIT_LOGIC_ERROR, nothing freed).
- *  The contexts transit_run_local hands its bodies are its own (TRANSIT_LOGIC_ERROR here). */
+ *  The contexts transit_run_local hands its bodies are its own (TRANSIT_LOGIC_ERROR here). A
+ *  failure that ended the context's job meanwhile without a failed call is returned here, and the
+ *  context is freed all the same. */
 transit_status transit_context_destroy(transit_context* ctx);
 /** Local: this PE, in [0, size); -1 for NULL (transit_last_error() says so). */
 int transit_rank(const transit_context* ctx);
@@ -104,7 +117,15 @@ typedef int (*transit_deliver_fn)(const void* items, size_t count, void* user);
  *  (automatic buffer size, best grid). */
 transit_status transit_streamer_create(transit_context* ctx, size_t item_bytes, transit_deliver_fn deliver,
                                        void* user, transit_streamer** out);
-/** Collective, after a finished step. NULL is a no-op. */
+/** Collective, after a finished step (finish or quiesce returned on every PE, nothing inserted
+ *  since). NULL is a no-op. Destroyed mid-step, with items buffered, messages undelivered or the
+ *  step not ended, it fails with TRANSIT_LOGIC_ERROR naming the streamer and what is lost
+ *  ("streamer<C items> #0 destroyed mid-step (step 0, open): 10 items buffered and 0 messages
+ *  undelivered are lost; ..."); the job is not ended. Afterwards, either way: the handle is freed
+ *  and its items are gone; the context stays usable (its other objects, barriers, new streamers);
+ *  a peer still in that step with this streamer fails (TRANSIT_LOGIC_ERROR: this PE "destroyed its
+ *  streamer before taking part in step N") instead of waiting for it, and a message a peer sent
+ *  this streamer that arrives after the destroy ends the job, naming both PEs, as in C++. */
 transit_status transit_streamer_destroy(transit_streamer* s);
 /** Local: buffers `count` items (count x item_bytes bytes at `items`) for the PEs in `dests`
  *  (one per item). Checks every destination first: one outside [0, size) fails with

@@ -27,6 +27,8 @@ class byte_streamer final : private detail::streamer_core {
   void quiesce() { quiesce_impl(); }
   bool progress() { return progress_impl(); }
   using detail::streamer_core::current_options;
+  using detail::streamer_core::release_reporting_loss;
+  using detail::streamer_core::name;
   using detail::streamer_core::stats;
 
  private:

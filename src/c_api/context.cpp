@@ -1,7 +1,9 @@
 // The C API's contexts: one local PE (transit::session), PE threads (session::run), and the
 // collectives of transit::context. The mpi context is in mpi_context.cpp.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -15,14 +17,23 @@ namespace transit::c_api {
 
 namespace {
 
+// transit_set_watchdog's milliseconds; -1 until it is called (the environment's then).
+std::atomic<std::int64_t> watchdog_ms{-1};
+
 run_options local_options(int pes) {
-  run_options o = run_options_from_environment();
+  run_options o = c_run_options();
   o.backend = "local";
   o.pes = pes;
   return o;
 }
 
 }  // namespace
+
+run_options c_run_options() {
+  run_options o = run_options_from_environment();
+  if (const std::int64_t ms = watchdog_ms.load(); ms >= 0) o.watchdog = std::chrono::milliseconds(ms);
+  return o;
+}
 
 reduce_op to_op(const transit_op& op, const char* call) {
   switch (c_enum_value(op)) {
@@ -42,11 +53,20 @@ void run_body(context& ctx, int (*body)(transit_context*, void*), void* user) {
   // A body that failed because another PE did is unwound like a C++ PE: the run reports the
   // first failure, not this one.
   if (code != 0 && last_failure_was_abort()) throw detail::job_aborted{};
-  if (code != 0)
-    throw callback_error(detail::concat("transit_run_local: the body returned ", code, " on PE ", ctx.rank()));
-  if (handle.objects != 0)
-    throw std::logic_error(detail::concat("transit_run_local: the body of PE ", ctx.rank(), " returned with ",
-                                          handle.objects, " streamers, arrays or exchanges not destroyed"));
+  if (code != 0) {
+    // Most bodies return nonzero because a transit call failed: its message is what to read.
+    const std::string last = transit_last_error();
+    throw callback_error(detail::concat("transit_run_local: the body returned ", code, " on PE ", ctx.rank(),
+                                        last.empty() ? "" : " (the last transit call that failed there: ", last,
+                                        last.empty() ? "" : ")"));
+  }
+  if (handle.objects != 0) {
+    const int left = handle.objects;
+    const std::string streamers = free_streamers_left(handle);
+    throw std::logic_error(detail::concat("transit_run_local: the body of PE ", ctx.rank(), " returned with ", left,
+                                          " streamers, arrays or exchanges not destroyed",
+                                          streamers.empty() ? "" : "; its streamers, freed now: ", streamers));
+  }
 }
 
 }  // namespace
@@ -90,8 +110,8 @@ transit_status transit_context_destroy(transit_context* c) {
                                                      " streamers, arrays or exchanges of this context are not "
                                                      "destroyed: destroy them first (nothing was freed)"));
     c->ctx = nullptr;
+    const std::unique_ptr<transit_context> freed(c);  // freed when closing reports a failure too
     c->session->close();
-    delete c;
   });
 }
 
@@ -151,10 +171,27 @@ transit_status transit_context_set_interrupt_check(transit_context* c, int (*che
 
 int transit_started_by_mpi_launcher(void) { return transit::started_by_mpi_launcher() ? 1 : 0; }
 
+transit_status transit_set_watchdog(double seconds) {
+  return guarded([&] {
+    // The range of --transit-watchdog: below a millisecond would round to 0, which means off.
+    if (!(seconds == 0 || seconds >= 0.001) || !(seconds <= 7 * 24 * 3600))
+      transit::detail::throw_invalid("transit_set_watchdog: seconds", seconds,
+                                     "0 (off) or a number of seconds in [0.001, 604800] (one week)");
+    watchdog_ms.store(std::llround(seconds * 1000.0));
+  });
+}
+
 #ifndef TRANSIT_WITH_MPI
 transit_status transit_context_create_mpi(const void*, transit_context** out) {
   if (out != nullptr) *out = nullptr;
   return fail(TRANSIT_NOT_BUILT, "transit_context_create_mpi: this transit was built without MPI (TRANSIT_WITH_MPI=OFF)");
+}
+
+// transit/transit_mpi.h's call, for the symbol: without MPI no program can pass a communicator
+// it made with this transit, and the argument (an MPI_Comm of some other MPI) is never read.
+transit_status transit_context_create_comm(const void*, transit_context** out) {
+  if (out != nullptr) *out = nullptr;
+  return fail(TRANSIT_NOT_BUILT, "transit_context_create_comm: this transit was built without MPI (TRANSIT_WITH_MPI=OFF)");
 }
 
 transit_status transit_prepare_mpi(void) {

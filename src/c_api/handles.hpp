@@ -7,9 +7,11 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "transit/detail/core/error.hpp"
 #include "transit/runtime/context.hpp"
+#include "transit/runtime/options.hpp"
 #include "transit/runtime/session.hpp"
 #include "transit/streamer/options.hpp"
 #include "transit/transit.h"
@@ -21,11 +23,16 @@ struct transit_context {
   transit::context* ctx = nullptr;
   int objects = 0;  // streamers, arrays and exchanges made on it and not yet destroyed
   int interrupt_hook = -1;  // the progress hook of transit_context_set_interrupt_check, or -1
+  std::vector<transit_streamer*> streamers;  // those of them that are streamers, oldest first
 };
 
 namespace transit::c_api {
 
 class byte_streamer;  // c_api/byte_streamer.hpp
+
+/// The options of a context the C API makes: the environment's (TRANSIT_*), with the watchdog
+/// of transit_set_watchdog when it was called.
+run_options c_run_options();
 
 /// A deliver callback or a transit_run_local body returned nonzero.
 class callback_error : public std::runtime_error {
@@ -116,6 +123,10 @@ transit_status create_streamer(transit_context* ctx, std::size_t item_bytes, tra
 
 /// The C++ streamer behind a handle (its statistics and options, for transit bench's records).
 const byte_streamer& streamer_of(const transit_streamer* s);
+
+/// Frees the streamers `c` still holds (a transit_run_local body returned without destroying
+/// them), without ending the job: what each lost, or that it lost nothing, for the run's error.
+std::string free_streamers_left(transit_context& c);
 
 /// Checks `item_bytes` of a streamer or exchange: 1 to 65536, else std::invalid_argument.
 void check_item_bytes(std::size_t item_bytes, const char* call);

@@ -256,6 +256,28 @@ std::size_t streamer_core::undelivered_messages() {
   return n;
 }
 
+std::string streamer_core::loss_report() {
+  const std::uint64_t left = buffered_items();
+  const std::size_t undelivered = undelivered_messages();
+  const bool mid_step = state_ != step_state::open || quiescing_ || left > 0 || undelivered > 0 ||
+                        impl_->has_handed.load(std::memory_order_acquire) ||
+                        activity() != activity_at_step_start_;
+  if (!mid_step) return {};
+  const char* state = quiescing_ ? "in quiesce()" : state_ == step_state::open ? "open" : "in wait()";
+  return concat(name(), " destroyed mid-step (step ", step_, ", ", state, "): ", left,
+                " items buffered and ", undelivered,
+                " messages undelivered are lost; destroy a streamer only after finish() or quiesce() returned on "
+                "every PE, with nothing inserted since");
+}
+
+std::string streamer_core::name() const { return concat("streamer<", type_name_, "> #", channel_); }
+
+std::string streamer_core::release_reporting_loss() {
+  TRANSIT_ASSERT(!released_, "release_reporting_loss called twice");
+  released_ = true;
+  return loss_report();
+}
+
 streamer_core::~streamer_core() {
   struct free_impl {
     impl* p;
@@ -263,22 +285,17 @@ streamer_core::~streamer_core() {
   } const freed_last{impl_};  // after whatever the body below still asks of it, on every return
   context_access::remove_diagnostic(ctx_, diagnostic_id_);
   if (trace::recorder* t = net().tracer()) t->forget_channel(channel_);
-  const std::uint64_t left = buffered_items();
-  const std::size_t undelivered = undelivered_messages();
-  const bool mid_step = state_ != step_state::open || quiescing_ || left > 0 || undelivered > 0 ||
-                        impl_->has_handed.load(std::memory_order_acquire) ||
-                        activity() != activity_at_step_start_;
-  if (!mid_step) {
+  if (released_) {  // the front end reported what was lost: peers still in the step must not wait
+    announce_departure();
+    return;
+  }
+  const std::string lost = loss_report();
+  if (lost.empty()) {
     announce_departure();
     return;
   }
   if (std::uncaught_exceptions() > 0) return;  // the job is failing already; that failure is reported
-  const char* state = quiescing_ ? "in quiesce()" : state_ == step_state::open ? "open" : "in wait()";
-  context_access::end_job(
-      ctx_, concat("streamer<", type_name_, "> #", channel_, " destroyed mid-step (step ", step_, ", ", state, "): ",
-                   left, " items buffered and ", undelivered,
-                   " messages undelivered are lost; destroy a streamer only after finish() or quiesce() returned "
-                   "on every PE, with nothing inserted since"));
+  context_access::end_job(ctx_, lost);
 }
 
 const std::vector<int>& streamer_core::broadcast_links(int root, int arrived_phase) {

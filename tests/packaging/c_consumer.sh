@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # c_consumer.sh PREFIX SOURCE OUTPUT: builds a C program against the transit installed in PREFIX as
-# a user without CMake does (cc and pkg-config only), then checks that it links the shared library
-# by its SONAME (libtransit.so.0) and that, with PREFIX's lib on LD_LIBRARY_PATH, it loads that copy.
+# a user without CMake does (cc and pkg-config only; CC=mpicc for an MPI program), then checks that
+# it links the shared library by its SONAME (libtransit.so.0) and that, with PREFIX's lib on
+# LD_LIBRARY_PATH, it loads that copy.
 set -euo pipefail
 prefix=$1 source=$2 output=$3
 pc=$(find "$prefix" -name transit.pc -path '*/pkgconfig/*' | head -n 1)
@@ -10,7 +11,7 @@ export PKG_CONFIG_PATH=$(dirname "$pc")
 echo "pkg-config: transit $(pkg-config --modversion transit): $(pkg-config --cflags --libs transit)"
 mkdir -p "$(dirname "$output")"
 # shellcheck disable=SC2046 # the flags are words
-cc -std=c11 -Wall -Wextra -Wpedantic -Werror "$source" -o "$output" $(pkg-config --cflags --libs transit)
+"${CC:-cc}" -std=c11 -Wall -Wextra -Wpedantic -Werror "$source" -o "$output" $(pkg-config --cflags --libs transit)
 needed=$(readelf -d "$output" | grep NEEDED)
 echo "$needed"
 grep -q '\[libtransit\.so\.0\]' <<<"$needed" || { echo "c_consumer: $output does not need libtransit.so.0"; exit 1; }

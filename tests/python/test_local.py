@@ -74,6 +74,7 @@ def test_exception_in_deliver_is_raised_by_the_call(ctx):
     with pytest.raises(KeyError) as e:
         s.finish()
     assert e.value is raised  # the original exception, not a copy or a RuntimeError
+    s.finish()  # ends the step: closing the streamer mid-step would raise what it lost
 
 
 def test_dest_out_of_range_names_position_value_and_bound(ctx):

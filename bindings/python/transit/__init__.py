@@ -13,6 +13,7 @@ the call that delivered; left unhandled on an MPI job, it ends the job (MPI_Abor
 See README "From Python".
 """
 import atexit
+import os
 import sys
 
 from ._transit import Context, GlobalArray, Streamer, build_info, sparse_exchange, version
@@ -44,9 +45,27 @@ def _abort_job_if_open(exc_type, exc, tb):
 
 def _close_at_exit():
     """Contexts the program did not close are closed (collectively) before MPI is finalised, oldest
-    first, which is the same order on every rank."""
+    first, which is the same order on every rank. One that fails to close (a streamer left open
+    with items not delivered) is reported as "transit: PE <rank>: <error>" and the process exits
+    with status 1 once every context is closed (after finalising MPI, which an exit handler cannot
+    otherwise signal: its exceptions are ignored)."""
+    failure = None
     for c in _live_contexts():
-        c.close()
+        where = ""
+        try:
+            where = f"PE {c.rank}: "
+            c.close()
+        except Exception as e:  # the others still close: their peers are closing them too
+            failure = failure or f"transit: {where}{e}\n"
+    if failure is None:
+        return
+    sys.stderr.write(failure)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    mpi = sys.modules.get("mpi4py.MPI")
+    if mpi is not None and mpi.Is_initialized() and not mpi.Is_finalized():
+        mpi.Finalize()
+    os._exit(1)
 
 
 _previous_excepthook = sys.excepthook

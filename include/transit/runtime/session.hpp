@@ -48,18 +48,18 @@ class session {
   /// The context of this process's one PE. Local. Throws std::logic_error when this process runs
   /// several PEs (use run()) or after close().
   context& pe();
-  /// Collective: runs `body` once on every PE of this process, each on a thread of its own (with
-  /// one PE here, the calling thread), and returns when they all have returned. The first
-  /// exception a PE's body throws is rethrown here, after the other PEs of this process are
-  /// unwound (local); on the mpi backend with PE threads, a failing PE ends the job
-  /// ("transit: PE <r>: <what>", MPI_Abort), since other ranks cannot be unwound. Throws
-  /// std::logic_error after close().
+  /// Collective: runs `body` once on every PE of this process (threads; with one PE here, the
+  /// calling thread) and returns when all have returned. The first exception a PE's body throws is
+  /// rethrown here once the others are unwound (local), as is a failure a destructor recorded
+  /// (std::logic_error: a streamer destroyed mid-step, "PE <r>: " first with PE threads); on mpi
+  /// with PE threads a failing PE ends the job ("transit: PE <r>: <what>", MPI_Abort), since other
+  /// ranks cannot be unwound. Throws std::logic_error after close().
   void run(const std::function<void(context&)>& body);
   /// Collective: waits until no PE of the job sends to this one any more (a barrier), then ends
-  /// transit's work here and frees what the session made (its duplicated communicators). A PE that
-  /// never closes leaves the others waiting: with --transit-watchdog (TRANSIT_WATCHDOG) set, their
-  /// close() throws std::runtime_error with the watchdog's report of what they wait in. Idempotent.
-  /// The program's communicator and MPI itself are left as they were.
+  /// transit's work here and frees what the session made; then throws (std::logic_error) what a
+  /// destructor recorded since run() with one local PE. A PE that never closes leaves the others
+  /// waiting: with --transit-watchdog (TRANSIT_WATCHDOG) set, their close() throws the watchdog's
+  /// report (std::runtime_error). Idempotent. The program's communicator and MPI stay as they were.
   void close();
 
  private:

@@ -132,16 +132,35 @@ class local_session final : public session_launch {
     if (closed_) throw std::logic_error("transit::session::run: the session is closed");
     if (context_) {
       body(*context_);
+      throw_recorded_failure(*transports_);
       return;
     }
     const pe_threads_result result = run_pe_threads(pes_, options_, machine_, topology_, body);
     if (result.error) std::rethrow_exception(result.error);
+    // A PE that ended the job without throwing (a streamer destroyed mid-step, in its destructor):
+    // transit::run reports it; a session's caller has only what run() throws.
+    if (result.failure) throw std::logic_error(concat("PE ", result.failure->first, ": ", result.failure->second));
   }
   void close() override {
     closed_ = true;
     context_.reset();  // one PE: its barrier is its own
-    transports_.reset();
+    if (!transports_) return;
+    const std::unique_ptr<process_transports> ended = std::move(transports_);
+    throw_recorded_failure(*ended);  // the job ended (a destructor, say) since the last run()
   }
+
+ private:
+  // One PE: what ended its job since it was last said (its context's destructors end it without
+  // throwing), thrown once; the job stays ended, so later calls that wait throw job_aborted.
+  void throw_recorded_failure(const process_transports& transports) {
+    if (failure_said_) return;
+    const auto failure = transports.first_failure();
+    if (!failure) return;
+    failure_said_ = true;
+    throw std::logic_error(failure->second);
+  }
+
+ public:
 
  private:
   run_options options_;
@@ -151,6 +170,7 @@ class local_session final : public session_launch {
   std::unique_ptr<process_transports> transports_;
   std::unique_ptr<context> context_;
   bool closed_ = false;
+  bool failure_said_ = false;
 };
 
 }  // namespace

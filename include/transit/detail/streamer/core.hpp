@@ -176,6 +176,13 @@ class streamer_core {
   streamer_core(context& ctx, const streamer_options& options, std::size_t item_bytes, std::string_view type_name,
                 bool wants_sources, bool broadcasts);
   virtual ~streamer_core();
+  /// For a front end that reports a loss to its caller instead of ending the job (the C API's
+  /// transit_streamer_destroy): what the destructor would end the job with, "" when this
+  /// streamer may go now. Either way the destructor then frees it without ending the job and
+  /// tells its peers it left (a peer still in this step fails instead of waiting for it). Once.
+  std::string release_reporting_loss();
+  /// "streamer<type> #channel": how the reports name this streamer.
+  std::string name() const;
 
   // ---- for the front ends (streamer<T>, the C API's byte_streamer): the checks, the per-item
   // path and the routing loop live here, so that every front end keeps the one wire policy
@@ -481,6 +488,11 @@ class streamer_core {
     return stats_.items_inserted + stats_.items_forwarded + stats_.messages_received;
   }
   std::size_t undelivered_messages();
+  /// What destroying this streamer now loses, as the destructor's report; "" when nothing is.
+  /// Closes the channel (undelivered_messages): called once, by the destructor or by
+  /// release_reporting_loss.
+  std::string loss_report();
+  bool released_ = false;  // release_reporting_loss() ran: the destructor only leaves
   std::string describe() const;
   transport& net() const noexcept;
   mailbox& mail() const noexcept;
