@@ -309,6 +309,13 @@ def test_errors_speak_python_not_the_c_api(ctx):
     assert message.startswith("Streamer.insert after finish() began and before it returned"), message
     for internal in ("done()", "wait()", "C items", "streamer::", "transit_streamer"):
         assert internal not in message, message
+    # The step never ended, so closing the streamer reports what it lost, in Python's terms too.
+    with pytest.raises(RuntimeError) as e:
+        s.close()
+    message = str(e.value)
+    assert message.startswith("Streamer.close: transit.Streamer #0 destroyed mid-step"), message
+    for internal in ("done()", "wait()", "C items", "streamer::", "transit_streamer"):
+        assert internal not in message, message
 
 
 def test_sparse_exchange_needs_no_dtype_on_a_pe_that_sends_nothing(ctx):
