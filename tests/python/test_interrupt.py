@@ -1,5 +1,6 @@
 """Ctrl-C in a rank that waits in transit (README "From Python"): SIGINT must end the wait with
 KeyboardInterrupt, and the job with a nonzero status, not hang. Runs mpirun itself (not under it)."""
+import re
 import os
 import signal
 import subprocess
@@ -41,6 +42,7 @@ def test_sigint_ends_a_barrier_that_one_rank_waits_in(tmp_path, ranks):
     status, output = run_and_interrupt(tmp_path, ranks, "one", [0])
     assert status != 0, output
     assert "KeyboardInterrupt" in output, output
+    assert re.search(r"^transit: PE 0: KeyboardInterrupt$", output, re.M), output  # no empty ": " tail
     assert "the barrier returned" not in output, output
 
 

@@ -37,7 +37,8 @@ def _abort_job_if_open(exc_type, exc, tb):
     contexts = [c for c in _live_contexts() if c.on_mpi and not c.closed]
     if not contexts:
         return
-    sys.stderr.write(f"transit: PE {contexts[0].rank}: {exc_type.__name__}: {exc}\n")
+    what = f"{exc_type.__name__}: {exc}" if str(exc) else exc_type.__name__  # KeyboardInterrupt has no text
+    sys.stderr.write(f"transit: PE {contexts[0].rank}: {what}\n")
     sys.stderr.flush()
     from mpi4py import MPI
     MPI.COMM_WORLD.Abort(1)
