@@ -8,7 +8,7 @@ JOBS        ?= 2
 CMAKE_FLAGS ?=
 CTEST_FLAGS ?=
 
-.PHONY: all setup configure build demo test docs test-sanitize test-asan test-tsan sim install clean
+.PHONY: all setup configure build demo test docs test-sanitize test-asan test-tsan sim install install-all clean
 
 all: build
 
@@ -60,8 +60,26 @@ sim: setup configure
 	  -DTRANSIT_BUILD_TESTS=OFF -DTRANSIT_WITH_SCOTCH=OFF $(CMAKE_FLAGS)
 	cmake --build build-sim -j $(JOBS)
 
-install: build
-	cmake --install $(BUILD) --prefix $(or $(PREFIX),/usr/local)
+# `make install PREFIX=dir` (default /usr/local): the library only (libtransit.so and .a, the C and
+# C++ headers, the CMake package transit::transit, transit.pc), from its own Release build in
+# $(INSTALL_BUILD) with the tests, the transit command, the applications, the benchmarks and the
+# Python module off: a few minutes where the whole build takes a quarter of an hour (README
+# "Installing"). `make install-all` adds the transit command (bin/transit; with it the
+# applications and benchmark kernels it runs), still without the tests.
+INSTALL_BUILD ?= build-install
+PREFIX        ?= /usr/local
+INSTALL_CONFIGURE = cmake -S . -B $(INSTALL_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DTRANSIT_BUILD_TESTS=OFF -DTRANSIT_PYTHON=OFF $(CMAKE_FLAGS)
+
+install: setup
+	$(INSTALL_CONFIGURE) -DTRANSIT_BUILD_TOOLS=OFF
+	cmake --build $(INSTALL_BUILD) -j $(JOBS)
+	cmake --install $(INSTALL_BUILD) --prefix $(PREFIX)
+
+install-all: setup
+	$(INSTALL_CONFIGURE) -DTRANSIT_BUILD_TOOLS=ON
+	cmake --build $(INSTALL_BUILD) -j $(JOBS)
+	cmake --install $(INSTALL_BUILD) --prefix $(PREFIX)
 
 clean:
-	rm -rf $(BUILD) build-asan build-tsan build-sim
+	rm -rf $(BUILD) $(INSTALL_BUILD) build-asan build-tsan build-sim
