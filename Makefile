@@ -56,8 +56,8 @@ test-tsan: setup
 # minutes (ASan+UBSan) and 16 (TSan) there (README "Set-up": measured CPU time, halved). So CI
 # builds everything under ASan+UBSan (every file, the tests included, meets that configuration's
 # warnings) and the library under TSan, both at RelWithDebInfo's -O2 without -g (debug info
-# changes no warning and costs about a third of the compile time), in folders of their own so that
-# test-sanitize's build-asan and build-tsan keep their debug info: about 26 minutes more. Then a handful of tests of what the sanitizers once found: the C API's
+# changes no warning and costs about a quarter of the compile time), in folders of their own so
+# that test-sanitize's build-asan and build-tsan keep their debug info: about 29 minutes more. Then a handful of tests of what the sanitizers once found: the C API's
 # enum checked as an integer first (UBSan), the local backend's node memory freed (LeakSanitizer),
 # the trace command, and trace_test on the PE threads of one rank (TSan).
 CI_SANITIZE_FLAGS = -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO='-O2 -DNDEBUG' \
