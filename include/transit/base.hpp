@@ -10,6 +10,7 @@
 // streaming path keeps <memory>, <functional>, <thread>, <mutex>, <atomic>, the containers and
 // full <chrono> out of its headers (owned state behind plain pointers, function references,
 // compiled waits; detail/core/chrono.hpp).
+#include "transit/detail/core/cxx20.hpp"  // first: "transit needs C++20" instead of a std::span error
 #include "transit/runtime/options.hpp"
 #include "transit/runtime/run.hpp"
 #include "transit/streamer/options.hpp"

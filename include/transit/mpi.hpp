@@ -1,6 +1,8 @@
 #pragma once
 // transit on a communicator the program owns: include this header (it includes <mpi.h>) in a
 // program that initialises MPI itself. transit.hpp does not include it.
+#include "transit/detail/core/cxx20.hpp"  // first: "transit needs C++20" instead of a std::span error
+
 #include <mpi.h>
 
 #include "transit/runtime/session.hpp"

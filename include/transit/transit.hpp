@@ -1,5 +1,6 @@
 #pragma once
 // transit: aggregated, topology-aware fine-grained communication. The one header to include.
+#include "transit/detail/core/cxx20.hpp"  // first: "transit needs C++20" instead of a std::span error
 #include "transit/runtime/context.hpp"
 #include "transit/runtime/options.hpp"
 #include "transit/runtime/run.hpp"
