@@ -160,9 +160,6 @@ class local_session final : public session_launch {
     throw std::logic_error(failure->second);
   }
 
- public:
-
- private:
   run_options options_;
   int pes_;
   std::shared_ptr<const machine> machine_;
