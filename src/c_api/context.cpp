@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "c_api/handles.hpp"
+#include "transit/detail/core/clock.hpp"
 #include "transit/detail/runtime/context_access.hpp"
 #include "transit/runtime/options.hpp"
 
@@ -158,9 +159,9 @@ transit_status transit_context_set_interrupt_check(transit_context* c, int (*che
     if (check == nullptr) return;
     // A progress hook runs in every waiting loop of the PE: one clock read per round, the check
     // itself (which may take a lock such as Python's GIL) at most every 20 ms.
-    auto next = std::chrono::steady_clock::now();
+    auto next = transit::detail::steady_clock::now();
     c->interrupt_hook = transit::detail::context_access::add_progress_hook(ctx, [check, user, next]() mutable {
-      const auto now = std::chrono::steady_clock::now();
+      const auto now = transit::detail::steady_clock::now();
       if (now < next) return false;
       next = now + std::chrono::milliseconds(20);
       if (check(user) != 0) throw callback_error("interrupted: the interrupt check returned nonzero while waiting");
