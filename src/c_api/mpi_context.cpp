@@ -11,8 +11,13 @@ using namespace transit::c_api;
 
 namespace {
 
-transit_status create_on(MPI_Comm comm, transit_context** out) {
+// `communicator()` reads (and checks) the caller's MPI_Comm inside the guard, after `out`.
+template <class Communicator>
+transit_status create_on(const char* call, transit_context** out, Communicator communicator) {
   return guarded([&] {
+    require(out, call, "out");
+    *out = nullptr;
+    const MPI_Comm comm = communicator();
     auto c = std::make_unique<transit_context>();
     // attach checks the communicator (null, freed, inter) and MPI's state before using either.
     c->session.emplace(transit::attach(comm, c_run_options()));
@@ -26,20 +31,14 @@ transit_status create_on(MPI_Comm comm, transit_context** out) {
 extern "C" {
 
 transit_status transit_context_create_mpi(const void* comm, transit_context** out) {
-  const transit_status checked = guarded([&] {
-    require(out, "transit_context_create_mpi", "out");
-    *out = nullptr;
+  return create_on("transit_context_create_mpi", out, [&] {
     require(comm, "transit_context_create_mpi", "comm (the address of an MPI_Comm)");
+    return *static_cast<const MPI_Comm*>(comm);
   });
-  return checked != TRANSIT_OK ? checked : create_on(*static_cast<const MPI_Comm*>(comm), out);
 }
 
 transit_status transit_context_create_comm(MPI_Comm comm, transit_context** out) {
-  const transit_status checked = guarded([&] {
-    require(out, "transit_context_create_comm", "out");
-    *out = nullptr;
-  });
-  return checked != TRANSIT_OK ? checked : create_on(comm, out);
+  return create_on("transit_context_create_comm", out, [comm] { return comm; });
 }
 
 transit_status transit_prepare_mpi(void) {

@@ -285,11 +285,8 @@ streamer_core::~streamer_core() {
   } const freed_last{impl_};  // after whatever the body below still asks of it, on every return
   context_access::remove_diagnostic(ctx_, diagnostic_id_);
   if (trace::recorder* t = net().tracer()) t->forget_channel(channel_);
-  if (released_) {  // the front end reported what was lost: peers still in the step must not wait
-    announce_departure();
-    return;
-  }
-  const std::string lost = loss_report();
+  // Released: the front end reported what was lost, so peers still in the step must not wait.
+  const std::string lost = released_ ? std::string() : loss_report();
   if (lost.empty()) {
     announce_departure();
     return;

@@ -85,9 +85,6 @@ class part_rendezvous {
   void publish(std::vector<std::byte*> parts);
   bool published() const;
   std::vector<std::byte*> parts() const;
-  /// The job is failing: what the group shares must outlive it (peers may still touch it).
-  void abandon() noexcept { abandoned_.store(true, std::memory_order_release); }
-  bool abandoned() const noexcept { return abandoned_.load(std::memory_order_acquire); }
 
  private:
   mutable std::mutex mutex_;
@@ -95,7 +92,6 @@ class part_rendezvous {
   std::size_t given_ = 0;
   std::vector<std::byte*> parts_;
   bool published_ = false;
-  std::atomic<bool> abandoned_{false};
 };
 
 /// Objects the members of a group share, met by key in state they already share (the job's
