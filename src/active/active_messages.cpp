@@ -37,11 +37,18 @@ namespace {
 }  // namespace
 
 active_messages::active_messages(context& ctx, streamer_options options)
+    : active_messages(ctx, options, false) {}
+
+active_messages::active_messages(context& ctx, streamer_options options, with_callers_t)
+    : active_messages(ctx, options, true) {}
+
+active_messages::active_messages(context& ctx, const streamer_options& options, bool callers)
     : ctx_(ctx),
       rank_(ctx.rank()),
       size_(ctx.size()),
       together_(ctx),
-      group_(context_access::net(ctx).make_group()) {
+      group_(context_access::net(ctx).make_group()),
+      callers_(callers) {
   // A PE that fails to read its handler table still joins the comparison, so that no PE waits
   // for it in a collective; its empty table shows as a mismatch on every PE.
   std::exception_ptr local_error;
@@ -54,21 +61,9 @@ active_messages::active_messages(context& ctx, streamer_options options)
   check_same_handlers_everywhere();
   if (local_error) std::rethrow_exception(local_error);
 
+  // In class order on every PE (a fold over the comma operator is sequenced left to right).
   [&]<std::size_t... I>(std::index_sequence<I...>) {
-    // In class order on every PE (a fold over the comma operator is sequenced left to right).
-    ((std::get<I>(calls_).emplace(
-          ctx, options_for(options, detail::call_classes[I]),
-          detail::batch_deliver{[this](const detail::call_cell<detail::call_classes[I]>* items, std::uint32_t& cursor,
-                                       std::uint32_t n) {
-            try {
-              dispatch_items(items, cursor, n);
-            } catch (const detail::call_record_error& e) {
-              corrupt_call(detail::concat("call of ", detail::call_classes[I], " bytes"),
-                           detail::streamer_group::delivering_from(*std::get<I>(calls_)), e);
-            }
-          }}),
-      together_.add(*std::get<I>(calls_))),
-     ...);
+    (make_call_streamer<I>(ctx, options, callers), ...);
   }(std::make_index_sequence<detail::num_call_classes>());
   chunks_.emplace(ctx, options_for(options, detail::chunk_bytes),
                   [this](const detail::chunk_cell& cell) {
@@ -81,6 +76,66 @@ active_messages::active_messages(context& ctx, streamer_options options)
   together_.add(*chunks_);
   large_.emplace(*this);
   together_.add_endpoint(*large_);
+}
+
+template <std::size_t I>
+void active_messages::make_call_streamer(context& ctx, const streamer_options& options, bool callers) {
+  static constexpr std::size_t bytes = detail::call_classes[I];
+  using cell = detail::call_cell<bytes>;
+  auto& slot = std::get<I>(calls_);
+  const auto run = [this, &slot](const cell* items, std::uint32_t& cursor, std::uint32_t n) {
+    try {
+      dispatch_items(items, cursor, n);
+    } catch (const detail::call_record_error& e) {
+      corrupt_call(detail::concat("call of ", bytes, " bytes"), detail::streamer_group::delivering_from(*slot), e);
+    }
+  };
+  if (callers) {
+    slot.emplace(ctx, options_for(options, bytes),
+                 detail::batch_deliver{[this, run](const cell* items, const std::int32_t* sources, int source,
+                                                   std::uint32_t& cursor, std::uint32_t n) {
+                   with_caller(sources, source, [&] { run(items, cursor, n); });
+                 }});
+  } else {
+    slot.emplace(ctx, options_for(options, bytes), detail::batch_deliver{run});
+  }
+  together_.add(*slot);
+}
+
+template <class F>
+void active_messages::with_caller(const std::int32_t* sources, int source, F&& f) {
+  // Saved and restored: a handler's own progress runs no handler, but a failed call must not
+  // leave caller() answering for it.
+  const std::int32_t* const saved_sources = std::exchange(caller_sources_, sources);
+  const int saved_source = std::exchange(caller_source_, source);
+  const std::uint32_t saved_index = call_index_;
+  struct restore {
+    active_messages& am;
+    const std::int32_t* sources;
+    int source;
+    std::uint32_t index;
+    ~restore() {
+      am.caller_sources_ = sources;
+      am.caller_source_ = source;
+      am.call_index_ = index;
+    }
+  } guard{*this, saved_sources, saved_source, saved_index};
+  std::forward<F>(f)();
+}
+
+void active_messages::dispatch_from(int source, const std::byte* record, std::size_t bytes) {
+  if (callers_) {
+    with_caller(nullptr, source, [&] { dispatch(record, bytes); });
+  } else {
+    dispatch(record, bytes);
+  }
+}
+
+void active_messages::throw_no_caller() const {
+  throw std::logic_error(callers_ ? "active_messages::caller called outside a handler: it names the PE that made the "
+                                    "running call"
+                                  : "active_messages::caller needs an object constructed with "
+                                    "active_messages::with_callers (its routed calls then carry their callers)");
 }
 
 active_messages::~active_messages() {
@@ -196,7 +251,8 @@ bool active_messages::large_calls::poll_queued() {
     {
       const detail::flag_guard running(in_callback_);
       try {
-        am_.dispatch(data.payload() + detail::large_header_bytes, static_cast<std::size_t>(h.record_bytes));
+        am_.dispatch_from(m.source, data.payload() + detail::large_header_bytes,
+                          static_cast<std::size_t>(h.record_bytes));
       } catch (const detail::call_record_error& e) {
         corrupt_call("large call", m.source, e);
       }
@@ -217,7 +273,7 @@ void active_messages::receive_chunk(const detail::chunk_cell& cell) {
                                                    " from PE ", h.source, " of ", size_));
   const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(detail::chunk_data_bytes, h.total - h.offset));
   if (h.offset == 0 && n == h.total) {  // the whole record in one chunk: read in place
-    dispatch(cell.data, n);
+    dispatch_from(static_cast<int>(h.source), cell.data, n);
     return;
   }
   const std::uint64_t key = std::uint64_t{h.source} << 32 | h.sequence;
@@ -239,7 +295,7 @@ void active_messages::receive_chunk(const detail::chunk_cell& cell) {
   if (it->second.received == h.total) {
     const auto record = std::move(it->second.data);
     partial_.erase(it);
-    dispatch(record.get(), static_cast<std::size_t>(h.total));
+    dispatch_from(static_cast<int>(h.source), record.get(), static_cast<std::size_t>(h.total));
   }
 }
 

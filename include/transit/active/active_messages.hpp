@@ -32,11 +32,22 @@ namespace transit {
 /// docs/active_messages.md.
 class active_messages {
  public:
+  /// Tag of the constructor whose handlers may ask caller().
+  struct with_callers_t {
+    explicit with_callers_t() = default;
+  };
+  static constexpr with_callers_t with_callers{};
+
+
   /// Collective: every PE constructs its active_messages (and streamers) in the same order with
   /// equal options. Default: a node x PE grid (virtual_grid::node_pe), grid routing. Throws
   /// std::invalid_argument for bad options (as streamer does), std::logic_error when the PEs'
   /// handler tables differ (not the same binary).
   explicit active_messages(context& ctx, streamer_options options = {});
+  /// Collective, as above, for handlers that ask caller(): calls routed through intermediate PEs
+  /// carry the PE that made them (4 bytes per call on those hops only). Every PE constructs its
+  /// object the same way (else std::logic_error on every PE).
+  active_messages(context& ctx, streamer_options options, with_callers_t);
   /// Collective: after barrier() returned on every PE, with no call made since.
   ~active_messages();
   active_messages(const active_messages&) = delete;
@@ -68,6 +79,14 @@ class active_messages {
   /// Returns whether anything happened; false (and does nothing) from a handler. A handler's
   /// exception comes out of it.
   bool progress();
+
+  /// Local, from a handler of an object constructed with_callers: the PE that made the running
+  /// call (this PE for its own). Throws std::logic_error outside a handler or without with_callers.
+  int caller() const {
+    if (caller_source_ < 0 && caller_sources_ == nullptr) [[unlikely]]
+      throw_no_caller();
+    return caller_sources_ != nullptr ? caller_sources_[call_index_] : caller_source_;
+  }
 
   /// Local: this PE's counters summed over the object's streamers (items are calls and chunks).
   streamer_stats stats() const;
@@ -112,10 +131,21 @@ class active_messages {
   void send_chunked(int dest, const Write& write);
   /// Runs the call whose record (handler id first) is at `record`, `bytes` long.
   void dispatch(const std::byte* record, std::size_t bytes);
+  /// dispatch, for a call made by PE `source` (chunked and large calls).
+  void dispatch_from(int source, const std::byte* record, std::size_t bytes);
   /// Runs the calls in items[cursor, n) of one call class (the streamer's batch_deliver rule), one
   /// run of calls to the same handler at a time.
   template <std::size_t Bytes>
   void dispatch_items(const detail::call_cell<Bytes>* items, std::uint32_t& cursor, std::uint32_t n);
+  /// Constructs call class I's streamer (and adds it to together_), its deliveries recording
+  /// their callers when `callers`.
+  active_messages(context& ctx, const streamer_options& options, bool callers);
+  template <std::size_t I>
+  void make_call_streamer(context& ctx, const streamer_options& options, bool callers);
+  /// Runs `f` with caller() answering sources[i] (call i of the run) or `source`.
+  template <class F>
+  void with_caller(const std::int32_t* sources, int source, F&& f);
+  [[noreturn]] void throw_no_caller() const;
 
   void receive_chunk(const detail::chunk_cell& cell);
   void rethrow_later_error();
@@ -180,6 +210,12 @@ class active_messages {
   std::optional<large_calls> large_;
   detail::handler_table handlers_;
   std::vector<std::exception_ptr> later_errors_;  // handlers' exceptions still to report, oldest first
+  // caller(): the running call's index in its run, the run's sources (null: all from
+  // caller_source_), or -1 and null outside a handler or without with_callers.
+  const bool callers_;
+  const std::int32_t* caller_sources_ = nullptr;
+  int caller_source_ = -1;
+  std::uint32_t call_index_ = 0;
   std::uint64_t inserted_at_barrier_ = 0;  // items (calls, chunks) inserted as the last barrier returned
   std::uint32_t next_sequence_ = 0;
   std::unordered_map<std::uint64_t, partial_record> partial_;  // (source, sequence) -> record

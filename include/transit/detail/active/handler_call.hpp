@@ -28,4 +28,9 @@ void handler_slot<H, K...>::call(active_messages& am, const std::byte* record, s
   std::apply([&](auto&... a) { handler(am, a.view()...); }, held);
 }
 
+template <class H, class... K>
+inline void handler_slot<H, K...>::set_call_index(active_messages& am, std::uint32_t i) {
+  am.call_index_ = i;
+}
+
 }  // namespace transit::detail
