@@ -17,6 +17,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <unistd.h>
 
 namespace transit {
 
@@ -128,6 +129,15 @@ std::string context_state::late_arrival_message(std::uint32_t channel, int sourc
                 " (a streamer or other endpoint) after this PE destroyed it: the peer still used it, and "
                 "what it sent is lost; endpoints are destroyed collectively, after their last step ended "
                 "on every PE");
+}
+
+bool context_state::may_nap(const transit::machine& m, const run_options& options, int rank) {
+  // A simulated PE has a core of its own, and its naps pass simulated time only (backoff.hpp).
+  if constexpr (simulated_build) return true;
+  // An emulated node (--transit-pes-per-node) says nothing of how many PEs share the host.
+  if (options.pes_per_node > 0) return true;
+  const long cpus = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+  return m.pes_on_node(m.node_of(rank)) > cpus;
 }
 
 std::unique_ptr<trace::recorder> context_state::make_recorder(transport& net, const run_options& options) {
@@ -286,7 +296,7 @@ void context_access::wait_loop(context& c, function_ref<step_result()> step, std
         if (watchdog.count() == 0 && c.state_->net->wait_for_activity()) break;
         // One question per idle round, not per item: a PE whose own sends are pending yields
         // but never naps (backoff.hpp: an mpi rendezvous moves only while both sides poll).
-        pause.idle(c.state_->net->pending_sends() > 0, [&c, &traced](std::chrono::nanoseconds nap) {
+        pause.idle(!c.state_->naps || c.state_->net->pending_sends() > 0, [&c, &traced](std::chrono::nanoseconds nap) {
           if (!traced.on()) return c.state_->net->nap(nap);
           const std::int64_t start = trace::recorder::now();
           c.state_->net->nap(nap);

@@ -28,7 +28,8 @@ struct context_state {
         machine(std::move(m)),
         topology(std::move(topo)),
         options(std::move(o)),
-        group(net->make_group()) {
+        group(net->make_group()),
+        naps(may_nap(*machine, options, net->rank())) {
     mail.on_late_arrival([this](std::uint32_t channel, int source) {
       // While an exception unwinds this PE, its endpoints close one after another and may see
       // messages for those closed before: the job is failing already, and that failure is the
@@ -40,6 +41,9 @@ struct context_state {
   static std::string late_arrival_message(std::uint32_t channel, int source);
   /// The PE's timeline trace when options.trace names a directory, attached to `net`; else null.
   static std::unique_ptr<trace::recorder> make_recorder(transport& net, const run_options& options);
+  /// Whether an idle wait of this PE may sleep (backoff.hpp): only when its node may hold more PEs
+  /// than the host has CPUs, or when the node is emulated (its PEs share the host with others).
+  static bool may_nap(const transit::machine& m, const run_options& options, int rank);
 
   std::unique_ptr<trace::recorder> timeline;  // first: it outlives the transport that records into it
   std::unique_ptr<transport> net;
@@ -48,6 +52,10 @@ struct context_state {
   std::shared_ptr<const topology_manager> topology;
   run_options options;
   std::unique_ptr<collective_group> group;  // for context::barrier and allreduce
+  // An idle wait may sleep (may_nap). When not, it yields instead: with a CPU per PE nothing waits
+  // for the core, and a nap only delays the reply it waits for (a collective's round trip of a few
+  // microseconds took 2 ms with naps: two PEs napping in turn).
+  const bool naps;
   std::vector<std::pair<int, std::function<std::string()>>> diagnostics;
   int next_diagnostic = 0;
   std::vector<std::pair<int, std::function<bool()>>> progress_hooks;
