@@ -1,0 +1,312 @@
+// transit_aml: AML's C interface (aml.h beside this file) as a thin front end on transit's active
+// messages. One handler of transit's carries every AML message: (AML handler id, the bytes), and
+// the object is built with_callers, so the handler learns the sending PE from transit (routed
+// calls carry it) instead of from the message. Checks live here once, before anything is sent.
+#include "aml.h"
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+#include "c_api/handles.hpp"
+#include "transit/active/active_messages.hpp"
+#include "transit/detail/core/clock.hpp"
+#include "transit/detail/core/error.hpp"
+#include "transit/detail/runtime/context_access.hpp"
+#include "transit/runtime/context.hpp"
+#include "transit/runtime/session.hpp"
+#if TRANSIT_WITH_MPI
+#include "transit/mpi.hpp"
+#endif
+
+namespace {
+
+using transit::detail::concat;
+using aml_handler = void (*)(int, void*, int);
+
+/// A mistake of the program: reported by report_mistake (the error handler, or stderr and the
+/// job's end), after which the failing call does nothing.
+class mistake : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// One PE's AML: the active messages it sends through, and its handler table.
+struct engine {
+  std::optional<transit::session> session;  // aml_init's, on MPI_COMM_WORLD
+  bool owns_mpi = false;                     // aml_init initialised MPI, so aml_finalize ends it
+  transit::context* ctx = nullptr;
+  std::optional<transit::active_messages> am;
+  std::array<aml_handler, 256> handlers{};
+  int rank = 0;
+  int size = 0;
+  int handler_depth = 0;  // > 0 while a handler runs on this PE
+
+  void run_handler(int type, int from, const void* data, int length) {
+    const aml_handler f = handlers[static_cast<std::size_t>(type)];
+    ++handler_depth;
+    struct leave {
+      int& depth;
+      ~leave() { --depth; }
+    } guard{handler_depth};
+    f(from, const_cast<void*>(data), length);  // AML hands its handlers a void*
+  }
+};
+
+// aml_init's engine (the process's), or the calling thread's (transit_aml_attach): never both.
+engine* process_engine = nullptr;
+thread_local engine* thread_engine = nullptr;
+
+transit_aml_error_fn error_handler = nullptr;
+void* error_user = nullptr;
+
+engine* current() noexcept { return process_engine != nullptr ? process_engine : thread_engine; }
+
+engine& require_engine(const char* call) {
+  engine* e = current();
+  if (e == nullptr)
+    throw mistake(concat(call, ": AML is not initialised on this thread: call aml_init (or transit_aml_attach) first"));
+  return *e;
+}
+
+// The one transit handler of every AML message, on the destination PE (a lambda: its record
+// then carries no code address).
+constexpr auto deliver = [](transit::active_messages& am, std::uint8_t type, std::span<const std::byte> data) {
+  engine& e = *current();
+  const int from = am.caller();
+  if (e.handlers[type] == nullptr)  // bytes from the wire: the sender checked, a peer may not have
+    throw std::runtime_error(concat("AML message for handler id ", int{type}, " from PE ", from, " to PE ", e.rank,
+                                    ", which has no handler registered under that id"));
+  e.run_handler(type, from, data.data(), static_cast<int>(data.size()));
+};
+
+// What a failed call tells the program: its error handler, or stderr and the job's end.
+void report(const std::string& message) {
+  if (error_handler != nullptr) {
+    error_handler(message.c_str(), error_user);
+    return;
+  }
+  // transit ends the job, every PE of it, with the message (on stderr, naming this PE).
+  if (engine* e = current(); e != nullptr && e->ctx != nullptr)
+    transit::detail::context_access::end_job(*e->ctx, "transit_aml: " + message);
+  std::fprintf(stderr, "transit_aml: %s\n", message.c_str());
+  std::fflush(stderr);
+  std::exit(1);
+}
+
+/// Runs an AML call's body; a mistake or a failure becomes report()'s message.
+template <class F>
+void guarded(F&& f) noexcept {
+  try {
+    std::forward<F>(f)();
+  } catch (const std::exception& e) {
+    report(e.what());
+  } catch (...) {
+    report("an unknown exception");
+  }
+}
+
+void check_length(const char* call, int length, const void* data) {
+  if (length < 0 || length > TRANSIT_AML_MAX_LENGTH)
+    throw mistake(concat(call, ": length ", length, " is outside [0, ", TRANSIT_AML_MAX_LENGTH,
+                         "] (TRANSIT_AML_MAX_LENGTH bytes)"));
+  if (data == nullptr && length > 0)
+    throw mistake(concat(call, ": srcaddr is NULL with length ", length, ": expected the address of the bytes"));
+}
+
+void check_registered(const engine& e, const char* call, int type) {
+  if (type < 0 || type > 255)
+    throw mistake(concat(call, ": handler id ", type, " is outside [0, 255]"));
+  if (e.handlers[static_cast<std::size_t>(type)] == nullptr)
+    throw mistake(concat(call, ": handler id ", type,
+                         " is not registered: call aml_register_handler(f, ", type, ") on every PE first"));
+}
+
+void start(engine& e, transit::context& ctx) {
+  e.ctx = &ctx;
+  e.rank = ctx.rank();
+  e.size = ctx.size();
+  e.am.emplace(ctx, transit::streamer_options{}, transit::active_messages::with_callers);
+}
+
+void barrier(engine& e, const char* call) {
+  if (e.handler_depth > 0)
+    throw mistake(concat(call, " called from a handler: it is collective; a handler may only call aml_send"));
+  e.am->barrier();
+}
+
+}  // namespace
+
+extern "C" {
+
+int aml_init(int* argc, char*** argv) {
+  int result = -1;
+  guarded([&] {
+    if (current() != nullptr) throw mistake("aml_init: AML is already initialised on this thread");
+#if TRANSIT_WITH_MPI
+    auto e = std::make_unique<engine>();
+    int initialised = 0;
+    MPI_Initialized(&initialised);
+    if (initialised == 0) {
+      static_cast<void>(transit::prepare_mpi_environment());  // before MPI_Init, as transit::run does
+      if (MPI_Init(argc, argv) != MPI_SUCCESS) throw std::runtime_error("aml_init: MPI_Init failed");
+      e->owns_mpi = true;
+    }
+    e->session.emplace(transit::attach(MPI_COMM_WORLD));
+    start(*e, e->session->pe());
+    process_engine = e.release();
+    result = 0;
+#else
+    static_cast<void>(argc);
+    static_cast<void>(argv);
+    throw mistake("aml_init: this transit_aml was built without MPI; attach it to a context (transit_aml_attach)");
+#endif
+  });
+  return result;
+}
+
+void aml_finalize(void) {
+  guarded([] {
+    engine& e = require_engine("aml_finalize");
+    if (&e != process_engine)
+      throw mistake("aml_finalize: AML was attached to a context here: end it with transit_aml_detach");
+    barrier(e, "aml_finalize");
+    e.am.reset();
+    e.session.reset();  // collective: transit leaves the communicator before MPI ends
+    const bool owns_mpi = e.owns_mpi;
+    delete process_engine;
+    process_engine = nullptr;
+#if TRANSIT_WITH_MPI
+    if (owns_mpi) MPI_Finalize();
+#else
+    static_cast<void>(owns_mpi);
+#endif
+  });
+}
+
+void aml_barrier(void) {
+  guarded([] { barrier(require_engine("aml_barrier"), "aml_barrier"); });
+}
+
+void aml_register_handler(void (*f)(int, void*, int), int n) {
+  guarded([&] {
+    engine& e = require_engine("aml_register_handler");
+    if (n < 0 || n > 255) throw mistake(concat("aml_register_handler: handler id ", n, " is outside [0, 255]"));
+    if (f == nullptr) throw mistake(concat("aml_register_handler: the handler for id ", n, " is NULL"));
+    barrier(e, "aml_register_handler");  // messages for the old handler are handled by it
+    // Collective with one id: a PE registering another would handle messages with the wrong code.
+    int extremes[2] = {n, -n};
+    e.ctx->allreduce(std::span<int>(extremes), transit::reduce_op::max);
+    const int highest = extremes[0];
+    const int lowest = -extremes[1];
+    if (lowest != highest)
+      throw mistake(concat("aml_register_handler: the PEs register different handler ids (", lowest, " to ", highest,
+                           "): the call is collective, with one id on every PE"));
+    e.handlers[static_cast<std::size_t>(n)] = f;
+  });
+}
+
+void aml_send(void* srcaddr, int type, int length, int node) {
+  engine* e = current();
+  // The checks every message passes; the messages themselves leave through active_messages.
+  if (e == nullptr || static_cast<unsigned>(type) > 255u || e->handlers[static_cast<std::size_t>(type)] == nullptr ||
+      static_cast<unsigned>(length) > static_cast<unsigned>(TRANSIT_AML_MAX_LENGTH) ||
+      static_cast<unsigned>(node) >= static_cast<unsigned>(e->size) || (srcaddr == nullptr && length > 0))
+      [[unlikely]] {
+    guarded([&] {
+      engine& checked = require_engine("aml_send");
+      check_registered(checked, "aml_send", type);
+      check_length("aml_send", length, srcaddr);
+      throw mistake(concat("aml_send: destination PE ", node, " is outside [0, ", checked.size, ")"));
+    });
+    return;
+  }
+  guarded([&] {
+    if (node == e->rank && e->handler_depth == 0) {
+      e->run_handler(type, node, srcaddr, length);  // AML runs a message to itself at once
+      return;
+    }
+    e->am->async(node, deliver, static_cast<std::uint8_t>(type),
+                 std::span<const std::byte>(static_cast<const std::byte*>(srcaddr), static_cast<std::size_t>(length)));
+  });
+}
+
+int aml_my_pe(void) {
+  const engine* e = current();
+  return e != nullptr ? e->rank : 0;
+}
+
+int aml_n_pes(void) {
+  const engine* e = current();
+  return e != nullptr ? e->size : 1;
+}
+
+double transit_aml_time(void) {
+  const auto now = transit::detail::steady_clock::now().time_since_epoch();
+  return std::chrono::duration<double>(now).count();
+}
+
+void transit_aml_allreduce(void* value, size_t bytes, int op) {
+  guarded([&] {
+    engine& e = require_engine("aml_long_allreduce");
+    if (op < 0 || op > 2) throw mistake(concat("aml_long_allreduce: op ", op, " is not 0 (sum), 1 (min) or 2 (max)"));
+    if (value == nullptr) throw mistake("aml_long_allreduce: the value's address is NULL");
+    const auto rop = op == 0 ? transit::reduce_op::sum : op == 1 ? transit::reduce_op::min : transit::reduce_op::max;
+    if (bytes == 8) {
+      std::int64_t v;
+      std::memcpy(&v, value, 8);
+      v = e.ctx->allreduce(v, rop);
+      std::memcpy(value, &v, 8);
+    } else if (bytes == 4) {
+      std::int32_t v;
+      std::memcpy(&v, value, 4);
+      v = e.ctx->allreduce(v, rop);
+      std::memcpy(value, &v, 4);
+    } else {
+      throw mistake(concat("aml_long_allreduce: the value has ", bytes,
+                           " bytes: expected a signed integer of 8 (long, long long, int64_t) or 4 (int)"));
+    }
+  });
+}
+
+int transit_aml_attach(struct transit_context* ctx) {
+  int result = -1;
+  guarded([&] {
+    if (ctx == nullptr || ctx->ctx == nullptr)
+      throw mistake("transit_aml_attach: the context is NULL: expected one from transit_context_create_* or "
+                    "transit_run_local");
+    if (process_engine != nullptr) throw mistake("transit_aml_attach: AML was initialised by aml_init in this process");
+    if (thread_engine != nullptr) throw mistake("transit_aml_attach: AML is already attached on this thread");
+    auto e = std::make_unique<engine>();
+    start(*e, *ctx->ctx);
+    thread_engine = e.release();
+    result = 0;
+  });
+  return result;
+}
+
+void transit_aml_detach(void) {
+  guarded([] {
+    engine& e = require_engine("transit_aml_detach");
+    if (&e != thread_engine) throw mistake("transit_aml_detach: AML was started by aml_init: end it with aml_finalize");
+    barrier(e, "transit_aml_detach");
+    delete thread_engine;
+    thread_engine = nullptr;
+  });
+}
+
+void transit_aml_set_error_handler(transit_aml_error_fn f, void* user) {
+  error_handler = f;
+  error_user = user;
+}
+
+}  // extern "C"
