@@ -21,7 +21,8 @@ for file in "$libdir/libtransit.so" "$libdir/libtransit.so.0" "$libdir/libtransi
             include/transit/transit.h include/transit/transit.hpp include/transit/base.hpp \
             include/transit/mpi.hpp include/transit/detail/core/cxx20.hpp \
             "$libdir/cmake/transit/transitConfig.cmake" "$libdir/cmake/transit/transitConfigVersion.cmake" \
-            "$libdir/cmake/transit/transitTargets.cmake" "$libdir/pkgconfig/transit.pc"; do
+            "$libdir/cmake/transit/transitTargets.cmake" "$libdir/pkgconfig/transit.pc" \
+            "$libdir/libtransit_aml.so.0" include/transit-aml/aml.h "$libdir/pkgconfig/transit-aml.pc"; do
   if [ -e "$prefix/$file" ]; then
     echo "install_library: installed $file"
   else
