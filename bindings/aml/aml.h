@@ -81,11 +81,17 @@ void transit_aml_set_error_handler(transit_aml_error_fn f, void* user);
 
 /* AML's macros. AML's own reduce on MPI_COMM_WORLD with MPI_LONG_LONG; these reduce over the PEs
  * of the job (the same ranks after aml_init) and check the value's size. */
+/** AML's name for aml_my_pe. */
 #define my_pe aml_my_pe
+/** AML's name for aml_n_pes. */
 #define num_pes aml_n_pes
+/** Local: seconds on transit's clock (transit_aml_time). */
 #define aml_time() transit_aml_time()
+/** Collective: `*p` (a signed integer of 4 or 8 bytes) summed over all PEs, in place. */
 #define aml_long_allsum(p) transit_aml_allreduce((p), sizeof(*(p)), 0)
+/** Collective: the least `*p` over all PEs, in place. */
 #define aml_long_allmin(p) transit_aml_allreduce((p), sizeof(*(p)), 1)
+/** Collective: the greatest `*p` over all PEs, in place. */
 #define aml_long_allmax(p) transit_aml_allreduce((p), sizeof(*(p)), 2)
 
 #endif /* TRANSIT_AML_AML_H */

@@ -36,6 +36,7 @@ class active_messages {
   struct with_callers_t {
     explicit with_callers_t() = default;
   };
+  /// Pass to the constructor for handlers that ask caller().
   static constexpr with_callers_t with_callers{};
 
 
