@@ -38,6 +38,15 @@ void counting_sort(std::int64_t rows, const std::vector<Pair>& pairs, std::vecto
   for (const Pair& p : pairs) column[static_cast<std::size_t>(fill[p.row]++)] = p.neighbour;
 }
 
+/// The search's items carry 32-bit local indices: the error when `pes` PEs would hold more
+/// vertices each (empty when they do not).
+std::string per_pe_limit_error(int scale, int pes) {
+  const std::int64_t per_pe = ((std::int64_t{1} << scale) + pes - 1) / pes;
+  if (per_pe <= std::int64_t{std::numeric_limits<std::uint32_t>::max()}) return {};
+  return "--scale (-s): got '" + std::to_string(scale) + "', expected a scale leaving at most 2^32 - 1 vertices per PE (" +
+         std::to_string(per_pe) + " on each of " + std::to_string(pes) + " PEs)";
+}
+
 }  // namespace
 
 std::vector<kronecker_edge> bfs_edge_slice(const context& ctx, int scale, int edgefactor, std::uint64_t seed) {
@@ -53,18 +62,22 @@ bfs_graph build_bfs_graph(context& ctx, int scale, std::span<const kronecker_edg
   g.pes = ctx.size();
   g.rank = ctx.rank();
   g.local_vertices = (g.vertices - g.rank + g.pes - 1) / g.pes;
-  const std::int64_t most_local = (g.vertices + g.pes - 1) / g.pes;
-  if (most_local > std::int64_t{std::numeric_limits<std::uint32_t>::max()})
-    throw std::invalid_argument("--scale (-s): got '" + std::to_string(scale) + "', expected at most 2^32 - 1 vertices per PE (" +
-                                std::to_string(most_local) + " on " + std::to_string(g.pes) + " PEs)");
+  if (const std::string error = per_pe_limit_error(scale, g.pes); !error.empty()) throw std::invalid_argument(error);
+  // Every PE looks at its edges before any is sent, and all throw together: a PE throwing alone
+  // would leave the others waiting in the streamer for it.
+  std::int64_t bad = 0;
+  std::string first_bad;
+  for (const kronecker_edge& e : edges)
+    if (e.v0 < 0 || e.v0 >= g.vertices || e.v1 < 0 || e.v1 >= g.vertices) {
+      if (bad++ == 0) first_bad = ", such as (" + std::to_string(e.v0) + ", " + std::to_string(e.v1) + ") on PE " + std::to_string(g.rank);
+    }
+  if (const std::int64_t all_bad = ctx.allreduce(bad, reduce_op::sum); all_bad > 0)
+    throw std::invalid_argument("build_bfs_graph: " + std::to_string(all_bad) + " edges have an end outside [0, " +
+                                std::to_string(g.vertices) + ")" + first_bad);
   std::vector<half_edge> mine;
   mine.reserve(edges.size() * 2 + 16);
   streamer<half_edge> stream(ctx, {}, [&mine](const half_edge& h) { mine.push_back(h); });
   for (const kronecker_edge& e : edges) {
-    for (const std::int64_t v : {e.v0, e.v1})
-      if (v < 0 || v >= g.vertices)
-        throw std::invalid_argument("build_bfs_graph: edge (" + std::to_string(e.v0) + ", " + std::to_string(e.v1) +
-                                    ") has an end outside [0, " + std::to_string(g.vertices) + ")");
     if (e.v0 == e.v1) continue;  // self loops: in the list, not in the graph
     stream.insert({e.v1, static_cast<std::uint32_t>(g.local(e.v0))}, g.owner(e.v0));
     stream.insert({e.v0, static_cast<std::uint32_t>(g.local(e.v1))}, g.owner(e.v1));
@@ -440,17 +453,14 @@ void print_results(const bfs_options& o, int roots, int pes, double generation, 
 
 int bfs_main(context& ctx, const bfs_options& options) {
   const bool writer = ctx.rank() == 0;
+  if (const std::string error = per_pe_limit_error(options.scale, ctx.size()); !error.empty()) {
+    if (writer) std::fprintf(stderr, "transit: error: %s\n", error.c_str());
+    return 2;
+  }
   if (writer)
     std::fprintf(stderr, "transit app bfs (transit %s, %.*s backend, %d PEs): SCALE %d, edgefactor %d, %d roots, seed %" PRIu64 "%s\n",
                  version(), static_cast<int>(ctx.backend().size()), ctx.backend().data(), ctx.size(), options.scale,
                  options.edgefactor, options.roots, options.seed, options.no_validate ? ", no validation" : "");
-  const std::int64_t per_pe = ((std::int64_t{1} << options.scale) + ctx.size() - 1) / ctx.size();
-  if (per_pe > std::int64_t{std::numeric_limits<std::uint32_t>::max()}) {
-    if (writer)
-      std::fprintf(stderr, "transit: error: --scale (-s): got '%d', expected at most 2^32 - 1 vertices per PE (%" PRId64 " on %d PEs)\n",
-                   options.scale, per_pe, ctx.size());
-    return 2;
-  }
 
   ctx.barrier();
   auto start = clock_type::now();

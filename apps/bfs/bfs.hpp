@@ -54,8 +54,9 @@ std::vector<kronecker_edge> bfs_edge_slice(const context& ctx, int scale, int ed
 
 /// Collective: the graph of every PE's `edges` (each PE passes its share), built with a streamer:
 /// each edge's two directions sent to their rows' owners, then sorted into rows by counting.
-/// Throws std::invalid_argument (naming the value) when an endpoint is outside [0, 2^scale) or a
-/// PE would hold 2^32 vertices or more (the search's items carry 32-bit local indices).
+/// Throws std::invalid_argument on every PE (naming the value) when an endpoint on any PE is outside
+/// [0, 2^scale), or when a PE would hold 2^32 vertices or more (the search's items carry 32-bit
+/// local indices).
 bfs_graph build_bfs_graph(context& ctx, int scale, std::span<const kronecker_edge> edges);
 
 /// Collective: up to `count` search roots as the reference draws them: a vertex (d0 + d1) N mod N

@@ -27,6 +27,7 @@ app_entry bfs_app() {
                       {.names = "--seed",
                        .help = "the generator's seeds are SEED and SEED + 1 (default 2: the reference's 2 and 3)",
                        .target = &args.seed,
+                       .check = integer_range{0, std::int64_t{1} << 62, "a seed from 0 to 2^62"},
                        .type_name = "SEED"},
                       {.names = "-V,--no-validate",
                        .help = "time the searches without validating them",
