@@ -83,7 +83,15 @@ bfs_graph build_bfs_graph(context& ctx, int scale, std::span<const kronecker_edg
     stream.insert({e.v0, static_cast<std::uint32_t>(g.local(e.v1))}, g.owner(e.v1));
   }
   stream.finish();
-  counting_sort(g.local_vertices, mine, g.offset, g.column);
+  std::vector<std::int64_t> column;
+  counting_sort(g.local_vertices, mine, g.offset, column);
+  mine = {};
+  g.neighbour_owner.resize(column.size());
+  g.neighbour_local.resize(column.size());
+  for (std::size_t k = 0; k < column.size(); ++k) {
+    g.neighbour_owner[k] = g.owner(column[k]);
+    g.neighbour_local[k] = static_cast<std::uint32_t>(g.local(column[k]));
+  }
   return g;
 }
 
@@ -110,9 +118,11 @@ bfs_search::bfs_search(context& ctx, const bfs_graph& graph)
       }) {}
 
 void bfs_search::visit_vertex(std::uint32_t vertex, std::int64_t parent) {
-  std::int64_t& level = tree_->level[vertex];
-  if (level >= 0) return;  // visited already: the first visit's parent stays
-  level = next_level_;
+  std::uint64_t& word = visited_[vertex >> 6];
+  const std::uint64_t bit = std::uint64_t{1} << (vertex & 63);
+  if ((word & bit) != 0) return;  // visited already: the first visit's parent stays
+  word |= bit;
+  tree_->level[vertex] = next_level_;
   tree_->parent[vertex] = parent;
   next_.push_back(vertex);
 }
@@ -122,24 +132,25 @@ void bfs_search::run(std::int64_t root, bfs_tree& tree) {
   tree.parent.assign(n, -1);
   tree.level.assign(n, -1);
   tree_ = &tree;
+  visited_.assign((n + 63) / 64, 0);
   frontier_.clear();
   next_.clear();
   if (graph_.owner(root) == graph_.rank) {
     const auto r = static_cast<std::size_t>(graph_.local(root));
+    visited_[r >> 6] |= std::uint64_t{1} << (r & 63);
     tree.level[r] = 0;
     tree.parent[r] = root;
     frontier_.push_back(static_cast<std::uint32_t>(r));
   }
-  const int pes = graph_.pes, me = graph_.rank;
+  const int me = graph_.rank;
   for (std::int64_t level = 1;; ++level) {
     next_level_ = level;
     for (const std::uint32_t v : frontier_) {
       const std::int64_t from = graph_.global(v, me);
       const auto end = static_cast<std::size_t>(graph_.offset[v + 1]);
       for (auto k = static_cast<std::size_t>(graph_.offset[v]); k < end; ++k) {
-        const std::int64_t w = graph_.column[k];
-        const int owner = static_cast<int>(w % pes);
-        const auto lw = static_cast<std::uint32_t>(w / pes);
+        const int owner = graph_.neighbour_owner[k];
+        const std::uint32_t lw = graph_.neighbour_local[k];
         if (owner == me) visit_vertex(lw, from);  // no need to stream to oneself
         else stream_.insert({lw, v}, owner);
       }
@@ -158,7 +169,7 @@ std::int64_t bfs_edge_count(context& ctx, const bfs_graph& graph, const bfs_tree
     if (tree.parent[static_cast<std::size_t>(v)] == -1) continue;
     const std::int64_t global = graph.global(v, graph.rank);
     for (std::int64_t k = graph.offset[static_cast<std::size_t>(v)]; k < graph.offset[static_cast<std::size_t>(v) + 1]; ++k)
-      if (graph.column[static_cast<std::size_t>(k)] < global) ++count;
+      if (graph.neighbour(static_cast<std::size_t>(k)) < global) ++count;
   }
   return ctx.allreduce(count, reduce_op::sum);
 }
@@ -338,9 +349,9 @@ bfs_validation bfs_validate(context& ctx, const bfs_graph& graph, std::int64_t r
         const std::int64_t ug = graph.global(static_cast<std::int64_t>(u), me);
         const std::int64_t u_level = parent[u] == -1 ? unreached_mark : level[u];
         for (auto k = static_cast<std::size_t>(graph.offset[u]); k < static_cast<std::size_t>(graph.offset[u + 1]); ++k) {
-          const std::int64_t w = graph.column[k];
-          if (graph.owner(w) == me) see_edge(static_cast<std::size_t>(graph.local(w)), ug, u_level);
-          else edges.insert({u_level, static_cast<std::uint32_t>(graph.local(w)), static_cast<std::uint32_t>(u)}, graph.owner(w));
+          const int owner = graph.neighbour_owner[k];
+          if (owner == me) see_edge(graph.neighbour_local[k], ug, u_level);
+          else edges.insert({u_level, graph.neighbour_local[k], static_cast<std::uint32_t>(u)}, owner);
         }
       }
       edges.finish();

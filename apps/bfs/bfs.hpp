@@ -38,7 +38,13 @@ struct bfs_graph {
   int pes = 1, rank = 0;            ///< the PE count and this PE
   std::int64_t local_vertices = 0;  ///< vertices rank, rank + pes, ... below `vertices`
   std::vector<std::int64_t> offset; ///< local_vertices + 1 row starts
-  std::vector<std::int64_t> column; ///< global neighbour ids
+  /// Each row entry's neighbour as the search needs it, split once here rather than by a division
+  /// per edge per search: its owner and its local index there.
+  std::vector<std::int32_t> neighbour_owner;
+  std::vector<std::uint32_t> neighbour_local;
+
+  /// The global id of row entry k's neighbour.
+  std::int64_t neighbour(std::size_t k) const { return global(neighbour_local[k], neighbour_owner[k]); }
 
   int owner(std::int64_t v) const { return static_cast<int>(v % pes); }
   std::int64_t local(std::int64_t v) const { return v / pes; }
@@ -97,6 +103,7 @@ class bfs_search {
   bfs_tree* tree_ = nullptr;
   std::int64_t next_level_ = 0;
   std::vector<std::uint32_t> frontier_, next_;
+  std::vector<std::uint64_t> visited_;  // a bit per local vertex: a cache's worth where levels take 64
   streamer<visit> stream_;  // last: its callback uses the members above
 };
 
