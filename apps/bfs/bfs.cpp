@@ -20,22 +20,24 @@ double seconds_since(clock_type::time_point start) {
   return std::chrono::duration<double>(clock_type::now() - start).count();
 }
 
-/// One direction of an input edge on its way to its row's owner.
+/// One direction of an input edge on its way to its row's owner, the neighbour already split as
+/// the search needs it.
 struct half_edge {
-  std::int64_t neighbour;  // global id
-  std::uint32_t row;       // local index at the destination
+  std::uint32_t row;              // local index at the destination
+  std::uint32_t neighbour_local;  // the neighbour's local index at its owner
+  std::int32_t neighbour_owner;
 };
 
-/// Local: rows from (row, value) pairs by counting: offset has rows + 1 entries.
-template <class Pair>
-void counting_sort(std::int64_t rows, const std::vector<Pair>& pairs, std::vector<std::int64_t>& offset,
-                   std::vector<std::int64_t>& column) {
-  offset.assign(static_cast<std::size_t>(rows) + 1, 0);
+/// Local: rows from (row, ...) pairs by counting: returns the rows + 1 row starts and calls
+/// place(position, pair) for each pair, positions grouped by row.
+template <class Pair, class Place>
+std::vector<std::int64_t> counting_sort(std::int64_t rows, const std::vector<Pair>& pairs, Place&& place) {
+  std::vector<std::int64_t> offset(static_cast<std::size_t>(rows) + 1, 0);
   for (const Pair& p : pairs) ++offset[static_cast<std::size_t>(p.row) + 1];
   for (std::size_t i = 1; i < offset.size(); ++i) offset[i] += offset[i - 1];
   std::vector<std::int64_t> fill(offset.begin(), offset.end() - 1);
-  column.resize(pairs.size());
-  for (const Pair& p : pairs) column[static_cast<std::size_t>(fill[p.row]++)] = p.neighbour;
+  for (const Pair& p : pairs) place(static_cast<std::size_t>(fill[p.row]++), p);
+  return offset;
 }
 
 /// The search's items carry 32-bit local indices: the error when `pes` PEs would hold more
@@ -77,21 +79,22 @@ bfs_graph build_bfs_graph(context& ctx, int scale, std::span<const kronecker_edg
   std::vector<half_edge> mine;
   mine.reserve(edges.size() * 2 + 16);
   streamer<half_edge> stream(ctx, {}, [&mine](const half_edge& h) { mine.push_back(h); });
+  const auto half = [&g](std::int64_t row, std::int64_t neighbour) {
+    return half_edge{static_cast<std::uint32_t>(g.local(row)), static_cast<std::uint32_t>(g.local(neighbour)),
+                     g.owner(neighbour)};
+  };
   for (const kronecker_edge& e : edges) {
     if (e.v0 == e.v1) continue;  // self loops: in the list, not in the graph
-    stream.insert({e.v1, static_cast<std::uint32_t>(g.local(e.v0))}, g.owner(e.v0));
-    stream.insert({e.v0, static_cast<std::uint32_t>(g.local(e.v1))}, g.owner(e.v1));
+    stream.insert(half(e.v0, e.v1), g.owner(e.v0));
+    stream.insert(half(e.v1, e.v0), g.owner(e.v1));
   }
   stream.finish();
-  std::vector<std::int64_t> column;
-  counting_sort(g.local_vertices, mine, g.offset, column);
-  mine = {};
-  g.neighbour_owner.resize(column.size());
-  g.neighbour_local.resize(column.size());
-  for (std::size_t k = 0; k < column.size(); ++k) {
-    g.neighbour_owner[k] = g.owner(column[k]);
-    g.neighbour_local[k] = static_cast<std::uint32_t>(g.local(column[k]));
-  }
+  g.neighbour_owner.resize(mine.size());
+  g.neighbour_local.resize(mine.size());
+  g.offset = counting_sort(g.local_vertices, mine, [&g](std::size_t k, const half_edge& h) {
+    g.neighbour_owner[k] = h.neighbour_owner;
+    g.neighbour_local[k] = h.neighbour_local;
+  });
   return g;
 }
 
@@ -117,7 +120,7 @@ bfs_search::bfs_search(context& ctx, const bfs_graph& graph)
         visit_vertex(item.vertex, graph_.global(item.parent, source));
       }) {}
 
-void bfs_search::visit_vertex(std::uint32_t vertex, std::int64_t parent) {
+inline void bfs_search::visit_vertex(std::uint32_t vertex, std::int64_t parent) {
   std::uint64_t& word = visited_[vertex >> 6];
   const std::uint64_t bit = std::uint64_t{1} << (vertex & 63);
   if ((word & bit) != 0) return;  // visited already: the first visit's parent stays
@@ -278,8 +281,9 @@ bfs_validation bfs_validate(context& ctx, const bfs_graph& graph, std::int64_t r
       }
       children.finish();
     }
-    std::vector<std::int64_t> child_offset, child_column;
-    counting_sort(graph.local_vertices, pairs, child_offset, child_column);
+    std::vector<std::int64_t> child_column(pairs.size());
+    const std::vector<std::int64_t> child_offset = counting_sort(
+        graph.local_vertices, pairs, [&](std::size_t k, const child_pair& c) { child_column[k] = c.neighbour; });
     pairs = {};
     std::vector<std::uint8_t> reached(n, 0);
     std::vector<std::uint32_t> frontier, next;
@@ -475,7 +479,7 @@ int bfs_main(context& ctx, const bfs_options& options) {
 
   ctx.barrier();
   auto start = clock_type::now();
-  const std::vector<kronecker_edge> edges = bfs_edge_slice(ctx, options.scale, options.edgefactor, options.seed);
+  std::vector<kronecker_edge> edges = bfs_edge_slice(ctx, options.scale, options.edgefactor, options.seed);
   ctx.barrier();
   const double generation = ctx.allreduce(seconds_since(start), reduce_op::max);
   if (writer) std::fprintf(stderr, "graph_generation:               %f s\n", generation);
@@ -485,6 +489,7 @@ int bfs_main(context& ctx, const bfs_options& options) {
   ctx.barrier();
   const double construction = ctx.allreduce(seconds_since(start), reduce_op::max);
   if (writer) std::fprintf(stderr, "construction_time:              %f s\n", construction);
+  edges = {};  // the graph holds what the search and the validation read
 
   const std::vector<std::int64_t> roots = bfs_roots(ctx, graph, options.roots, options.seed);
   if (roots.empty()) {
