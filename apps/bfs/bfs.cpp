@@ -49,6 +49,13 @@ std::string per_pe_limit_error(int scale, int pes) {
          std::to_string(per_pe) + " on each of " + std::to_string(pes) + " PEs)";
 }
 
+/// Throws std::invalid_argument (on every PE: all pass the same root) unless `root` is a vertex.
+void check_root(const bfs_graph& graph, std::int64_t root) {
+  if (root < 0 || root >= graph.vertices)
+    throw std::invalid_argument("bfs: root " + std::to_string(root) + ", expected a vertex from 0 to " +
+                                std::to_string(graph.vertices - 1));
+}
+
 }  // namespace
 
 std::vector<kronecker_edge> bfs_edge_slice(const context& ctx, int scale, int edgefactor, std::uint64_t seed) {
@@ -131,6 +138,7 @@ inline void bfs_search::visit_vertex(std::uint32_t vertex, std::int64_t parent) 
 }
 
 void bfs_search::run(std::int64_t root, bfs_tree& tree) {
+  check_root(graph_, root);
   const auto n = static_cast<std::size_t>(graph_.local_vertices);
   tree.parent.assign(n, -1);
   tree.level.assign(n, -1);
@@ -237,6 +245,7 @@ struct child_pair {
 
 bfs_validation bfs_validate(context& ctx, const bfs_graph& graph, std::int64_t root, const bfs_tree& tree,
                             std::int64_t edges_counted, bool report) {
+  check_root(graph, root);
   const auto n = static_cast<std::size_t>(graph.local_vertices);
   const int me = graph.rank;
   std::array<error_log, 6> log;
@@ -245,10 +254,12 @@ bfs_validation bfs_validate(context& ctx, const bfs_graph& graph, std::int64_t r
   // tree (a level outside [-1, N) is an error of its own, below).
   std::vector<std::int64_t> level(tree.level.size());
   for (std::size_t i = 0; i < level.size(); ++i) level[i] = std::clamp<std::int64_t>(tree.level[i], -1, graph.vertices);
-  if (parent.size() != n || level.size() != n)
-    throw std::invalid_argument("bfs_validate: a tree of " + str(static_cast<std::int64_t>(parent.size())) + " parents and " +
-                                str(static_cast<std::int64_t>(tree.level.size())) + " levels, expected " +
-                                str(graph.local_vertices) + " of each");
+  // Collective: a PE throwing alone would leave the others waiting in the checks' streamers.
+  if (ctx.allreduce(parent.size() != n || level.size() != n ? 1 : 0, reduce_op::max) != 0)
+    throw std::invalid_argument("bfs_validate: a tree without one parent and one level per local vertex on some PE "
+                                "(PE " + str(me) + ": " + str(static_cast<std::int64_t>(parent.size())) + " parents, " +
+                                str(static_cast<std::int64_t>(tree.level.size())) + " levels, " +
+                                str(graph.local_vertices) + " vertices)");
   const bool root_here = graph.owner(root) == me;
   const auto root_local = static_cast<std::size_t>(graph.local(root));
 
@@ -497,8 +508,8 @@ int bfs_main(context& ctx, const bfs_options& options) {
     return 1;
   }
   if (writer && static_cast<int>(roots.size()) < options.roots)
-    std::fprintf(stderr, "bfs: %zu roots (of %d asked): the root stream ran out of vertices with edges\n", roots.size(),
-                 options.roots);
+    std::fprintf(stderr, "bfs: %zu roots (of %d asked): the reference's root stream gives no more distinct vertices with edges in its 2N values\n",
+                 roots.size(), options.roots);
 
   bfs_search search(ctx, graph);
   bfs_tree tree;

@@ -89,6 +89,7 @@ class bfs_search {
 
   /// Collective: searches from `root` (the same on every PE, a vertex of the graph) and writes
   /// every local vertex's parent and level into `tree` (resized to the local vertex count).
+  /// Throws std::invalid_argument on every PE when `root` is not a vertex.
   void run(std::int64_t root, bfs_tree& tree);
 
  private:
@@ -133,7 +134,9 @@ struct bfs_validation {
 /// root, every input edge with its ends' levels, and the count). `edges_counted` (bfs_edge_count's
 /// answer; negative: not checked) must equal the validation's count of input edges with an end
 /// reached. When `report`, every failed check prints one line on stderr, from the PE holding its
-/// first error: "Validation error: check N (what): K errors, the first: ...".
+/// first error: "Validation error: check N (what): K errors, the first: ...". Throws
+/// std::invalid_argument on every PE when `root` is not a vertex, or when `tree` does not hold
+/// one parent and one level per local vertex.
 bfs_validation bfs_validate(context& ctx, const bfs_graph& graph, std::int64_t root, const bfs_tree& tree,
                             std::int64_t edges_counted, bool report);
 

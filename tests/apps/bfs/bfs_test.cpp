@@ -271,6 +271,14 @@ TEST(Bfs, ValidationCatchesEachCheckOnACorruptedTree) {
     }
     // The search's edge count against the validation's.
     expect_failed(good, ta::bfs_check_edge_count, "an edge count one too many", nedge + 1);
+    // Not a vertex: refused on every PE, before any message.
+    ta::bfs_tree t;
+    EXPECT_THROW(search.run(graph.vertices, t), std::invalid_argument);
+    EXPECT_THROW(search.run(-1, t), std::invalid_argument);
+    EXPECT_THROW(ta::bfs_validate(ctx, graph, graph.vertices, good, nedge, false), std::invalid_argument);
+    ta::bfs_tree short_on_one = good;  // one PE's tree short: every PE throws, none waits
+    if (ctx.rank() == ctx.size() - 1) short_on_one.level.pop_back();
+    EXPECT_THROW(ta::bfs_validate(ctx, graph, root, short_on_one, nedge, false), std::invalid_argument);
   });
 }
 
