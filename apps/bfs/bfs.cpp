@@ -1,6 +1,7 @@
 #include "bfs/bfs.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cinttypes>
 #include <cmath>
@@ -120,9 +121,10 @@ std::vector<std::int64_t> bfs_roots(context& ctx, const bfs_graph& graph, int co
   return roots;
 }
 
-bfs_search::bfs_search(context& ctx, const bfs_graph& graph)
+bfs_search::bfs_search(context& ctx, const bfs_graph& graph, bfs_algorithm algorithm)
     : ctx_(ctx),
       graph_(graph),
+      algorithm_(algorithm),
       stream_(ctx, {}, [this](const visit& item, int source) {
         visit_vertex(item.vertex, graph_.global(item.parent, source));
       }) {}
@@ -153,25 +155,80 @@ void bfs_search::run(std::int64_t root, bfs_tree& tree) {
     tree.parent[r] = root;
     frontier_.push_back(static_cast<std::uint32_t>(r));
   }
-  const int me = graph_.rank;
+  // Beamer's switch: the frontier's edges (m_f), the unexplored edges (m_u, edges of unvisited
+  // vertices) and the frontier's size, summed over PEs in one allreduce per level.
+  constexpr std::int64_t alpha = 14, beta = 24;
+  std::array<std::int64_t, 3> sizes{static_cast<std::int64_t>(frontier_.size()), 0, 0};  // n_f, m_f, m_u
+  if (algorithm_ == bfs_algorithm::direction_optimizing) {
+    for (const std::uint32_t v : frontier_) sizes[1] += graph_.degree(v);
+    sizes[2] = static_cast<std::int64_t>(graph_.neighbour_local.size()) - sizes[1];
+    ctx_.allreduce(std::span<std::int64_t>(sizes), reduce_op::sum);
+  }
+  bool bottom_up = false;
+  levels_ = bottom_up_steps_ = 0;
   for (std::int64_t level = 1;; ++level) {
     next_level_ = level;
-    for (const std::uint32_t v : frontier_) {
-      const std::int64_t from = graph_.global(v, me);
-      const auto end = static_cast<std::size_t>(graph_.offset[v + 1]);
-      for (auto k = static_cast<std::size_t>(graph_.offset[v]); k < end; ++k) {
-        const int owner = graph_.neighbour_owner[k];
-        const std::uint32_t lw = graph_.neighbour_local[k];
-        if (owner == me) visit_vertex(lw, from);  // no need to stream to oneself
-        else stream_.insert({lw, v}, owner);
-      }
+    levels_ = level;
+    if (algorithm_ == bfs_algorithm::direction_optimizing) {
+      if (!bottom_up) bottom_up = sizes[1] > sizes[2] / alpha;
+      else bottom_up = sizes[0] >= graph_.vertices / beta;
     }
-    stream_.finish();
+    if (bottom_up) {
+      step_bottom_up();
+      ++bottom_up_steps_;
+    } else {
+      step_top_down();
+    }
     std::swap(frontier_, next_);
     next_.clear();
-    if (ctx_.allreduce(static_cast<std::int64_t>(frontier_.size()), reduce_op::sum) == 0) break;
+    if (algorithm_ == bfs_algorithm::top_down) {
+      if (ctx_.allreduce(static_cast<std::int64_t>(frontier_.size()), reduce_op::sum) == 0) break;
+      continue;
+    }
+    std::array<std::int64_t, 3> next_sizes{static_cast<std::int64_t>(frontier_.size()), 0, 0};
+    for (const std::uint32_t v : frontier_) next_sizes[1] += graph_.degree(v);
+    next_sizes[2] = -next_sizes[1];  // the new frontier's edges are explored now
+    ctx_.allreduce(std::span<std::int64_t>(next_sizes), reduce_op::sum);
+    if (next_sizes[0] == 0) break;
+    sizes = {next_sizes[0], next_sizes[1], sizes[2] + next_sizes[2]};
   }
   tree_ = nullptr;
+}
+
+void bfs_search::step_top_down() {
+  const int me = graph_.rank;
+  for (const std::uint32_t v : frontier_) {
+    const std::int64_t from = graph_.global(v, me);
+    const auto end = static_cast<std::size_t>(graph_.offset[v + 1]);
+    for (auto k = static_cast<std::size_t>(graph_.offset[v]); k < end; ++k) {
+      const int owner = graph_.neighbour_owner[k];
+      const std::uint32_t lw = graph_.neighbour_local[k];
+      if (owner == me) visit_vertex(lw, from);  // no need to stream to oneself
+      else stream_.insert({lw, v}, owner);
+    }
+  }
+  stream_.finish();
+}
+
+void bfs_search::step_bottom_up() {
+  // The frontier as a bitmap of global ids on every PE: each PE sets its own vertices' bits, so
+  // the PEs' words share no bit and their sum is their union.
+  frontier_bits_.assign(static_cast<std::size_t>((graph_.vertices + 63) / 64), 0);
+  for (const std::uint32_t v : frontier_) {
+    const auto g = static_cast<std::uint64_t>(graph_.global(v, graph_.rank));
+    frontier_bits_[g >> 6] |= std::uint64_t{1} << (g & 63);
+  }
+  ctx_.allreduce(std::span<std::uint64_t>(frontier_bits_), reduce_op::sum);
+  for (std::uint32_t v = 0; v < static_cast<std::uint32_t>(graph_.local_vertices); ++v) {
+    if ((visited_[v >> 6] & (std::uint64_t{1} << (v & 63))) != 0) continue;
+    const auto end = static_cast<std::size_t>(graph_.offset[v + 1]);
+    for (auto k = static_cast<std::size_t>(graph_.offset[v]); k < end; ++k) {
+      const auto w = static_cast<std::uint64_t>(graph_.neighbour(k));
+      if ((frontier_bits_[w >> 6] & (std::uint64_t{1} << (w & 63))) == 0) continue;
+      visit_vertex(v, static_cast<std::int64_t>(w));
+      break;  // the first parent found will do
+    }
+  }
 }
 
 std::int64_t bfs_edge_count(context& ctx, const bfs_graph& graph, const bfs_tree& tree) {
@@ -484,9 +541,10 @@ int bfs_main(context& ctx, const bfs_options& options) {
     return 2;
   }
   if (writer)
-    std::fprintf(stderr, "transit app bfs (transit %s, %.*s backend, %d PEs): SCALE %d, edgefactor %d, %d roots, seed %" PRIu64 "%s\n",
+    std::fprintf(stderr, "transit app bfs (transit %s, %.*s backend, %d PEs): SCALE %d, edgefactor %d, %d roots, seed %" PRIu64 ", %s%s\n",
                  version(), static_cast<int>(ctx.backend().size()), ctx.backend().data(), ctx.size(), options.scale,
-                 options.edgefactor, options.roots, options.seed, options.no_validate ? ", no validation" : "");
+                 options.edgefactor, options.roots, options.seed, options.algorithm.c_str(),
+                 options.no_validate ? ", no validation" : "");
 
   ctx.barrier();
   auto start = clock_type::now();
@@ -511,7 +569,9 @@ int bfs_main(context& ctx, const bfs_options& options) {
     std::fprintf(stderr, "bfs: %zu roots (of %d asked): the reference's root stream gives no more distinct vertices with edges in its 2N values\n",
                  roots.size(), options.roots);
 
-  bfs_search search(ctx, graph);
+  const bfs_algorithm algorithm =
+      options.algorithm == "direction-optimizing" ? bfs_algorithm::direction_optimizing : bfs_algorithm::top_down;
+  bfs_search search(ctx, graph, algorithm);
   bfs_tree tree;
   // Warm-up, untimed, and validated, as the reference does.
   search.run(roots[0], tree);
@@ -533,6 +593,9 @@ int bfs_main(context& ctx, const bfs_options& options) {
     if (writer) {
       std::fprintf(stderr, "Time for BFS %zu is %f\n", i, seconds);
       std::fprintf(stderr, "TEPS for BFS %zu is %g\n", i, static_cast<double>(traversed) / seconds);
+      if (algorithm == bfs_algorithm::direction_optimizing)
+        std::fprintf(stderr, "Levels of BFS %zu: %" PRId64 ", %" PRId64 " of them bottom-up\n", i, search.levels(),
+                     search.bottom_up_steps());
     }
     if (options.no_validate) {
       validate_times.push_back(-1);

@@ -22,6 +22,19 @@
 
 namespace transit::apps {
 
+/// How a search steps from one level to the next.
+enum class bfs_algorithm {
+  /// The reference's: every frontier vertex's edges visited, through the streamer (top-down).
+  top_down,
+  /// Beamer, Asanovic and Patterson's direction optimization: top-down steps while the frontier
+  /// is small; bottom-up steps (each unvisited vertex looks for a parent in the frontier, known
+  /// on every PE as a bitmap, and stops at the first) while the frontier's edges outnumber a
+  /// fourteenth of the unexplored ones, until the frontier falls below N / 24 vertices. Fewer
+  /// edges looked at, none sent in a bottom-up step: a different algorithm, not a different
+  /// library, so not the one compared with the reference's.
+  direction_optimizing
+};
+
 /// `transit app bfs`'s options.
 struct bfs_options {
   int scale = 16;            ///< -s: log2 of the vertex count
@@ -29,6 +42,7 @@ struct bfs_options {
   int roots = 64;            ///< -r: search roots
   std::uint64_t seed = 2;    ///< --seed: the generator's seeds are (seed, seed + 1), the reference's (2, 3)
   bool no_validate = false;  ///< -V: time only
+  std::string algorithm = "top-down";  ///< -a: "top-down" or "direction-optimizing" (bfs_algorithm)
 };
 
 /// The undirected graph as compressed sparse rows, distributed cyclically: each input edge {a, b}
@@ -82,8 +96,9 @@ struct bfs_tree {
 /// Construction and destruction are collective.
 class bfs_search {
  public:
-  /// Collective: the search's streamer over `graph`, which must outlive this object.
-  bfs_search(context& ctx, const bfs_graph& graph);
+  /// Collective: the search's streamer over `graph`, which must outlive this object; every PE
+  /// passes the same algorithm.
+  bfs_search(context& ctx, const bfs_graph& graph, bfs_algorithm algorithm = bfs_algorithm::top_down);
   bfs_search(const bfs_search&) = delete;
   bfs_search& operator=(const bfs_search&) = delete;
 
@@ -92,15 +107,25 @@ class bfs_search {
   /// Throws std::invalid_argument on every PE when `root` is not a vertex.
   void run(std::int64_t root, bfs_tree& tree);
 
+  /// Local: the levels the last run stepped to, and how many of those steps went bottom-up (the
+  /// same on every PE).
+  std::int64_t levels() const noexcept { return levels_; }
+  std::int64_t bottom_up_steps() const noexcept { return bottom_up_steps_; }
+
  private:
   struct visit {
     std::uint32_t vertex;  // local index at the destination
     std::uint32_t parent;  // local index at the source PE
   };
   void visit_vertex(std::uint32_t vertex, std::int64_t parent);
+  void step_top_down();
+  void step_bottom_up();
 
   context& ctx_;
   const bfs_graph& graph_;
+  bfs_algorithm algorithm_;
+  std::int64_t levels_ = 0, bottom_up_steps_ = 0;
+  std::vector<std::uint64_t> frontier_bits_;  // bottom-up steps: the frontier by global id, on every PE
   bfs_tree* tree_ = nullptr;
   std::int64_t next_level_ = 0;
   std::vector<std::uint32_t> frontier_, next_;

@@ -98,14 +98,18 @@ TEST(Bfs, FindsTheReferenceRootsAndEdgeCountsAndValidates) {
       const ta::bfs_graph graph = make_graph(ctx, r.scale, r.edgefactor);
       const std::vector<std::int64_t> roots = ta::bfs_roots(ctx, graph, static_cast<int>(r.roots.size()), 2);
       EXPECT_EQ(roots, r.roots) << "SCALE " << r.scale;
-      ta::bfs_search search(ctx, graph);
-      ta::bfs_tree tree;
-      for (const std::int64_t root : roots) {
-        search.run(root, tree);
-        const std::int64_t nedge = ta::bfs_edge_count(ctx, graph, tree);
-        EXPECT_EQ(nedge, r.nedge) << "root " << root;
-        const ta::bfs_validation v = ta::bfs_validate(ctx, graph, root, tree, nedge, true);
-        EXPECT_TRUE(v.passed()) << "root " << root << " failed checks " << v.failed;
+      for (const auto algorithm : {ta::bfs_algorithm::top_down, ta::bfs_algorithm::direction_optimizing}) {
+        ta::bfs_search search(ctx, graph, algorithm);
+        ta::bfs_tree tree;
+        for (const std::int64_t root : roots) {
+          search.run(root, tree);
+          const std::int64_t nedge = ta::bfs_edge_count(ctx, graph, tree);
+          EXPECT_EQ(nedge, r.nedge) << "root " << root;
+          const ta::bfs_validation v = ta::bfs_validate(ctx, graph, root, tree, nedge, true);
+          EXPECT_TRUE(v.passed()) << "root " << root << " failed checks " << v.failed;
+          if (algorithm == ta::bfs_algorithm::top_down) EXPECT_EQ(search.bottom_up_steps(), 0);
+          else EXPECT_GT(search.bottom_up_steps(), 0) << "root " << root << ", " << search.levels() << " levels";
+        }
       }
     }
   });
@@ -287,6 +291,8 @@ TEST(Bfs, ProgramValidatesEveryRoot) {
     ta::bfs_options o;
     o.scale = 8;
     o.roots = 6;
+    EXPECT_EQ(ta::bfs_main(ctx, o), 0);
+    o.algorithm = "direction-optimizing";
     EXPECT_EQ(ta::bfs_main(ctx, o), 0);
     o.no_validate = true;
     o.seed = 11;
