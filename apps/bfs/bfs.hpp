@@ -2,8 +2,9 @@
 // Graph500's kernel 2 (breadth-first search) on transit's streamer, as a transit user writes it:
 // the specification's Kronecker graph (bfs/kronecker.hpp, the reference's graph bit for bit), a
 // compressed sparse row graph distributed 1-D, the search roots the reference picks, a
-// level-synchronous search producing each vertex's parent (and level), the specification's five
-// validation checks on every root, and the reference's output, so one parser reads both
+// level-synchronous search producing each vertex's parent (and level): top-down as the
+// reference's, or direction-optimizing (bfs_algorithm), the specification's five validation checks
+// on every root, and the reference's output, so one parser reads both
 // (`bfs  harmonic_mean_TEPS:     !  ...`).
 //
 // Distribution: cyclic, vertex v on PE v % P at local index v / P, as the reference distributes
@@ -90,10 +91,11 @@ struct bfs_tree {
   std::vector<std::int64_t> parent, level;
 };
 
-/// The level-synchronous search: each level's frontier sends (vertex, parent) to every
-/// neighbour's owner through one streamer; the owner keeps the first visit of an unvisited vertex
-/// and puts it in the next frontier; an allreduce of the frontier sizes ends the search.
-/// Construction and destruction are collective.
+/// The level-synchronous search: in a top-down step each frontier vertex sends (vertex, parent) to
+/// every neighbour's owner through one streamer, and the owner keeps the first visit of an
+/// unvisited vertex and puts it in the next frontier; a bottom-up step (direction_optimizing only)
+/// sends nothing; an allreduce of the frontier sizes ends the search. Construction and
+/// destruction are collective.
 class bfs_search {
  public:
   /// Collective: the search's streamer over `graph`, which must outlive this object; every PE
