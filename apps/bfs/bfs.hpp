@@ -69,8 +69,8 @@ struct bfs_graph {
   }
 };
 
-/// Local: this PE's share of the edge list: edges [M r / P, M (r + 1) / P) of the M = edgefactor
-/// 2^scale edges drawn from (seed, seed + 1).
+/// Local: this PE's share of the edge list of M = edgefactor 2^scale edges drawn from (seed,
+/// seed + 1): a contiguous range of M / P edges, one more on the first M mod P PEs.
 std::vector<kronecker_edge> bfs_edge_slice(const context& ctx, int scale, int edgefactor, std::uint64_t seed);
 
 /// Collective: the graph of every PE's `edges` (each PE passes its share), built with a streamer:
