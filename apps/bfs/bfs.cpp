@@ -609,6 +609,14 @@ int bfs_main(context& ctx, const bfs_options& options) {
     if (writer) std::fprintf(stderr, "Validate time for BFS %zu is %f\n", i, checked);
     if (!valid && writer) std::fprintf(stderr, "Validation failed for this BFS root (%" PRId64 "); skipping rest.\n", roots[i]);
   }
+  // What the searches sent, for a reader comparing with another program's traffic.
+  const streamer_stats sent = search.stats();
+  std::array<std::uint64_t, 3> traffic{sent.items_inserted, sent.messages_sent, sent.bytes_sent};
+  ctx.allreduce(std::span<std::uint64_t>(traffic), reduce_op::sum);
+  if (writer)
+    std::fprintf(stderr, "transit: the searches' streamer (all PEs, the warm-up included): %" PRIu64 " items in %" PRIu64
+                         " messages, %" PRIu64 " bytes\n",
+                 traffic[0], traffic[1], traffic[2]);
   if (writer) {
     if (!valid) std::printf("No results printed for invalid run.\n");
     else print_results(options, static_cast<int>(roots.size()), ctx.size(), generation, construction, times,

@@ -113,6 +113,8 @@ class bfs_search {
   /// same on every PE).
   std::int64_t levels() const noexcept { return levels_; }
   std::int64_t bottom_up_steps() const noexcept { return bottom_up_steps_; }
+  /// Local: this PE's streamer counters since construction (every run's top-down steps).
+  streamer_stats stats() const { return stream_.stats(); }
 
  private:
   struct visit {
