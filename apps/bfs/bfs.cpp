@@ -561,9 +561,13 @@ int bfs_main(context& ctx, const bfs_options& options) {
   edges = {};  // the graph holds what the search and the validation read
 
   const std::vector<std::int64_t> roots = bfs_roots(ctx, graph, options.roots, options.seed);
-  if (roots.empty()) {
-    if (writer) std::fprintf(stderr, "bfs: no vertex with an edge among the candidate roots: nothing to search\n");
-    return 1;
+  if (roots.empty()) {  // a tiny graph of self loops: bad input, said as a usage error
+    if (writer)
+      std::fprintf(stderr,
+                   "transit: error: --scale (-s) %d, --edgefactor (-e) %d, --seed %" PRIu64 ": got a graph whose root "
+                   "stream finds no vertex with an edge, expected one with a root to search from\n",
+                   options.scale, options.edgefactor, options.seed);
+    return 2;
   }
   if (writer && static_cast<int>(roots.size()) < options.roots)
     std::fprintf(stderr, "bfs: %zu roots (of %d asked): the reference's root stream gives no more distinct vertices with edges in its 2N values\n",

@@ -173,7 +173,8 @@ bfs_validation bfs_validate(context& ctx, const bfs_graph& graph, std::int64_t r
 /// then for each root the timed search, its edge count and its validation (unless -V), with the
 /// reference's progress lines on stderr and its results on stdout from PE 0. Returns 0, or 1 when
 /// a validation failed (the reference's "No results printed for invalid run."), 2 for input the
-/// options could not refuse (a PE count leaving a PE 2^32 vertices or more).
+/// options could not refuse (a PE count leaving a PE 2^32 vertices or more, a graph without a
+/// root: SCALE 1 and edge factor 1 may draw self loops only).
 int bfs_main(context& ctx, const bfs_options& options);
 
 /// Local: bfs as `transit app bfs` runs it: its options (-s -e -r --seed -V) bound to options of its
