@@ -13,6 +13,7 @@
 // the two programs PE by PE.
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -162,7 +163,8 @@ struct bfs_validation {
 /// messages of its own (four streamer passes: parents to children, levels down the tree from the
 /// root, every input edge with its ends' levels, and the count). `edges_counted` (bfs_edge_count's
 /// answer; negative: not checked) must equal the validation's count of input edges with an end
-/// reached. When `report`, every failed check prints one line on stderr, from the PE holding its
+/// reached. When `report` (the same on every PE), every failed check prints one line on stderr
+/// (its errors: vertices, or input edges each counted once), from the PE holding its
 /// first error: "Validation error: check N (what): K errors, the first: ...". Throws
 /// std::invalid_argument on every PE when `root` is not a vertex, or when `tree` does not hold
 /// one parent and one level per local vertex.
@@ -175,7 +177,10 @@ bfs_validation bfs_validate(context& ctx, const bfs_graph& graph, std::int64_t r
 /// a validation failed (the reference's "No results printed for invalid run."), 2 for input the
 /// options could not refuse (a PE count leaving a PE 2^32 vertices or more, a graph without a
 /// root: SCALE 1 and edge factor 1 may draw self loops only).
-int bfs_main(context& ctx, const bfs_options& options);
+/// `after_search`, when given, is called on every PE after each timed search (its root and this
+/// PE's tree) and before the tree is counted and validated: the tests' way to corrupt a tree.
+int bfs_main(context& ctx, const bfs_options& options,
+             const std::function<void(std::int64_t root, bfs_tree& tree)>& after_search = {});
 
 /// Local: bfs as `transit app bfs` runs it: its options (-s -e -r --seed -V) bound to options of its
 /// own, and its program (bfs_main).

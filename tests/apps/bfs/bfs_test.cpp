@@ -198,7 +198,7 @@ TEST(Bfs, ValidationCatchesEachCheckOnACorruptedTree) {
     const auto expect_failed = [&](const ta::bfs_tree& tree, unsigned failed, const char* what,
                                    std::optional<std::int64_t> count = std::nullopt) {
       const ta::bfs_validation v =
-          ta::bfs_validate(ctx, graph, root, tree, count ? *count : ta::bfs_edge_count(ctx, graph, tree), ctx.rank() == 0);
+          ta::bfs_validate(ctx, graph, root, tree, count ? *count : ta::bfs_edge_count(ctx, graph, tree), true);
       EXPECT_EQ(v.failed, failed) << what;
     };
     expect_failed(good, 0, "the search's own tree");
@@ -294,6 +294,19 @@ TEST(Bfs, ProgramValidatesEveryRoot) {
     EXPECT_EQ(ta::bfs_main(ctx, o), 0);
     o.algorithm = "direction-optimizing";
     EXPECT_EQ(ta::bfs_main(ctx, o), 0);
+    // The third root's tree loses a reached vertex: that validation fails, the program stops
+    // there and says so (exit status 1, the reference's "No results printed for invalid run.").
+    int searches = 0;
+    const auto corrupt_third = [&](std::int64_t root, ta::bfs_tree& tree) {
+      if (++searches != 3) return;
+      for (std::size_t i = 0; i < tree.parent.size(); ++i)
+        if (tree.parent[i] != -1 && tree.parent[i] != root) {
+          tree.parent[i] = tree.level[i] = -1;
+          break;
+        }
+    };
+    EXPECT_EQ(ta::bfs_main(ctx, o, corrupt_third), 1);
+    EXPECT_EQ(searches, 3);  // none after the failed one
     o.no_validate = true;
     o.seed = 11;
     EXPECT_EQ(ta::bfs_main(ctx, o), 0);
