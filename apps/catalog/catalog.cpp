@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "bfs/bfs.hpp"
 #include "histo/histo.hpp"
 #include "ig/ig.hpp"
 #include "permute_matrix/permute_matrix.hpp"
@@ -16,7 +17,7 @@ namespace transit::apps {
 
 const std::vector<app_entry>& applications() {
   static const std::vector<app_entry> apps = [] {
-    std::vector<app_entry> all{histo_app(), ig_app(), randperm_app(), sssp_app(), triangles_app()};
+    std::vector<app_entry> all{bfs_app(), histo_app(), ig_app(), randperm_app(), sssp_app(), triangles_app()};
     // The applications whose options are bale's graph options and the standard ones, no more.
     all.push_back(graph_options_app<permute_matrix_options>(
         "permute_matrix", "bale's permute_matrix: a sparse matrix's rows and columns randomly permuted",
