@@ -23,6 +23,7 @@
 #include "transit/detail/core/error.hpp"
 #include "transit/detail/runtime/context_access.hpp"
 #include "transit/runtime/context.hpp"
+#include "transit/runtime/options.hpp"
 #include "transit/runtime/session.hpp"
 #if TRANSIT_WITH_MPI
 #include "transit/mpi.hpp"
@@ -161,7 +162,12 @@ int aml_init(int* argc, char*** argv) {
       if (MPI_Init(argc, argv) != MPI_SUCCESS) throw std::runtime_error("aml_init: MPI_Init failed");
       e->owns_mpi = true;
     }
-    e->session.emplace(transit::attach(MPI_COMM_WORLD));
+    // transit's options: TRANSIT_* and --transit-* arguments, taken out of argv as MPI_Init takes
+    // its own, so the program sees only its arguments (scripts/simulate passes the platform so).
+    const transit::run_options options = argc != nullptr && argv != nullptr && *argv != nullptr
+                                             ? transit::parse_run_options(*argc, *argv)
+                                             : transit::run_options_from_environment();
+    e->session.emplace(transit::attach(MPI_COMM_WORLD, options));
     start(*e, e->session->pe());
     process_engine = e.release();
     result = 0;

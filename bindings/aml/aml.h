@@ -33,8 +33,9 @@ extern "C" {
 #define TRANSIT_AML_MAX_LENGTH (1 << 30)
 
 /** Collective over MPI_COMM_WORLD: initialises MPI (unless the program did; then only AML) and
- *  AML. Returns 0, or -1 after reporting why (a second aml_init, MPI failing). Call it instead of
- *  MPI_Init. */
+ *  AML. transit's options (TRANSIT_* variables, --transit-* arguments, README "Running") apply;
+ *  the arguments are taken out of argc/argv, as MPI_Init takes its own. Returns 0, or -1 after
+ *  reporting why (a second aml_init, MPI failing, a bad option). Call it instead of MPI_Init. */
 int aml_init(int* argc, char*** argv);
 /** Collective: an aml_barrier, then ends AML and, when aml_init initialised MPI, MPI. */
 void aml_finalize(void);
