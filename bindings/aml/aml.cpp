@@ -16,6 +16,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "c_api/handles.hpp"
 #include "transit/active/active_messages.hpp"
@@ -45,6 +46,7 @@ class mistake : public std::invalid_argument {
 struct engine {
   std::optional<transit::session> session;  // aml_init's, on MPI_COMM_WORLD
   bool owns_mpi = false;                     // aml_init initialised MPI, so aml_finalize ends it
+  bool attached = false;                     // made by transit_aml_attach, not aml_init
   transit::context* ctx = nullptr;
   std::optional<transit::active_messages> am;
   std::array<aml_handler, 256> handlers{};
@@ -63,14 +65,44 @@ struct engine {
   }
 };
 
-// aml_init's engine (the process's), or the calling thread's (transit_aml_attach): never both.
-engine* process_engine = nullptr;
-thread_local engine* thread_engine = nullptr;
+// The calling thread's engine: aml_init's or transit_aml_attach's. Thread-local: a PE is a thread
+// when attached, and under SimGrid every simulated rank is a thread of one process that calls
+// aml_init. Initial-exec: the per-message lookup reads a thread-pointer slot, not a call.
+#if TRANSIT_SIMGRID
+// Under SimGrid's SMPI all simulated ranks run in one thread (docs/simulation.md): a thread_local
+// is one per process, so each rank's engine is found by its rank in MPI_COMM_WORLD instead.
+std::vector<engine*> engines_by_rank;
+int world_rank() {
+  int initialised = 0;
+  MPI_Initialized(&initialised);  // before aml_init's MPI_Init: no rank yet, and no engine
+  if (initialised == 0) return -1;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+struct rank_slot {
+  operator engine*() const {
+    const int r = world_rank();
+    return r >= 0 && static_cast<std::size_t>(r) < engines_by_rank.size() ? engines_by_rank[static_cast<std::size_t>(r)]
+                                                                          : nullptr;
+  }
+  rank_slot& operator=(engine* e) {
+    const auto r = static_cast<std::size_t>(world_rank());
+    if (engines_by_rank.size() <= r) engines_by_rank.resize(r + 1, nullptr);
+    engines_by_rank[r] = e;
+    return *this;
+  }
+  engine* operator->() const { return *this; }
+};
+rank_slot current_engine;
+#else
+[[gnu::tls_model("initial-exec")]] thread_local engine* current_engine = nullptr;
+#endif
 
 transit_aml_error_fn error_handler = nullptr;
 void* error_user = nullptr;
 
-engine* current() noexcept { return process_engine != nullptr ? process_engine : thread_engine; }
+engine* current() noexcept { return current_engine; }
 
 engine& require_engine(const char* call) {
   engine* e = current();
@@ -169,7 +201,7 @@ int aml_init(int* argc, char*** argv) {
                                              : transit::run_options_from_environment();
     e->session.emplace(transit::attach(MPI_COMM_WORLD, options));
     start(*e, e->session->pe());
-    process_engine = e.release();
+    current_engine = e.release();
     result = 0;
 #else
     static_cast<void>(argc);
@@ -183,14 +215,13 @@ int aml_init(int* argc, char*** argv) {
 void aml_finalize(void) {
   guarded([] {
     engine& e = require_engine("aml_finalize");
-    if (&e != process_engine)
-      throw mistake("aml_finalize: AML was attached to a context here: end it with transit_aml_detach");
+    if (e.attached) throw mistake("aml_finalize: AML was attached to a context here: end it with transit_aml_detach");
     barrier(e, "aml_finalize");
     e.am.reset();
     e.session.reset();  // collective: transit leaves the communicator before MPI ends
     const bool owns_mpi = e.owns_mpi;
-    delete process_engine;
-    process_engine = nullptr;
+    delete current_engine;
+    current_engine = nullptr;
 #if TRANSIT_WITH_MPI
     if (owns_mpi) MPI_Finalize();
 #else
@@ -290,11 +321,13 @@ int transit_aml_attach(struct transit_context* ctx) {
     if (ctx == nullptr || ctx->ctx == nullptr)
       throw mistake("transit_aml_attach: the context is NULL: expected one from transit_context_create_* or "
                     "transit_run_local");
-    if (process_engine != nullptr) throw mistake("transit_aml_attach: AML was initialised by aml_init in this process");
-    if (thread_engine != nullptr) throw mistake("transit_aml_attach: AML is already attached on this thread");
+    if (current_engine != nullptr)
+      throw mistake(current_engine->attached ? "transit_aml_attach: AML is already attached on this thread"
+                                             : "transit_aml_attach: AML was initialised by aml_init on this thread");
     auto e = std::make_unique<engine>();
+    e->attached = true;
     start(*e, *ctx->ctx);
-    thread_engine = e.release();
+    current_engine = e.release();
     result = 0;
   });
   return result;
@@ -303,10 +336,10 @@ int transit_aml_attach(struct transit_context* ctx) {
 void transit_aml_detach(void) {
   guarded([] {
     engine& e = require_engine("transit_aml_detach");
-    if (&e != thread_engine) throw mistake("transit_aml_detach: AML was started by aml_init: end it with aml_finalize");
+    if (!e.attached) throw mistake("transit_aml_detach: AML was started by aml_init: end it with aml_finalize");
     barrier(e, "transit_aml_detach");
-    delete thread_engine;
-    thread_engine = nullptr;
+    delete current_engine;
+    current_engine = nullptr;
   });
 }
 
