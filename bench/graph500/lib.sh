@@ -144,12 +144,13 @@ g500_build() {
       pcdir=$(dirname "$pc")
       aml_cflags=$(PKG_CONFIG_PATH=$pcdir pkg-config --cflags transit-aml) || g500_die 1 "pkg-config --cflags transit-aml failed ($pc)"
       aml_libs=$(PKG_CONFIG_PATH=$pcdir pkg-config --libs transit-aml) || g500_die 1 "pkg-config --libs transit-aml failed ($pc)"
-      # The reference's rules link $(LDFLAGS) before the sources: the libraries are shared, so the
-      # order does not matter; the run path finds them without LD_LIBRARY_PATH.
+      # The reference's rules link $(LDFLAGS) before the sources, and the toolchain's --as-needed
+      # drops a shared library that nothing before it uses: --no-as-needed keeps them (shared
+      # libraries resolve later references in any order). The run path finds them at run time.
       local libdir
       libdir=$(PKG_CONFIG_PATH=$pcdir pkg-config --variable=libdir transit-aml)
       make_args=("SOURCES=main.c utils.c validate.c" "CFLAGS=${cflags/ -I..\/aml/} $aml_cflags"
-                 "LDFLAGS=-lpthread $aml_libs -Wl,-rpath,$libdir") ;;
+                 "LDFLAGS=-lpthread -Wl,--no-as-needed $aml_libs -Wl,--as-needed -Wl,-rpath,$libdir") ;;
     *) g500_die 2 "build: got '$kind', expected aml, transit or smpi" ;;
   esac
   command -v ${mpicc%% *} >/dev/null || g500_die 2 "${mpicc%% *} not found (Debian's libopenmpi-dev)"
