@@ -7,18 +7,19 @@
 #
 # Options:
 #   --ranks LIST          simulated ranks, powers of two (default 64)
-#   --scales LIST         SCALEs (default 12), e.g. 10,12 or 10-12; edge factor 16
-#   --programs LIST       bfs, bfs_sssp or both (default bfs_sssp: BFS and then SSSP)
+#   --scales LIST         SCALEs (default 10), e.g. 10,12 or 10-12; edge factor 16
+#   --programs LIST       bfs, bfs_sssp or both (default bfs; bfs_sssp runs BFS and then SSSP)
 #   --platform SPEC       the machine as scripts/simulate takes it (e.g. torus:4x4:4); default auto:
 #                         a torus of the calibration's PEs per node, as near a cube as it goes
 #   --calibration NAME    scripts/calibrations/NAME.json (default bgq)
 #   --mode MODE           modelled (default: message overheads from the calibration, the host's
 #                         CPU not timed) or measured (the host's CPU time, on the modelled cores)
-#   --test-cost SECONDS   simulated cost of each MPI_Test/MPI_Testany call (default 1e-6; why:
-#                         docs/simulation.md, "Graph500's reference")
+#   --test-cost SECONDS   simulated cost of each failed MPI_Test/MPI_Testany (default 1e-5: AML
+#                         polls, every rank every SECONDS while it waits, so real time grows as it
+#                         shrinks; docs/simulation.md, "Graph500's reference under SMPI")
 #   --skip-validation     timing runs: SKIP_VALIDATION=1, the reference's own switch (default:
 #                         every run validated, as run.sh validate judges it)
-#   --timeout SECONDS     real seconds per simulation (default 1200); longer is a failure
+#   --timeout SECONDS     real seconds per simulation (default 3600); longer is a failure
 #   --source DIR, --work DIR   as run.sh (default work: build-graph500)
 #   --transit-tool PATH   the normal build's transit, which writes platforms (default build/bin/transit
 #                         or TRANSIT_TOOL)
@@ -30,8 +31,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 here=$root/bench/graph500
 
-ranks=64 scales=12 programs=bfs_sssp platform=auto calibration=bgq mode=modelled test_cost=1e-6
-validated=1 limit=1200 source_dir=${GRAPH500_SOURCE:-} work=$root/build-graph500
+ranks=64 scales=10 programs=bfs platform=auto calibration=bgq mode=modelled test_cost=1e-5
+validated=1 limit=3600 source_dir=${GRAPH500_SOURCE:-} work=$root/build-graph500
 tool=${TRANSIT_TOOL:-$root/build/bin/transit}
 g500_options --ranks=ranks --scales=scales --programs=programs --platform=platform --calibration=calibration \
   --mode=mode --test-cost=test_cost --skip-validation=validated:0 --timeout=limit --source=source_dir \
