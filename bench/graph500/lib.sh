@@ -113,9 +113,14 @@ g500_fetch() {
   fi
 }
 
+# g500_pc PREFIX: transit-aml.pc under PREFIX (lib/pkgconfig, lib64/..., lib/<multiarch>/...), or nothing.
+g500_pc() {
+  find "$1"/lib* -maxdepth 3 -path '*/pkgconfig/transit-aml.pc' 2>/dev/null | head -n 1
+}
+
 # g500_build KIND WORK [PREFIX]: builds both programs into WORK/KIND/src/ (KIND: aml, transit,
-# smpi) from WORK/source; for transit, against PREFIX's transit-aml.pc (PREFIX/lib/pkgconfig or
-# PREFIX/lib*/pkgconfig). Rebuilt every time (a few seconds): a changed library is never missed.
+# smpi) from WORK/source; for transit, against PREFIX's transit-aml.pc (g500_pc). Rebuilt every
+# time (a few seconds): a changed library is never missed.
 g500_build() {
   local kind=$1 work=$2 prefix=${3:-} dir=$2/$1 mpicc=mpicc
   rm -rf "$dir"
@@ -138,7 +143,7 @@ g500_build() {
       make_args=("SOURCES=$(sed -n 's/^SOURCES *= *//p' "$dir/src/Makefile") $root/bench/graph500/smpi_compat.c") ;;
     transit)
       local pc
-      pc=$(find "$prefix"/lib*/pkgconfig -maxdepth 1 -name transit-aml.pc 2>/dev/null | head -n 1)
+      pc=$(g500_pc "$prefix")
       [ -n "$pc" ] || g500_die 2 "--transit-prefix: got '$prefix', expected the prefix transit is installed in, with lib/pkgconfig/transit-aml.pc (cmake --install build --prefix PREFIX)"
       local pcdir aml_cflags aml_libs
       pcdir=$(dirname "$pc")

@@ -77,7 +77,7 @@ for tool in mpirun mpicc make git python3 pkg-config timeout; do
   command -v "$tool" >/dev/null || g500_die 2 "'$tool' not found (scripts/setup installs it)"
 done
 if [[ " $builds " == *" transit "* ]]; then
-  find "$prefix"/lib*/pkgconfig -maxdepth 1 -name transit-aml.pc 2>/dev/null | grep -q . ||
+  [ -n "$(g500_pc "$prefix")" ] ||
     g500_die 2 "--transit-prefix: got '$prefix', expected the prefix transit is installed in, with lib/pkgconfig/transit-aml.pc (make install; or --builds aml)"
 fi
 
