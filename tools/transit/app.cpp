@@ -1,4 +1,4 @@
-// transit app NAME [bale's options]: bale's applications on transit (apps/, issue 38), with
+// transit app NAME [options]: bale's applications and Graph500's BFS on transit (apps/, issues 38, 52), with
 // bale's command line (its short options and long names: `-n 1000 -T 100 -M 10 -j out.json`),
 // its output on stderr or in its JSON file (-j), its self-check deciding the exit status, and -M
 // choosing transit's styles by bale's bits: 1 AGP (global_array), 2 exstack (sparse_exchange),
@@ -22,7 +22,7 @@ int app_command(context& ctx) {
 
 const bool registered = register_command({
     .name = "app",
-    .summary = "bale's applications, with bale's options and self-checks",
+    .summary = "bale's applications and Graph500's BFS, with their options and self-checks",
     .add_options =
         [](CLI::App& app) {
           app.require_subcommand(1);
