@@ -16,6 +16,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "c_api/handles.hpp"
@@ -121,6 +122,40 @@ constexpr auto deliver = [](transit::active_messages& am, std::uint8_t type, std
                                     ", which has no handler registered under that id"));
   e.run_handler(type, from, data.data(), static_cast<int>(data.size()));
 };
+
+// Messages of up to small_bytes, the sizes AML programs send most (graph500: 4 to 16 bytes),
+// travel as calls of scalars only: their record (handler id, AML id, the bytes) has its size and
+// call class at compile time, is written in one pass with a fixed-size copy, and carries no
+// length. One handler per size; the bytes reach the user's handler from the call's argument.
+constexpr std::size_t small_bytes = 32;
+
+template <std::size_t N>
+struct small_payload {
+  std::byte bytes[N];
+};
+
+template <std::size_t N>
+constexpr auto deliver_small = [](transit::active_messages& am, std::uint8_t type, const small_payload<N>& data) {
+  engine& e = *current();
+  const int from = am.caller();
+  if (e.handlers[type] == nullptr)
+    throw std::runtime_error(concat("AML message for handler id ", int{type}, " from PE ", from, " to PE ", e.rank,
+                                    ", which has no handler registered under that id"));
+  e.run_handler(type, from, data.bytes, static_cast<int>(N));
+};
+
+template <std::size_t N>
+void send_small(engine& e, int node, int type, const void* bytes) {
+  small_payload<N> payload;
+  std::memcpy(payload.bytes, bytes, N);
+  e.am->async(node, deliver_small<N>, static_cast<std::uint8_t>(type), payload);
+}
+
+using small_sender = void (*)(engine&, int, int, const void*);
+// send_small<N> for N = 1 .. small_bytes, by N - 1 (0 bytes take the general path).
+constexpr auto small_senders = []<std::size_t... I>(std::index_sequence<I...>) {
+  return std::array<small_sender, sizeof...(I)>{&send_small<I + 1>...};
+}(std::make_index_sequence<small_bytes>());
 
 // What a failed call tells the program: its error handler, or stderr and the job's end.
 void report(const std::string& message) {
@@ -252,6 +287,28 @@ void aml_register_handler(void (*f)(int, void*, int), int n) {
   });
 }
 
+namespace {
+
+// aml_send's rare paths, kept out of its own code so that the per-message path stays small: the
+// report of a mistake, and messages of 0 or more than small_bytes bytes.
+[[gnu::noinline, gnu::cold]] void report_send_mistake(const void* srcaddr, int type, int length, int node) {
+  guarded([&] {
+    engine& checked = require_engine("aml_send");
+    check_registered(checked, "aml_send", type);
+    check_length("aml_send", length, srcaddr);
+    throw mistake(concat("aml_send: destination PE ", node, " is outside [0, ", checked.size, ")"));
+  });
+}
+
+[[gnu::noinline]] void send_any(engine& e, const void* srcaddr, int type, int length, int node) {
+  guarded([&] {
+    e.am->async(node, deliver, static_cast<std::uint8_t>(type),
+                std::span<const std::byte>(static_cast<const std::byte*>(srcaddr), static_cast<std::size_t>(length)));
+  });
+}
+
+}  // namespace
+
 void aml_send(void* srcaddr, int type, int length, int node) {
   engine* e = current();
   // The checks every message passes; the messages themselves leave through active_messages.
@@ -259,22 +316,22 @@ void aml_send(void* srcaddr, int type, int length, int node) {
       static_cast<unsigned>(length) > static_cast<unsigned>(TRANSIT_AML_MAX_LENGTH) ||
       static_cast<unsigned>(node) >= static_cast<unsigned>(e->size) || (srcaddr == nullptr && length > 0))
       [[unlikely]] {
-    guarded([&] {
-      engine& checked = require_engine("aml_send");
-      check_registered(checked, "aml_send", type);
-      check_length("aml_send", length, srcaddr);
-      throw mistake(concat("aml_send: destination PE ", node, " is outside [0, ", checked.size, ")"));
-    });
+    report_send_mistake(srcaddr, type, length, node);
     return;
   }
-  guarded([&] {
-    if (node == e->rank && e->handler_depth == 0) {
-      e->run_handler(type, node, srcaddr, length);  // AML runs a message to itself at once
-      return;
+  if (node == e->rank && e->handler_depth == 0) {
+    e->run_handler(type, node, srcaddr, length);  // AML runs a message to itself at once
+    return;
+  }
+  if (static_cast<unsigned>(length - 1) < small_bytes) {
+    try {
+      small_senders[static_cast<std::size_t>(length) - 1](*e, node, type, srcaddr);
+    } catch (...) {
+      guarded([] { throw; });
     }
-    e->am->async(node, deliver, static_cast<std::uint8_t>(type),
-                 std::span<const std::byte>(static_cast<const std::byte*>(srcaddr), static_cast<std::size_t>(length)));
-  });
+    return;
+  }
+  send_any(*e, srcaddr, type, length, node);
 }
 
 int aml_my_pe(void) {
