@@ -1,7 +1,8 @@
 // transit_aml: AML's C interface (aml.h beside this file) as a thin front end on transit's active
-// messages. One handler of transit's carries every AML message: (AML handler id, the bytes), and
-// the object is built with_callers, so the handler learns the sending PE from transit (routed
-// calls carry it) instead of from the message. Checks live here once, before anything is sent.
+// messages. An AML message is a call (AML handler id, the bytes) of one transit handler per size
+// up to 32 bytes, or of one for any size, and the object is built with_callers, so the handler
+// learns the sending PE from transit (routed calls carry it) instead of from the message. Checks
+// live here once, before anything is sent.
 #include "aml.h"
 
 #include <array>
@@ -36,7 +37,7 @@ namespace {
 using transit::detail::concat;
 using aml_handler = void (*)(int, void*, int);
 
-/// A mistake of the program: reported by report_mistake (the error handler, or stderr and the
+/// A mistake of the program: reported by report (the error handler, or stderr and the
 /// job's end), after which the failing call does nothing.
 class mistake : public std::invalid_argument {
  public:
@@ -112,15 +113,20 @@ engine& require_engine(const char* call) {
   return *e;
 }
 
-// The one transit handler of every AML message, on the destination PE (a lambda: its record
-// then carries no code address).
-constexpr auto deliver = [](transit::active_messages& am, std::uint8_t type, std::span<const std::byte> data) {
+// An arrived AML message, on its destination PE, whichever handler of transit's carried it.
+void receive(transit::active_messages& am, std::uint8_t type, const std::byte* data, std::size_t length) {
   engine& e = *current();
   const int from = am.caller();
   if (e.handlers[type] == nullptr)  // bytes from the wire: the sender checked, a peer may not have
     throw std::runtime_error(concat("AML message for handler id ", int{type}, " from PE ", from, " to PE ", e.rank,
                                     ", which has no handler registered under that id"));
-  e.run_handler(type, from, data.data(), static_cast<int>(data.size()));
+  e.run_handler(type, from, data, static_cast<int>(length));
+}
+
+// The transit handler of AML messages of any size (a lambda: its record then carries no code
+// address).
+constexpr auto deliver = [](transit::active_messages& am, std::uint8_t type, std::span<const std::byte> data) {
+  receive(am, type, data.data(), data.size());
 };
 
 // Messages of up to small_bytes, the sizes AML programs send most (graph500: 4 to 16 bytes),
@@ -136,12 +142,7 @@ struct small_payload {
 
 template <std::size_t N>
 constexpr auto deliver_small = [](transit::active_messages& am, std::uint8_t type, const small_payload<N>& data) {
-  engine& e = *current();
-  const int from = am.caller();
-  if (e.handlers[type] == nullptr)
-    throw std::runtime_error(concat("AML message for handler id ", int{type}, " from PE ", from, " to PE ", e.rank,
-                                    ", which has no handler registered under that id"));
-  e.run_handler(type, from, data.bytes, static_cast<int>(N));
+  receive(am, type, data.bytes, N);
 };
 
 template <std::size_t N>
@@ -355,16 +356,15 @@ void transit_aml_allreduce(void* value, size_t bytes, int op) {
     if (op < 0 || op > 2) throw mistake(concat("aml_long_allreduce: op ", op, " is not 0 (sum), 1 (min) or 2 (max)"));
     if (value == nullptr) throw mistake("aml_long_allreduce: the value's address is NULL");
     const auto rop = op == 0 ? transit::reduce_op::sum : op == 1 ? transit::reduce_op::min : transit::reduce_op::max;
+    const auto reduce = [&]<class T>(T v) {  // through a copy: the caller's value may be unaligned
+      std::memcpy(&v, value, sizeof v);
+      v = e.ctx->allreduce(v, rop);
+      std::memcpy(value, &v, sizeof v);
+    };
     if (bytes == 8) {
-      std::int64_t v;
-      std::memcpy(&v, value, 8);
-      v = e.ctx->allreduce(v, rop);
-      std::memcpy(value, &v, 8);
+      reduce(std::int64_t{});
     } else if (bytes == 4) {
-      std::int32_t v;
-      std::memcpy(&v, value, 4);
-      v = e.ctx->allreduce(v, rop);
-      std::memcpy(value, &v, 4);
+      reduce(std::int32_t{});
     } else {
       throw mistake(concat("aml_long_allreduce: the value has ", bytes,
                            " bytes: expected a signed integer of 8 (long, long long, int64_t) or 4 (int)"));

@@ -39,7 +39,6 @@ class active_messages {
   /// Pass to the constructor for handlers that ask caller().
   static constexpr with_callers_t with_callers{};
 
-
   /// Collective: every PE constructs its active_messages (and streamers) in the same order with
   /// equal options. Default: a node x PE grid (virtual_grid::node_pe), grid routing. Throws
   /// std::invalid_argument for bad options (as streamer does), std::logic_error when the PEs'
