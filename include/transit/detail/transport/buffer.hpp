@@ -50,6 +50,7 @@ class message_buffer {
 
   /// Prefix plus used payload, contiguous: what goes on the wire.
   std::byte* wire() noexcept { return payload() - prefix_bytes; }
+  const std::byte* wire() const noexcept { return payload() - prefix_bytes; }
   std::size_t wire_size() const noexcept { return prefix_bytes + size_; }
 
  private:
