@@ -4,7 +4,8 @@
 # src/Makefile:
 #   aml      its own ../aml/aml.c (the Makefile as it is);
 #   transit  the same sources without aml.c and -I../aml, against `pkg-config transit-aml`;
-#   smpi     as aml, with SimGrid's smpicc (simulated runs, sim.sh).
+#   smpi     as aml, with SimGrid's smpicc (simulated runs, sim.sh);
+#   smpi-transit  as transit, with smpicc, against the simulation build of transit_aml (sim.sh).
 # Recent GCC needs -fcommon (the reference defines globals in a header).
 # Sets root (this source tree) and defines g500_die, g500_fetch and g500_build.
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -119,7 +120,9 @@ g500_pc() {
 }
 
 # g500_build KIND WORK [PREFIX]: builds both programs into WORK/KIND/src/ (KIND: aml, transit,
-# smpi) from WORK/source; for transit, against PREFIX's transit-aml.pc (g500_pc). Rebuilt every
+# smpi, smpi-transit) from WORK/source; for transit, against PREFIX's transit-aml.pc (g500_pc); for
+# smpi-transit, against PREFIX, a simulation build of transit (build-sim: not installed, so its
+# library and this tree's aml.h are named directly). Rebuilt every
 # time (a few seconds): a changed library is never missed.
 g500_build() {
   local kind=$1 work=$2 prefix=${3:-} dir=$2/$1 mpicc=mpicc
@@ -156,7 +159,14 @@ g500_build() {
       libdir=$(PKG_CONFIG_PATH=$pcdir pkg-config --variable=libdir transit-aml)
       make_args=("SOURCES=main.c utils.c validate.c" "CFLAGS=${cflags/ -I..\/aml/} $aml_cflags"
                  "LDFLAGS=-lpthread -Wl,--no-as-needed $aml_libs -Wl,--as-needed -Wl,-rpath,$libdir") ;;
-    *) g500_die 2 "build: got '$kind', expected aml, transit or smpi" ;;
+    smpi-transit)
+      command -v smpicc >/dev/null || g500_die 2 "smpicc not found (SimGrid's compiler wrapper: scripts/setup installs Debian's libsimgrid-dev)"
+      mpicc="smpicc -DSMPI_NO_OVERRIDE_MALLOC"
+      local lib=$prefix/bindings/aml
+      [ -f "$lib/libtransit_aml.so" ] || g500_die 2 "--transit-sim: got '$prefix', expected the simulation build of transit (make sim), with bindings/aml/libtransit_aml.so"
+      make_args=("SOURCES=main.c utils.c validate.c" "CFLAGS=${cflags/ -I..\/aml/} -I$root/bindings/aml"
+                 "LDFLAGS=-lpthread -Wl,--no-as-needed -L$lib -ltransit_aml -Wl,--as-needed -Wl,-rpath,$lib:$prefix") ;;
+    *) g500_die 2 "build: got '$kind', expected aml, transit, smpi or smpi-transit" ;;
   esac
   command -v ${mpicc%% *} >/dev/null || g500_die 2 "${mpicc%% *} not found (Debian's libopenmpi-dev)"
   # -fcommon: the reference defines its globals in common.h, which GCC 10 and later refuse to merge.

@@ -16,6 +16,16 @@ why, except where the reference needs otherwise (docs/simulation.md, "Graph500's
       poll, and two ranks acknowledging each other with their receive slots full wait forever when
       a send must meet its receive. SMPI then charges smpi/or at the receiver of each (transit's
       simulation build charges it itself, its sends not detached: the same cost either way).
+The fourth line is what the transit build (the reference over transit_aml, built against the
+simulation build) runs with instead: its SMPI settings, the same but for
+  smpi/send-is-detached-thresh:0  no detached send, as scripts/simulate runs transit: transit's
+      simulation build charges each message's receive overhead itself (the same smpi/or);
+and its environment, as scripts/simulate sets it, but for
+  TRANSIT_SIM_SECONDS_PER_ITEM=0, TRANSIT_SIM_SECONDS_PER_BYTE=0  modelled mode charges AML's
+      build nothing for the work of a message on the CPU (SMPI does not time it), so transit's
+      build is charged nothing for it either: the two are charged the same per MPI message, the
+      network's time, and nothing else.
+The fourth line is the settings, a tab, then the environment (NAME=VALUE words).
 Bad input: one line 'bench/graph500/sim.sh: WHAT: got 'VALUE', expected ...' on stderr and exit status 2.
 """
 import importlib.machinery
@@ -94,6 +104,14 @@ def main(argv):
         send, receive = simulate.message_overheads(calibration)
         cfg += ["smpi/simulate-computation:no", f"smpi/os:{send}", f"smpi/ois:{send}", f"smpi/or:{receive}"]
     print(" ".join(f"--cfg={c}" for c in cfg))
+    transit_cfg = [c if not c.startswith("smpi/send-is-detached-thresh:") else "smpi/send-is-detached-thresh:0"
+                   for c in cfg]
+    env = [f"TRANSIT_SIM_MODE={mode}",
+           f"TRANSIT_SIM_NIC_MESSAGES_PER_SECOND={float(calibration['nic_messages_per_second'])!r}"]
+    if mode == "modelled":
+        env += ["TRANSIT_SIM_SECONDS_PER_ITEM=0", "TRANSIT_SIM_SECONDS_PER_BYTE=0",
+                f"TRANSIT_SIM_SEND_OVERHEAD={send}", f"TRANSIT_SIM_RECEIVE_OVERHEAD={receive}"]
+    print(" ".join(f"--cfg={c}" for c in transit_cfg) + "\t" + " ".join(env))
 
 
 if __name__ == "__main__":

@@ -97,6 +97,8 @@ case $1 in
     expect sim.sh "--calibration: got 'bgp', expected one of" --calibration bgp
     expect sim.sh "--calibration: got 'xc30', expected a calibration whose PEs per node \(12\)" --calibration xc30
     expect sim.sh "--test-cost: got '0', expected seconds per MPI_Test call" --test-cost 0
-    expect sim.sh "--mode: got 'fast', expected modelled or measured" --mode fast ;;
+    expect sim.sh "--mode: got 'fast', expected modelled or measured" --mode fast
+    expect sim.sh "--builds: got 'mpi', expected aml, transit or both" --builds aml,mpi
+    expect sim.sh "--transit-sim: got '/nonexistent', expected the simulation build of transit" --transit-sim /nonexistent ;;
   *) fail "case: got '$1', expected validate, judge or usage" ;;
 esac
