@@ -83,8 +83,8 @@ class p2p_group final : public collective_group, public collective_requests {
         // As the mpi transport's posted receives (transport.cpp, receive_posted): SimGrid 3.32
         // keeps a receive that MPI_Test completes in its rank's list of activities for good, and
         // scans that list at the end of every wait. The message's last word says it has landed;
-        // MPI_Wait then completes it at once. (A send this small is detached in SMPI: its test
-        // is not a simulator call.)
+        // MPI_Wait then completes it at once. The send is still completed by MPI_Testall (a wait
+        // for it could block on a partner that waits for this rank), so each step leaves one entry.
         if (requests_[1] != MPI_REQUEST_NULL) {
           if (incoming_[static_cast<std::size_t>(count_)] != landed) return false;
           mpi_check(MPI_Wait(&requests_[1], MPI_STATUS_IGNORE), "MPI_Wait");
