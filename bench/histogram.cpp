@@ -9,6 +9,11 @@
 // --api c: the same items through the C API (include/transit/transit.h), as a C program writes it:
 // updates gathered in batches of c_batch (destinations and slots), one transit_streamer_insert per
 // batch, a batch callback that counts a whole run of arrived slots; same streamer options.
+//
+// Every transit run also reports the limit the kernel approaches: the same draws, on every PE at
+// once, landing in a local table as large as the whole distributed one, with no message at all
+// (limit_items_per_second_per_pe; fraction_of_limit is the run's rate over it). With more PEs than
+// cores it is the limit of a PE's share of a core, as the run's own rate is.
 #include <string>
 #include <vector>
 
@@ -39,6 +44,26 @@ int count_slots(const void* items, std::size_t count, void* table) {
 // A C-API call of the kernel that must succeed: its error as an exception.
 void c_call(transit_status status) {
   if (status != TRANSIT_OK) throw std::runtime_error(detail::concat("histogram --api c: ", transit_last_error()));
+}
+
+// The no-message limit: this PE's draws of the run (same seed, same count) into a local table of
+// pes x slots counters. Collective: times the slowest PE, as the run itself is timed.
+double no_message_limit(context& ctx, const setup& s, std::uint64_t slots, std::uint64_t draws) {
+  const auto pes = static_cast<std::uint64_t>(ctx.size());
+  std::vector<std::uint64_t> table(pes * slots, 0);
+  rng random(pe_seed(s.opt, ctx.rank(), 0x4157));
+  const double seconds = measure(ctx, [&] {
+    for (std::uint64_t i = 0; i < draws; ++i) {
+      const table_entry e = random_entry(random, pes, slots);
+      ++table[e.pe * slots + e.slot];
+    }
+  });
+  std::uint64_t sum = 0;
+  for (const auto c : table) sum += c;
+  // The sum is checked so that the loop is real work the compiler must keep.
+  if (sum != draws)
+    throw std::logic_error(detail::concat("histogram: the no-message limit counted ", sum, " of ", draws, " draws"));
+  return static_cast<double>(draws) / seconds;
 }
 
 measurement run_histogram(context& ctx, const setup& s) {
@@ -119,6 +144,9 @@ measurement run_histogram(context& ctx, const setup& s) {
   m.verified = total == n * pes * steps;
   m.extra["api"] = api;
   m.extra["table_slots"] = slots;
+  const double limit = no_message_limit(ctx, s, slots, n * steps);
+  m.extra["limit_items_per_second_per_pe"] = limit;
+  m.extra["fraction_of_limit"] = m.items_per_pe / m.seconds / limit;
   return m;
 }
 

@@ -76,12 +76,16 @@ bool receive_any(MPI_Comm comm, int tag, void* buffer, int bytes, int* source) {
 /// MPI_Testsome over the whole window would scan 1024 requests for every send once it is full and
 /// cost ~10 us per item, more than the message itself), arrivals
 /// matched with MPI_Improbe / MPI_Mrecv. finish() exchanges how many items each PE sent to each
-/// (MPI_Ialltoall) and receives until every count is met.
+/// (MPI_Ialltoall) and receives until every count is met. A synchronous messenger sends with
+/// MPI_Issend instead, so that end_step() can end a step as plain MPI programs do without
+/// counting: the nonblocking consensus (NBX, Hoefler et al. 2010: once a PE's sends are all
+/// matched it enters MPI_Ibarrier, and it receives until the barrier completes).
 class raw_messenger {
  public:
   static constexpr int window = 1024;
 
-  raw_messenger(std::size_t item_bytes) : item_bytes_(item_bytes) {
+  explicit raw_messenger(std::size_t item_bytes, bool synchronous = false)
+      : item_bytes_(item_bytes), synchronous_(synchronous) {
     check(MPI_Comm_dup(MPI_COMM_WORLD, &comm_), "MPI_Comm_dup");
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
@@ -108,7 +112,10 @@ class raw_messenger {
     ++in_flight_;
     std::byte* at = payload_.data() + static_cast<std::size_t>(slot) * item_bytes_;
     std::memcpy(at, item, item_bytes_);
-    check(MPI_Isend(at, static_cast<int>(item_bytes_), MPI_BYTE, dest, 0, comm_, &requests_[slot]), "MPI_Isend");
+    if (synchronous_)
+      check(MPI_Issend(at, static_cast<int>(item_bytes_), MPI_BYTE, dest, 0, comm_, &requests_[slot]), "MPI_Issend");
+    else
+      check(MPI_Isend(at, static_cast<int>(item_bytes_), MPI_BYTE, dest, 0, comm_, &requests_[slot]), "MPI_Isend");
     ++sent_to_[dest];
     ++messages_;
   }
@@ -146,6 +153,22 @@ class raw_messenger {
     check(MPI_Waitall(window, requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
   }
 
+  /// Collective, synchronous messengers only: the NBX end of a step. Returns once every item sent
+  /// anywhere in the step has been received.
+  template <class Receive>
+  void end_step(Receive&& on_receive) {
+    TRANSIT_ASSERT(synchronous_, "end_step needs MPI_Issend's sends: a matched send is a received item");
+    detail::backoff wait;
+    for (reclaim(); in_flight_ > 0; reclaim()) idle_unless(poll(on_receive), wait);
+    MPI_Request barrier = MPI_REQUEST_NULL;
+    check(MPI_Ibarrier(comm_, &barrier), "MPI_Ibarrier");
+    for (int done = 0; !done;) {
+      const bool received = poll(on_receive);
+      check(MPI_Test(&barrier, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      if (!done) idle_unless(received, wait);
+    }
+  }
+
   std::uint64_t messages() const noexcept { return messages_; }
 
  private:
@@ -163,6 +186,7 @@ class raw_messenger {
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 0;
   std::size_t item_bytes_;
+  bool synchronous_;
   std::vector<MPI_Request> requests_;
   std::vector<std::byte> payload_;  // window slots of item_bytes_
   int oldest_ = 0, in_flight_ = 0;  // the ring of slots in flight: oldest_ .. oldest_ + in_flight_ - 1
@@ -178,7 +202,11 @@ measurement histogram_mpi_raw(context& ctx, const setup& s, std::uint64_t slots)
   const auto pes = static_cast<std::uint64_t>(ctx.size());
   const int rank = ctx.rank();
   std::vector<std::uint64_t> table(slots, 0);
-  raw_messenger raw(sizeof(std::uint64_t));
+  // Steps end by NBX (raw_messenger::end_step), the MPI_Ibarrier-based end of a step that transit's
+  // streamer steps are measured against; one step ends by exchanging counts, as before.
+  const auto steps = static_cast<std::uint64_t>(s.steps);
+  const bool stepped = steps > 1;
+  raw_messenger raw(sizeof(std::uint64_t), stepped);
   const auto update = [&](const std::byte* bytes) {
     std::uint64_t slot;
     std::memcpy(&slot, bytes, sizeof slot);
@@ -187,7 +215,8 @@ measurement histogram_mpi_raw(context& ctx, const setup& s, std::uint64_t slots)
   rng random(pe_seed(s.opt, rank, 0x4157));  // the stream of the transit kernel (histogram.cpp)
 
   measurement m;
-  m.seconds = measure(ctx, [&] {
+  std::vector<double> step_seconds;
+  m.seconds = measure_steps(ctx, steps, step_seconds, [&](std::uint64_t) {
     for (std::uint64_t i = 0; i < n; ++i) {
       const table_entry e = random_entry(random, pes, slots);
       const std::uint64_t slot = e.slot;
@@ -198,17 +227,22 @@ measurement histogram_mpi_raw(context& ctx, const setup& s, std::uint64_t slots)
       }
       raw.poll(update);
     }
-    raw.finish(update);
+    if (stepped) raw.end_step(update);
+    else raw.finish(update);
   });
 
   std::uint64_t sum = 0;
   for (const auto c : table) sum += c;
-  m.items_per_pe = static_cast<double>(n);
-  m.verified = ctx.allreduce(sum, reduce_op::sum) == n * pes;
-  m.stats.items_inserted = n;
+  m.items_per_pe = static_cast<double>(n * steps);
+  m.verified = ctx.allreduce(sum, reduce_op::sum) == n * steps * pes;
+  m.stats.items_inserted = n * steps;
   m.stats.messages_sent = raw.messages();
   m.stats.bytes_sent = raw.messages() * sizeof(std::uint64_t);
   m.extra["table_slots"] = slots;
+  if (stepped) {
+    add_step_times(ctx, s, step_seconds, m);
+    m.extra["termination"] = "MPI_Ibarrier (NBX)";
+  }
   return m;
 }
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""expect_json.py [--records N] [--per-protocol] [--map] COMMAND...: runs a `transit bench ... --json` command and
+"""expect_json.py [--records N] [--positive FIELD]... [--per-protocol] [--map] COMMAND...: runs a `transit bench ... --json` command and
 passes when it exits with status 0, every line of its standard output is a JSON object (parsed by
 Python's json module, which refuses NaN/Infinity only when told to: so are we), each has the
 fields API.md requires with the right types (inter_node_messages never above messages_sent, and 0
 on a single node), and each says verified: true. --records N also requires exactly N lines.
+--positive FIELD requires a kernel's own field on every line, a number above 0.
 --per-protocol (bench vector, halo) also requires API.md's one object per measured configuration:
 `protocol` and `chosen` strings on every line, no `results` array, and no configuration (protocol,
 region_bytes, regions) twice; a sweep's summary line says "summary": true.
@@ -61,6 +62,9 @@ def main():
     records = None
     if args[:1] == ["--records"]:
         records, args = int(args[1]), args[2:]
+    positive = []
+    while args[:1] == ["--positive"]:
+        positive, args = positive + [args[1]], args[2:]
     per_protocol = args[:1] == ["--per-protocol"]
     if per_protocol:
         args = args[1:]
@@ -98,6 +102,10 @@ def main():
                 typed = False
         if typed or verdicts is bench_verdicts:
             failures.extend(f"line {number}: {f}" for f in verdicts(record))
+        for field in positive:
+            value = record.get(field)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                failures.append(f"line {number}: {field} = {value!r}, expected a number above 0")
         if per_protocol:
             for field in ("protocol", "chosen"):
                 if not isinstance(record.get(field), str):
