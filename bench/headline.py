@@ -92,6 +92,12 @@ def alternate(runs, first, second):
     return a, b
 
 
+def pair(transit, runs, first, second, field):
+    """Medians of a record field over RUNS alternating 2-rank runs of two bench command lines."""
+    a, b = alternate(runs, lambda: bench_record(transit, 2, first), lambda: bench_record(transit, 2, second))
+    return statistics.median(r[field] for r in a), statistics.median(r[field] for r in b)
+
+
 def machine():
     model = platform.processor() or platform.machine()
     try:
@@ -175,19 +181,14 @@ def main():
                  f"{command}; --items-per-pe {min(items, RAW_ITEMS)} --scheme mpi-raw"))
 
     small = ["histogram", "--items-per-pe", str(min(items, 100000))]
-    none, raw_small = alternate(n, lambda: bench_record(transit, 2, small + ["--scheme", "none"]),
-                                lambda: bench_record(transit, 2, small + ["--scheme", "mpi-raw"]))
-    none_rate = statistics.median(r["items_per_second_per_pe"] for r in none)
-    raw_small_rate = statistics.median(r["items_per_second_per_pe"] for r in raw_small)
+    none_rate, raw_small_rate = pair(transit, n, small + ["--scheme", "none"], small + ["--scheme", "mpi-raw"],
+                                     "items_per_second_per_pe")
     rows.append(("per-message path (a message per item), 2 ranks", fmt_rate(none_rate), "`--scheme mpi-raw`",
                  fmt_rate(raw_small_rate), f"{none_rate / raw_small_rate:.2f}x",
                  f"mpirun -n 2 transit bench histogram --items-per-pe {min(items, 100000)} --scheme none; --scheme mpi-raw"))
 
     steps = ["histogram", "--items-per-pe", "1", "--steps", str(args.steps)]
-    step, nbx = alternate(n, lambda: bench_record(transit, 2, steps),
-                          lambda: bench_record(transit, 2, steps + ["--scheme", "mpi-raw"]))
-    step_s = statistics.median(r["median_step_seconds"] for r in step)
-    nbx_s = statistics.median(r["median_step_seconds"] for r in nbx)
+    step_s, nbx_s = pair(transit, n, steps, steps + ["--scheme", "mpi-raw"], "median_step_seconds")
     rows.append(("end of a small step (1 update per PE), 2 ranks", fmt_us(step_s), "NBX (`MPI_Issend`, `MPI_Ibarrier`)",
                  fmt_us(nbx_s), f"{nbx_s / step_s:.2f}x",
                  f"mpirun -n 2 transit bench histogram --items-per-pe 1 --steps {args.steps}; --scheme mpi-raw"))
