@@ -379,8 +379,8 @@ void exchange_engine::after_automatic_run(std::uint64_t volume, double seconds) 
     if (volume > volume_change * settled_volume_ || volume * volume_change < settled_volume_) start_choice();
     return;
   }
-  ++stats_.trial_runs;
   const std::vector<trial_batch>& plan = selection_->plan();
+  ++(plan[batch_].exploit ? stats_.exploit_runs : stats_.trial_runs);
   if (plan[batch_].timed) batch_seconds_[batch_] += seconds;
   if (++run_in_batch_ < plan[batch_].runs) return;
   run_in_batch_ = 0;

@@ -22,7 +22,29 @@ exchange_selection::exchange_selection(std::size_t candidates)
 
 void exchange_selection::set_plan(std::vector<trial_batch> plan) {
   plan_ = std::move(plan);
-  for (const trial_batch& b : plan_) runs_ += b.runs;
+  for (const trial_batch& b : plan_) (b.exploit ? exploit_runs_ : runs_) += b.runs;
+}
+
+// A batch of r runs of a candidate taking t per run where the leader takes t_lead costs
+// r (t - t_lead) beyond the leader; followed by e runs of the leader, that is within the budget
+// b of the time of both when r (t - t_lead) <= b (r t + e t_lead).
+std::vector<trial_batch> exchange_selection::within_budget(std::vector<trial_batch> plan) const {
+  std::size_t leader = plan.front().candidate;
+  for (const trial_batch& b : plan)
+    if (seconds_[b.candidate] < seconds_[leader]) leader = b.candidate;
+  const double lead = std::max(seconds_[leader], 1e-12);
+  std::vector<trial_batch> budgeted;
+  for (const trial_batch& b : plan) {
+    budgeted.push_back(b);
+    const double r = static_cast<double>(b.runs), t = seconds_[b.candidate];
+    const double over = r * (t - lead) - trial_budget * r * t;
+    if (over <= 0) continue;
+    // Capped: a racer is within scout_margin of the leader, so 8 r suffice there; a confirming
+    // finalist's median may be inflated by bursts, and must not stall the choice.
+    const double runs = std::min(std::ceil(over / (trial_budget * lead)), max_exploit_factor * r);
+    budgeted.push_back({leader, static_cast<std::size_t>(runs), false, true});
+  }
+  return budgeted;
 }
 
 // `rounds` rounds of `batches`, the order rotated by one each round, so that drift of a shared
@@ -58,11 +80,11 @@ void exchange_selection::finish_phase(std::span<const double> batch_seconds) {
       return;
     }
     phase_ = phase::racing;
-    set_plan(rounds_of(race_batches_, race_rounds));
+    set_plan(within_budget(rounds_of(race_batches_, race_rounds)));
     return;
   }
   for (std::size_t i = 0; i < plan_.size(); ++i)
-    per_run_[plan_[i].candidate].push_back(batch_seconds[i] / static_cast<double>(plan_[i].runs));
+    if (plan_[i].timed) per_run_[plan_[i].candidate].push_back(batch_seconds[i] / static_cast<double>(plan_[i].runs));
   for (std::size_t c = 0; c < n_; ++c)
     if (raced_[c]) seconds_[c] = median(per_run_[c]);
   std::vector<std::size_t> finalists;
@@ -86,7 +108,7 @@ void exchange_selection::finish_phase(std::span<const double> batch_seconds) {
           confirmed_[b.candidate] = true;
         }
       phase_ = phase::confirming;
-      set_plan(rounds_of(batches, confirm_rounds));
+      set_plan(within_budget(rounds_of(batches, confirm_rounds)));
       return;
     }
   } else {

@@ -53,14 +53,30 @@ TEST(ExchangeSelection, ScoutingDropsTheClearlySlowAndRacesTheRestInRotatedRound
   EXPECT_TRUE(s.raced()[0]);
   EXPECT_TRUE(s.raced()[1]);
   EXPECT_FALSE(s.raced()[2]);
-  ASSERT_EQ(s.plan().size(), 2 * exchange_selection::race_rounds);
+  std::vector<trial_batch> trials;
+  for (const trial_batch& b : s.plan()) {
+    if (!b.exploit) {
+      trials.push_back(b);
+      continue;
+    }
+    // The budget: after each batch of the slower candidate, runs of the leader, untimed.
+    ASSERT_FALSE(trials.empty());
+    EXPECT_EQ(trials.back().candidate, 1u);
+    EXPECT_EQ(b.candidate, 0u);
+    EXPECT_FALSE(b.timed);
+    // 27 runs 50 us over the leader, within 10% of their time and 95 of the leader's:
+    // 27 x 50 = 1350 us <= 0.1 x (27 x 150 + 95 x 100) = 1355 us, and 94 would not do.
+    EXPECT_EQ(b.runs, 95u);
+  }
+  EXPECT_EQ(s.exploit_runs(), exchange_selection::race_rounds * 95u);
+  ASSERT_EQ(trials.size(), 2 * exchange_selection::race_rounds);
   for (std::size_t round = 0; round < exchange_selection::race_rounds; ++round) {
-    EXPECT_EQ(s.plan()[2 * round].candidate, round % 2) << "the order rotates each round";
-    EXPECT_EQ(s.plan()[2 * round + 1].candidate, (round + 1) % 2);
+    EXPECT_EQ(trials[2 * round].candidate, round % 2) << "the order rotates each round";
+    EXPECT_EQ(trials[2 * round + 1].candidate, (round + 1) % 2);
   }
   // Batches of about 4 ms at the scouted speed, at most 32 runs.
-  EXPECT_EQ(s.plan()[0].runs, 32u);
-  EXPECT_EQ(s.plan()[1].runs, 27u);
+  EXPECT_EQ(trials[0].runs, 32u);
+  EXPECT_EQ(trials[1].runs, 27u);
   EXPECT_NEAR(s.seconds()[2], 250e-6, 1e-12) << "a dropped candidate keeps its scouting time";
 }
 
@@ -155,6 +171,32 @@ TEST(ExchangeSelection, TheCostOfAChoiceIsBounded) {
                             5 * exchange_selection::race_batch_runs *
                                 (exchange_selection::race_rounds + exchange_selection::confirm_rounds);
   EXPECT_EQ(s.runs(), bound);
+  EXPECT_EQ(s.exploit_runs(), 0u) << "candidates within 10% of the leader cost less than the budget";
+}
+
+TEST(ExchangeSelection, TrialsStayWithinTheirBudgetOfTheRunsTime) {
+  // Two candidates near 1.9x the leader survive scouting and race: what their runs cost beyond
+  // the leader's time stays within trial_budget of the time of every run after scouting.
+  const std::vector<double> t = {100e-6, 180e-6, 190e-6};
+  exchange_selection s(3);
+  double excess = 0, total = 0;
+  for (int phases = 0; !s.decided(); ++phases) {
+    ASSERT_LT(phases, 3);
+    const bool scouting = s.current() == phase::scouting;
+    std::vector<double> seconds;
+    for (const trial_batch& b : s.plan()) {
+      const double runs = static_cast<double>(b.runs);
+      seconds.push_back(b.timed ? t[b.candidate] * runs : 0.0);
+      if (scouting) continue;  // scouting's few runs are outside the budget
+      total += runs * t[b.candidate];
+      excess += runs * (t[b.candidate] - t[0]);
+    }
+    s.finish_phase(seconds);
+  }
+  EXPECT_EQ(s.chosen(), 0u);
+  EXPECT_GT(s.exploit_runs(), 0u);
+  EXPECT_GT(excess, 0.0);
+  EXPECT_LE(excess, exchange_selection::trial_budget * total * (1 + 1e-9));
 }
 
 TEST(ExchangeSelection, EveryPeDecidesAlikeFromTheSameTimes) {

@@ -68,6 +68,8 @@ struct exchange_stats {
   std::uint64_t bytes_delivered = 0;  ///< item bytes returned by run() on this PE, self-sends included
   std::uint64_t choices = 0;          ///< times automatic chose a method
   std::uint64_t trial_runs = 0;       ///< runs automatic spent timing candidates
+  std::uint64_t exploit_runs = 0;     ///< runs of the leader automatic made between its trials, so that
+                                      ///< they cost at most 10% of the time the runs take meanwhile
   std::uint64_t neighbor_graphs = 0;  ///< MPI neighbourhood graphs built (method mpi_neighbor)
   /// The candidates automatic compared in its last choice, in the order tried.
   std::vector<exchange_candidate> candidates;

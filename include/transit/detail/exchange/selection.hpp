@@ -14,6 +14,9 @@ struct trial_batch {
   std::size_t candidate = 0;  // index into the candidates
   std::size_t runs = 0;
   bool timed = false;
+  // Runs of the current leader for the program's own work, untimed, that keep the trials within
+  // trial_budget of the time the runs take while the choice is made (not trial runs).
+  bool exploit = false;
 };
 
 /// Local, deterministic: every PE holds one, feeds it the same reduced times and so plans and
@@ -23,6 +26,12 @@ struct trial_batch {
 /// candidate's best race round came within 10% of the leader's median, confirming (more rounds
 /// among those finalists only). A candidate's time is the median per run over all its rounds; the
 /// fastest finalist (or the race's leader, when it is alone) is chosen.
+///
+/// The trial budget: after scouting, every timed batch of a candidate slower than the leader is
+/// followed by runs of the leader (exploit batches), as many as keep what the slower runs cost
+/// beyond the leader's time within trial_budget of all those runs' time. A short kernel then runs
+/// mostly the scouted leader while the race goes on, and pays at most that fraction for it; a
+/// long one reaches the same choice a few runs later.
 class exchange_selection {
  public:
   enum class phase { scouting, racing, confirming, decided };
@@ -48,8 +57,10 @@ class exchange_selection {
   const std::vector<bool>& raced() const noexcept { return raced_; }
   /// Per candidate: whether it was a finalist of the confirming rounds.
   const std::vector<bool>& confirmed() const noexcept { return confirmed_; }
-  /// Runs of every plan so far (the cost of the choice, in exchanges).
+  /// Trial runs of every plan so far (the cost of the choice, in exchanges; exploit runs not counted).
   std::size_t runs() const noexcept { return runs_; }
+  /// Exploit runs of every plan so far (the leader's, run to keep the trials within budget).
+  std::size_t exploit_runs() const noexcept { return exploit_runs_; }
 
   // The schedule's constants (docs/exchange.md says why).
   static constexpr std::size_t scout_runs = 3;
@@ -59,10 +70,14 @@ class exchange_selection {
   static constexpr std::size_t race_batch_runs = 32;
   static constexpr double confirm_margin = 1.10;
   static constexpr std::size_t confirm_rounds = 4;
+  static constexpr double trial_budget = 0.10;
+  static constexpr double max_exploit_factor = 8.0;  // exploit runs per slower run, at most
 
  private:
   void set_plan(std::vector<trial_batch> plan);
   std::vector<trial_batch> rounds_of(const std::vector<trial_batch>& batches, std::size_t rounds) const;
+  /// `plan` with an exploit batch of the leader after each batch of a slower candidate (above).
+  std::vector<trial_batch> within_budget(std::vector<trial_batch> plan) const;
   void decide_among(const std::vector<std::size_t>& finalists);
 
   std::size_t n_;
@@ -74,6 +89,7 @@ class exchange_selection {
   std::vector<bool> raced_, confirmed_;
   std::size_t chosen_ = 0;
   std::size_t runs_ = 0;
+  std::size_t exploit_runs_ = 0;
 };
 
 }  // namespace transit::detail
