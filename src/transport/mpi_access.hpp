@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "transit/detail/transport/transport.hpp"
+#include "transport/mpi_errors.hpp"
 
 namespace transit::detail {
 
@@ -38,14 +39,6 @@ class mpi_access {
 /// The mpi access of a PE's transport. A logic error (TRANSIT_ASSERT) on another backend: callers
 /// run only on the mpi backend.
 mpi_access& mpi_of(transport& net);
-
-/// Ends the whole job with status 1 after a PE's failure was reported: MPI_Abort. Under SimGrid
-/// MPI_Abort ends the simulation with status 0, so a simulated job exits the simulator (every rank
-/// is in it) with status 1 instead.
-[[noreturn]] void abort_job();
-
-/// Throws std::runtime_error with MPI's own error string unless rc is MPI_SUCCESS.
-void mpi_check(int rc, const char* call);
 
 /// Collective over `parent`: a duplicate whose errors return (and become mpi_check's exceptions)
 /// instead of aborting, for transit's traffic apart from the program's.

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "transit/detail/transport/transport.hpp"
-#include "transport/mpi_access.hpp"
+#include "transport/mpi_errors.hpp"
 #include "transport/process_transports.hpp"
 
 namespace transit::detail {

@@ -34,7 +34,6 @@
 #include "transit/detail/core/error.hpp"
 #include "transit/detail/runtime/context_access.hpp"
 #include "transit/mpi.hpp"
-#include "transport/mpi_access.hpp"
 #include "transport/mpi_transports.hpp"
 
 namespace transit::detail {
