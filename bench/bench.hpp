@@ -201,8 +201,9 @@ void add_step_fields(context& ctx, const setup& s, const Stream& stream, const s
                      measurement& m);
 /// The step fields every kernel that runs steps reports, transit's or a plain MPI baseline's:
 /// steps, step_seconds (each step's slowest PE), median_step_seconds (a step's latency, when the
-/// steps are small) and second_half_items_per_second_per_pe. Collective.
-void add_step_times(context& ctx, const setup& s, const std::vector<double>& step_seconds, measurement& m);
+/// steps are small) and second_half_items_per_second_per_pe. Collective. Returns step_seconds.
+std::vector<double> add_step_times(context& ctx, const setup& s, const std::vector<double>& step_seconds,
+                                   measurement& m);
 /// The non-template part of add_step_fields.
 void add_step_fields(context& ctx, const setup& s, const streamer_stats& stats, const streamer_options& current,
                      const std::vector<double>& step_seconds, measurement& m);

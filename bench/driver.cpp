@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "bench.hpp"
+#include "core/median.hpp"
 #include "transit/detail/core/clock.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/detail/runtime/context_access.hpp"
@@ -185,15 +186,14 @@ void progress_bar::draw(std::uint64_t done) {
   shown_ = true;
 }
 
-void add_step_times(context& ctx, const setup& s, const std::vector<double>& step_seconds, measurement& m) {
+std::vector<double> add_step_times(context& ctx, const setup& s, const std::vector<double>& step_seconds,
+                                   measurement& m) {
   std::vector<double> seconds;
   for (const double t : step_seconds) seconds.push_back(ctx.allreduce(t, reduce_op::max));
   m.extra["steps"] = s.steps;
   m.extra["step_seconds"] = seconds;
-  if (seconds.empty()) return;
-  std::vector<double> sorted = seconds;
-  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
-  m.extra["median_step_seconds"] = sorted[sorted.size() / 2];
+  if (seconds.empty()) return seconds;
+  m.extra["median_step_seconds"] = detail::median(seconds);
   // The rate over the second half of the steps, fixed and tuned runs alike: local jobs speed up
   // over their first ~100 ms (steps of 6-8 ms become 3 ms), so a short fixed run and a tuned run's
   // late steps would compare a cold state with a warm one (bench/tuning.sh compares these).
@@ -205,6 +205,7 @@ void add_step_times(context& ctx, const setup& s, const std::vector<double>& ste
   m.extra["second_half_items_per_second_per_pe"] =
       late_time > 0 ? json(static_cast<double>(seconds.size() - second_half) * items_per_step / late_time)
                     : json(nullptr);
+  return seconds;
 }
 
 void add_step_fields(context& ctx, const setup& s, const streamer_stats& stats, const streamer_options& current,
@@ -213,9 +214,8 @@ void add_step_fields(context& ctx, const setup& s, const streamer_stats& stats, 
   m.buffer_items = tuned && !stats.tuning.empty() ? stats.tuning.front().buffer_items : current.buffer_items;
   if (s.opt.buffer_items == 0) m.extra["automatic_buffer"] = true;
   if (s.steps <= 1 && !tuned) return;
-  add_step_times(ctx, s, step_seconds, m);
+  const std::vector<double> seconds = add_step_times(ctx, s, step_seconds, m);
   if (!tuned) return;
-  const std::vector<double> seconds = m.extra["step_seconds"].get<std::vector<double>>();
   const double items_per_step = m.items_per_pe / static_cast<double>(seconds.size());
   json history = json::array();
   for (const auto& t : stats.tuning)
