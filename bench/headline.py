@@ -16,9 +16,11 @@ after their own checks), or the script fails. The pairs:
   `--scheme mpi-raw`;
 - the end of a small step (1 update per PE, --steps S, default 20000): transit's `finish()` against the plain
   MPI program's NBX (MPI_Issend, then MPI_Ibarrier), medians of the step times;
-- with --bale PREFIX (bench/bale/build.sh's install): bale's histo over its conveyors against
-  `transit app histo` (same -n -T -s, -M 8: conveyor against streamer) at 2, 4 and 8 ranks (4 and
-  8 oversubscribed on 2 cores, both with Open MPI's mpi_yield_when_idle).
+- with --bale PREFIX (bench/bale/build.sh's install): the histogram against bale's conveyors over
+  plain MPI (PREFIX/bin/convey_histogram: the same kernel, draws and item, --items-per-pe N) and
+  bale's histo over its conveyors over OpenSHMEM against `transit app histo` (same -n -T -s, -M 8:
+  conveyor against streamer), each at 2, 4 and 8 ranks (4 and 8 oversubscribed on 2 cores, every
+  program with Open MPI's mpi_yield_when_idle).
 
 Without --write the table goes to standard output; with it, the text between the markers
 `<!-- headline:begin -->` and `<!-- headline:end -->` of FILE is replaced. Exit status: 0, 1 a run
@@ -61,16 +63,28 @@ def run(command, ranks, what):
     return result.stdout
 
 
-def bench_record(transit, ranks, args):
-    """One `transit bench` run under mpirun: its JSON record, which must say verified."""
-    command = ["mpirun", "--oversubscribe", "-n", str(ranks), transit, "bench", *args, "--json"]
-    lines = [l for l in run(command, ranks, "transit bench").splitlines() if l.startswith("{")]
+def verified_record(command, ranks, what):
+    """A run that prints one JSON record, which must say verified: the record."""
+    lines = [l for l in run(command, ranks, what).splitlines() if l.startswith("{")]
     if len(lines) != 1:
         fail(1, f"expected one JSON record from {' '.join(command)}, got {len(lines)}")
     record = json.loads(lines[0])
     if record.get("verified") is not True:
         fail(1, f"a run did not verify: {' '.join(command)}")
     return record
+
+
+def bench_record(transit, ranks, args):
+    """One `transit bench` run under mpirun: its JSON record."""
+    command = ["mpirun", "--oversubscribe", "-n", str(ranks), transit, "bench", *args, "--json"]
+    return verified_record(command, ranks, "transit bench")
+
+
+def convey_record(bale, ranks, items):
+    """One run of bale's conveyors over MPI on the histogram (convey_histogram): its JSON record."""
+    command = ["mpirun", "--oversubscribe", "-n", str(ranks), os.path.join(bale, "bin", "convey_histogram"),
+               "--items-per-pe", str(items)]
+    return verified_record(command, ranks, "convey_histogram")
 
 
 def conveyor_seconds(command, ranks, work, what):
@@ -150,7 +164,7 @@ def main():
     bale = None
     if args.bale is not None:
         bale = os.path.abspath(args.bale)
-        for f in ("bin/histo", "bin/bale-oshrun"):
+        for f in ("bin/histo", "bin/bale-oshrun", "bin/convey_histogram"):
             if not os.access(os.path.join(bale, f), os.X_OK):
                 fail(2, f"--bale: got '{args.bale}', expected bench/bale/build.sh's install (no {f})")
     if args.write is not None:
@@ -194,6 +208,15 @@ def main():
                  f"mpirun -n 2 transit bench histogram --items-per-pe 1 --steps {args.steps}; --scheme mpi-raw"))
 
     if bale is not None:
+        for ranks in (2, 4, 8):
+            t, b = alternate(n, lambda: bench_record(transit, ranks, histogram), lambda: convey_record(bale, ranks, items))
+            t_rate = statistics.median(r["items_per_second_per_pe"] for r in t)
+            b_rate = statistics.median(r["items_per_second_per_pe"] for r in b)
+            shared = "" if ranks <= (os.cpu_count() or 1) else f", {ranks} on {os.cpu_count()} cores"
+            rows.append((f"histogram, 8 B, {ranks} ranks{shared}: streamer over bale's conveyors over MPI",
+                         fmt_rate(t_rate), "bale conveyor (MPI)", fmt_rate(b_rate), f"{t_rate / b_rate:.2f}x",
+                         f"mpirun -n {ranks} transit bench histogram --items-per-pe {items}; "
+                         f"convey_histogram --items-per-pe {items}"))
         with tempfile.TemporaryDirectory() as work:
             options = ["-n", str(BALE_UPDATES), "-T", str(BALE_TABLE), "-s", "122222", "-M", "8"]
             for ranks in (2, 4, 8):
@@ -225,9 +248,9 @@ def main():
     for figure, ours, name, theirs, ratio, command in rows:
         lines.append(f"| {figure} | {ours} | {name} | {theirs} | **{ratio}** | `{command}` |")
     if bale is not None and os.cpu_count() and os.cpu_count() < 8:
-        lines += ["", f"Above {os.cpu_count()} ranks the ranks share cores. bale's conveyors, over OpenSHMEM here, wait by"
+        lines += ["", f"Above {os.cpu_count()} ranks the ranks share cores. bale's conveyors over OpenSHMEM wait by"
                   " polling, and a poller holds a core that the rank it waits for needs, so those ratios mostly"
-                  " measure that; issue 53 names conveyors over MPI as the baseline there."]
+                  " measure that; the conveyors over MPI are the baseline there (issue 53)."]
     block = "\n".join(lines)
     if args.write is None:
         print(block)

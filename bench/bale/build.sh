@@ -14,6 +14,10 @@
 # draws and histo checksums that tests/apps holds) and PREFIX/bin/reference_apps (reference_apps.c:
 # the ig checksums and randperm permutations of tests/apps/ig and tests/apps/randperm), and runs
 # histo and ig at 2 PEs as a check.
+# Then builds bale's conveyors a second time, over plain MPI (convey's --with-mpi, mpicc) into
+# PREFIX/convey-mpi, and on them PREFIX/bin/convey_histogram (convey_histogram.c: `transit bench
+# histogram`'s kernel and draws on a conveyor, the baseline for many ranks per core), checked at 2
+# ranks: `mpirun -n P PREFIX/bin/convey_histogram --items-per-pe N`.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)  # before any cd: BASH_SOURCE may be relative
 
@@ -38,7 +42,7 @@ if [ ! -f "$src/make_bale" ] || [ ! -d "$src/libgetput" ]; then
   echo "$0: '$1' is not bale's source (expected make_bale and libgetput/ in it or in src/bale_classic)" >&2
   exit 2
 fi
-for tool in oshcc oshrun autoreconf python3; do
+for tool in oshcc oshrun mpicc mpirun autoreconf python3; do
   command -v "$tool" >/dev/null || { echo "$0: '$tool' not found (scripts/setup installs it)" >&2; exit 2; }
 done
 
@@ -76,4 +80,21 @@ for app in histo ig; do
     exit 1
   fi
 done
+
+# Conveyors over MPI: convey alone, configured --with-mpi (its mpp2mpi layer, no SHMEM), at -O3 as
+# transit's Release build is compiled.
+mkdir -p "$prefix/build/convey-mpi"
+(cd "$prefix/build/convey-mpi" &&
+  "$src/convey/configure" --with-mpi CC=mpicc CFLAGS="-g -O3" --prefix="$prefix/convey-mpi" >configure.log 2>&1 &&
+  make -j 2 >make.log 2>&1 && make install >install.log 2>&1) ||
+  { echo "$0: building convey over MPI failed: see $prefix/build/convey-mpi/*.log" >&2; exit 1; }
+mpicc -std=c11 -O3 -I"$prefix/convey-mpi/include" "$here/convey_histogram.c" -L"$prefix/convey-mpi/lib" -lconvey -lm \
+  -o "$prefix/bin/convey_histogram"
+mpi_root=()
+if [ "$(id -u)" -eq 0 ]; then mpi_root=(--allow-run-as-root); fi
+if ! mpirun "${mpi_root[@]}" -n 2 "$prefix/bin/convey_histogram" --items-per-pe 1000 >"$prefix/build/convey_histogram.check.log" 2>&1; then
+  echo "$0: 'mpirun -n 2 $prefix/bin/convey_histogram --items-per-pe 1000' failed: see $prefix/build/convey_histogram.check.log" >&2
+  exit 1
+fi
 echo "bale installed in $prefix/bin; run its programs with $prefix/bin/bale-oshrun -n PES PROGRAM ..."
+echo "conveyors over MPI: mpirun -n PES $prefix/bin/convey_histogram --items-per-pe N"
