@@ -1,6 +1,7 @@
 #pragma once
 // Everything a context holds besides rank and size: private to the library (context.hpp names it
 // only), so that its members can change without touching a public header.
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -30,6 +31,7 @@ struct context_state {
         options(std::move(o)),
         group(net->make_group()),
         naps(may_nap(*machine, options, net->rank())) {
+    mail.space_pumps(pump_spacing(*machine, options, *net));
     mail.on_late_arrival([this](std::uint32_t channel, int source) {
       // While an exception unwinds this PE, its endpoints close one after another and may see
       // messages for those closed before: the job is failing already, and that failure is the
@@ -44,6 +46,12 @@ struct context_state {
   /// Whether an idle wait of this PE may sleep (backoff.hpp): only when its node may hold more PEs
   /// than the host has CPUs, or when the node is emulated (its PEs share the host with others).
   static bool may_nap(const transit::machine& m, const run_options& options, int rank);
+  /// How far apart a PE with work of its own polls the network (mailbox::pump_due): 0 (every
+  /// time) unless this host really runs more PEs than it has CPUs and the transport's idle poll
+  /// may yield the core.
+  static std::chrono::nanoseconds pump_spacing(const transit::machine& m, const run_options& options,
+                                               const transport& net);
+  static constexpr std::chrono::microseconds oversubscribed_pump_spacing{100};
 
   std::unique_ptr<trace::recorder> timeline;  // first: it outlives the transport that records into it
   std::unique_ptr<transport> net;

@@ -665,7 +665,11 @@ void streamer_core::charge_items_now() {
 
 bool streamer_core::progress_impl() {
   if (in_callback_) return false;  // nested call from a deliver callback: the outer loop polls
-  return poll_once();
+  return poll_once(network_poll_due(ctx_));
+}
+
+bool streamer_core::network_poll_due(context& ctx) {
+  return context_access::net(ctx).pending_sends() > max_pending_sends / 2 || context_access::mail(ctx).pump_due();
 }
 
 void streamer_core::after_send() {
@@ -675,7 +679,7 @@ void streamer_core::after_send() {
   // left in the sends since its last poll (after every send of a buffer that large), or sooner
   // when its sends back up.
   items_since_poll_ += capacity_;
-  if (items_since_poll_ < poll_items && net().pending_sends() <= max_pending_sends) return;
+  if ((items_since_poll_ < poll_items || !mail().pump_due()) && net().pending_sends() <= max_pending_sends) return;
   items_since_poll_ = 0;
   receive();
   deliver_local();

@@ -221,8 +221,8 @@ void streamer_core::quiesce_impl() {
 }
 
 bool streamer_core::poll_members(context& ctx, std::span<streamer_core* const> members,
-                                 std::span<group_endpoint* const> endpoints) {
-  context_access::mail(ctx).pump();
+                                 std::span<group_endpoint* const> endpoints, bool pump) {
+  if (pump) context_access::mail(ctx).pump();
   bool progressed = false;
   for (streamer_core* m : members) progressed |= m->poll_once(false);
   for (group_endpoint* e : endpoints) progressed |= e->poll_queued();

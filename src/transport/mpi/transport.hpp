@@ -90,6 +90,7 @@ class mpi_transport final : public transport, public mpi_access {
   int size() const noexcept override { return size_; }
   std::string_view backend() const noexcept override { return "mpi"; }
   int process() const noexcept override { return mpi_rank_; }
+  bool idle_poll_may_yield() const noexcept override { return true; }  // MPI_Improbe, MPI_Testsome
   std::size_t pending_sends() const noexcept override { return in_flight_.size() + backlogged_; }
   std::unique_ptr<collective_group> make_group() override;
   bool wait_for_activity() override;

@@ -527,9 +527,13 @@ class streamer_core {
   static void quiesce_members(context& ctx, std::span<streamer_core* const> members,
                               std::span<group_endpoint* const> endpoints, collective_group& group,
                               quiesce_wave& wave, std::string_view what);
-  /// One poll of the transport, then poll_once of every member and poll_queued of every endpoint.
+  /// One poll of the transport (unless `pump` is false), then poll_once of every member and
+  /// poll_queued of every endpoint.
   static bool poll_members(context& ctx, std::span<streamer_core* const> members,
-                           std::span<group_endpoint* const> endpoints);
+                           std::span<group_endpoint* const> endpoints, bool pump = true);
+  /// For a poll between inserts: whether it should poll the network (mailbox::pump_due), or only
+  /// take what is here. Always when this PE's sends back up.
+  static bool network_poll_due(context& ctx);
 
   bool quiescing_ = false;  // in a quiesce() (own or joint) that has not returned yet
   quiesce_wave wave_;       // this streamer's own quiesce()
@@ -570,7 +574,10 @@ class streamer_group {
   void add_endpoint(group_endpoint& e) { endpoints_.push_back(&e); }
   /// Local, non-blocking: polls the transport once, then delivers and forwards what arrived for
   /// every member. False (and nothing done) from a member's deliver callback.
-  bool progress() { return !in_callback() && streamer_core::poll_members(ctx_, members_, endpoints_); }
+  bool progress() {
+    return !in_callback() &&
+           streamer_core::poll_members(ctx_, members_, endpoints_, streamer_core::network_poll_due(ctx_));
+  }
   /// Local: whether a deliver callback of a member is running (this call comes from it).
   bool in_callback() const noexcept {
     for (const streamer_core* m : members_) {

@@ -9,6 +9,7 @@
 // the channel is closed. Any other message arriving for a closed channel means a peer still used
 // an endpoint that this PE had destroyed: it is dropped, counted, and reported through the
 // late-arrival handler (the context ends the job: items were lost).
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -46,6 +47,19 @@ class mailbox {
   /// Polls the transport (completing sends, receiving) and queues what arrived, handing out
   /// nothing: for a channel that must not see its next step's messages yet.
   void pump();
+  /// For a pump a PE makes while it has work of its own (an insert loop's progress, a send's
+  /// poll), not while it waits: whether one is due now, which then counts as made. Always, unless
+  /// space_pumps set a spacing: then at most once per spacing.
+  bool pump_due() {
+    if (pump_spacing_.count() == 0) return true;
+    const auto now = steady_clock::now();
+    if (now < next_pump_) return false;
+    next_pump_ = now + pump_spacing_;
+    return true;
+  }
+  /// Spaces the pumps pump_due allows at least `spacing` apart (0, the default: no spacing).
+  void space_pumps(std::chrono::nanoseconds spacing) noexcept { pump_spacing_ = spacing; }
+  std::chrono::nanoseconds pump_spacing() const noexcept { return pump_spacing_; }
   /// Closes `channel` (its endpoint is going away) and drops what is queued for it; returns how
   /// many non-control messages. Later arrivals for it are dropped too (see above).
   std::size_t close_channel(std::uint32_t channel);
@@ -56,6 +70,8 @@ class mailbox {
 
  private:
   transport& transport_;
+  std::chrono::nanoseconds pump_spacing_{0};
+  steady_clock::time_point next_pump_{};
   std::uint32_t next_channel_ = 0;
   std::vector<std::vector<message>> queues_;  // by channel, for the channels opened here
   std::map<std::uint32_t, std::vector<message>> early_;  // for channels peers opened first

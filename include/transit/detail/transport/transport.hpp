@@ -40,6 +40,10 @@ class transport {
   /// Whether every PE of the job is a thread of this one process on this host (the local
   /// backend), so that they share its cores whatever machine the options describe.
   virtual bool threads_of_one_process() const noexcept { return false; }
+  /// Whether a poll that finds nothing calls a library that may hand the core away when idle (MPI's
+  /// progress: Open MPI yields there on an oversubscribed host, each time a context switch), so
+  /// that a PE with work of its own should space its polls on a shared core (mailbox::pump_due).
+  virtual bool idle_poll_may_yield() const noexcept { return false; }
 
   /// A buffer with room for `payload_bytes`, from this PE's recycled buffers when one fits.
   message_buffer allocate(std::size_t payload_bytes) { return pool_.take(payload_bytes); }
