@@ -2,6 +2,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <deque>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -74,10 +75,39 @@ std::vector<std::int64_t> rand_perm_global_array(context& ctx, std::int64_t n, s
   global_array<std::int64_t> perm(ctx, static_cast<std::size_t>(n), array_layout::cyclic);
   for (std::int64_t& slot : target.local()) slot = empty_slot;
   ctx.barrier();
-  for (const std::int64_t d : s.darts) {  // throw each dart until it lands
-    while (target.compare_exchange(static_cast<std::size_t>(s.random.next_int(s.slots)), empty_slot, d) != empty_slot) {
+  // Each throw is a compare_exchange_nb. One whose slot is on this PE's node is done at once
+  // (test() is true without a poll), and a miss is thrown again at once, so throws on one node
+  // draw their slots in bale's order (one PE: bale's permutation). The others fly, up to
+  // `in_flight_limit` of them, instead of waiting a round trip each; a miss among them is thrown
+  // again when it is retired, oldest first.
+  constexpr std::size_t in_flight_limit = 1024;
+  struct flying {
+    std::int64_t dart;
+    std::int64_t old = empty_slot;
+    request done;
+  };
+  std::deque<flying> in_flight;  // a deque: each old value's address stays put while it flies
+  const auto throw_until_landed_or_flying = [&](std::int64_t d) {
+    for (;;) {
+      flying& f = in_flight.emplace_back(flying{d, empty_slot, request{}});
+      f.done = target.compare_exchange_nb(static_cast<std::size_t>(s.random.next_int(s.slots)), empty_slot, d, &f.old);
+      if (!f.done.test()) return;  // flying
+      const bool landed = f.old == empty_slot;
+      in_flight.pop_back();
+      if (landed) return;
     }
+  };
+  const auto retire_oldest = [&] {
+    in_flight.front().done.wait();
+    const flying f = std::move(in_flight.front());
+    in_flight.pop_front();
+    if (f.old != empty_slot) throw_until_landed_or_flying(f.dart);
+  };
+  for (const std::int64_t d : s.darts) {
+    throw_until_landed_or_flying(d);
+    while (in_flight.size() >= in_flight_limit) retire_oldest();
   }
+  while (!in_flight.empty()) retire_oldest();
   target.sync();
   std::vector<std::int64_t> landed;
   for (const std::int64_t d : target.local())

@@ -34,8 +34,9 @@ namespace transit::apps {
 // buf_cnt below 1.
 
 /// AGP -> global_array, cyclic as bale's: a compare_exchange per dart (bale's lgp_cmp_and_swap),
-/// then each PE's darts put in the permutation from its first place on (bale's lgp_put_int64 per
-/// dart, issued as one batch).
+/// non-blocking, up to 1024 throws in flight (a throw within the node is done at once, so one PE
+/// draws as bale does), then each PE's darts put in the permutation from its first place on
+/// (bale's lgp_put_int64 per dart, issued as one batch).
 std::vector<std::int64_t> rand_perm_global_array(context& ctx, std::int64_t n, std::int64_t seed);
 /// exstack -> sparse_exchange: rounds of at most buf_cnt darts per destination (a draw for a full
 /// destination is lost and the round ends, as bale's refused exstack_push), the rejected darts

@@ -357,13 +357,20 @@ void routed_engine::issue(const operation& op, completion* done, std::shared_ptr
     }
     backlog_.push_back(p);
   }
-  // Serving may yield the core (Open MPI's progress does, under mpi_yield_when_idle): every 32
-  // issues cost little beside requests, but 1024 operations applied in the node (about 20 us of
-  // them) between serves, or a yield would cost more than the operations themselves.
-  constexpr std::uint32_t applied_between_serves = 1024;
   if (sent ? ++issued_since_poll_ >= 32 || config_.options.flush_period.count() == 0
            : ++applied_since_serve_ >= applied_between_serves)
     serve_while_issuing();
+}
+
+bool routed_engine::apply_at_once(const operation& op) {
+  if ((op.code != op_code::fetch_add && op.code != op_code::compare_exchange) || op.count != 1 || config_.mutexes)
+    return false;
+  const request_record r{op.code, static_cast<std::uint8_t>(op.reduce), 0,
+                         static_cast<std::uint32_t>((op.code == op_code::compare_exchange ? 2 : 1) * config_.element_size),
+                         rank_, no_ticket, op.owner, 1, op.offset};
+  if (!apply_in_node(r, op.in, op.out)) return false;
+  if (++applied_since_serve_ >= applied_between_serves) serve_while_issuing();  // as issue() does
+  return true;
 }
 
 void routed_engine::serve_while_issuing() {

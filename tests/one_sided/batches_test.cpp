@@ -1,5 +1,5 @@
 // Batches of scattered single elements: in one non-blocking request (put_nb, get_nb,
-// accumulate_nb, fetch_add_nb with an index span) and blocking (put, accumulate with an index
+// accumulate_nb, fetch_add_nb, compare_exchange_nb with an index span) and blocking (put, accumulate with an index
 // span); the C API's transit_array_* run on them. Under both layouts, every routed topology and
 // both progress modes; bad batches issue nothing.
 #include <cstdint>
@@ -60,6 +60,39 @@ TEST(global_array_batches, scattered_elements_in_one_request) {
                       ctx.allreduce(std::span<std::int64_t>(old), reduce_op::sum);
                       for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(old[i], p * (p - 1) / 2) << describe(ctx, o);
                       counts.sync();
+                      // compare_exchange_nb: every PE claims every element of a zeroed array (0 ->
+                      // its rank + 1), then in the same batch marks its claims (rank + 1 -> 100 +
+                      // rank + 1): one winner per element, whose second swap follows its first.
+                      global_array<std::int64_t> claims(ctx, n, layout, o);
+                      std::vector<std::uint64_t> twice(every);
+                      twice.insert(twice.end(), every.begin(), every.end());
+                      const std::int64_t mine = ctx.rank() + 1;
+                      std::vector<std::int64_t> expect(2 * n, 0), desire(2 * n, mine), seen(2 * n, -1);
+                      for (std::size_t i = n; i < 2 * n; ++i) {
+                        expect[i] = mine;
+                        desire[i] = 100 + mine;
+                      }
+                      claims.compare_exchange_nb(twice, expect, desire, seen).wait();
+                      claims.sync();
+                      std::vector<std::int64_t> final_values(n, -1);
+                      claims.get_nb(every, final_values).wait();
+                      std::vector<std::int64_t> winners(n, 0);
+                      for (std::size_t i = 0; i < n; ++i) {
+                        const std::int64_t winner = final_values[i] - 100;
+                        ASSERT_GE(winner, 1) << describe(ctx, o);
+                        ASSERT_LE(winner, p) << describe(ctx, o);
+                        winners[i] = seen[i] == 0 ? 1 : 0;
+                        if (seen[i] == 0) {
+                          ASSERT_EQ(winner, mine) << describe(ctx, o);
+                          ASSERT_EQ(seen[n + i], mine) << describe(ctx, o);  // its own claim, in order
+                        } else {
+                          ASSERT_TRUE(seen[i] == winner || seen[i] == 100 + winner) << seen[i] << " " << describe(ctx, o);
+                          ASSERT_TRUE(seen[n + i] == winner || seen[n + i] == 100 + winner) << describe(ctx, o);
+                        }
+                      }
+                      ctx.allreduce(std::span<std::int64_t>(winners), reduce_op::sum);
+                      for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(winners[i], 1) << "element " << i << " " << describe(ctx, o);
+                      claims.sync();
                       // put_nb and put: PE 0 writes 10 * i to every element, in reverse order (the
                       // first half non-blocking).
                       if (ctx.rank() == 0) {
@@ -112,6 +145,27 @@ TEST(global_array_batches, bad_batches_issue_nothing) {
               } catch (const std::invalid_argument& e) {
                 EXPECT_EQ(std::string(e.what()),
                           "global_array::get_nb: got 2 output elements for 1 indices: expected one per index");
+              }
+              try {
+                a.compare_exchange_nb(indices, values, std::span(values, 2), out);
+                ADD_FAILURE() << "no error for two desired values for three indices";
+              } catch (const std::invalid_argument& e) {
+                EXPECT_EQ(std::string(e.what()),
+                          "global_array::compare_exchange_nb: got 2 desired values for 3 indices: expected one per index");
+              }
+              try {
+                a.compare_exchange_nb(std::size_t{10}, 0, 1, out);
+                ADD_FAILURE() << "no error for index 10";
+              } catch (const std::out_of_range& e) {
+                EXPECT_EQ(std::string(e.what()),
+                          "global_array::compare_exchange_nb: index 10 is outside [0, 10): expected an element of the array");
+              }
+              try {
+                a.compare_exchange_nb(std::size_t{1}, 0, 1, nullptr);
+                ADD_FAILURE() << "no error for a null old_value";
+              } catch (const std::invalid_argument& e) {
+                EXPECT_EQ(std::string(e.what()),
+                          "global_array::compare_exchange_nb: old_value is null: expected where the old value goes");
               }
               a.sync();
               for (const std::int64_t v : a.local()) EXPECT_EQ(v, 0);  // element 1 got nothing

@@ -385,7 +385,10 @@ TEST(global_array, accumulate_sums_min_max) {
 TEST(global_array, compare_exchange_counter) {
   for_each_node_size([](context& ctx) {
     // Word 2 of 3 is owned by the last PE of three (PE 0 at one PE).
-    for (auto o : configurations(ctx)) expect_compare_exchange_counts(ctx, o, 3, 2, 25);
+    for (auto o : configurations(ctx)) {
+      expect_compare_exchange_counts(ctx, o, 3, 2, 25);
+      expect_compare_exchange_counts(ctx, o, 3, 2, 25, true);  // compare_exchange_nb, then wait()
+    }
   });
 }
 

@@ -63,12 +63,17 @@ inline std::vector<one_sided_options> configurations(const context& ctx, bool he
 /// A lock-free counter: every PE adds 1 `per_pe` times to `word` of an array of `elements` with
 /// compare_exchange in a retry loop; no increment may be lost.
 inline void expect_compare_exchange_counts(context& ctx, const one_sided_options& o, std::size_t elements,
-                                           std::size_t word, int per_pe) {
+                                           std::size_t word, int per_pe, bool nonblocking = false) {
   global_array<std::int64_t> counter(ctx, elements, o);
   for (int i = 0; i < per_pe; ++i) {
     std::int64_t seen = 0;
     for (;;) {
-      const std::int64_t before = counter.compare_exchange(word, seen, seen + 1);
+      std::int64_t before = -1;
+      if (nonblocking) {
+        counter.compare_exchange_nb(word, seen, seen + 1, &before).wait();
+      } else {
+        before = counter.compare_exchange(word, seen, seen + 1);
+      }
       if (before == seen) break;
       seen = before;
     }

@@ -7,6 +7,7 @@
 #include <memory>
 #include <span>
 #include <type_traits>
+#include <vector>
 
 #include "transit/detail/one_sided/block_layout.hpp"
 #include "transit/detail/one_sided/engine.hpp"
@@ -94,6 +95,12 @@ class global_array {
   /// atomically; returns the value it had.
   T compare_exchange(std::size_t index, T expected, T desired)
     requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>);
+  /// Local. As compare_exchange, but returns at once; *old_value is written when the request
+  /// completes (the swap happened if and only if it equals `expected`, byte for byte). An element
+  /// on this PE's node may be done before the call returns: test() is then true at once.
+  /// std::out_of_range for an index outside [0, size()).
+  request compare_exchange_nb(std::size_t index, T expected, T desired, T* old_value)
+    requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>);
 
   // ---- batches of single elements (scattered indices) ----
 
@@ -127,6 +134,14 @@ class global_array {
   /// both spans must outlive the request. Errors as the batched put_nb (deltas and old_values
   /// both of indices' size).
   request fetch_add_nb(std::span<const std::uint64_t> indices, std::span<const T> deltas, std::span<T> old_values)
+    requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>);
+  /// Local, non-blocking: for every k, element indices[k] becomes desired[k] if it equals
+  /// expected[k] (same bytes), atomically, and old_values[k] gets the value it had; the requests
+  /// aggregate per owner, one wait for them all instead of a round trip each. `expected` and
+  /// `desired` are copied; old_values must outlive the request. Operations on one element apply
+  /// in the order of k. Errors as the batched put_nb (all three spans of indices' size).
+  request compare_exchange_nb(std::span<const std::uint64_t> indices, std::span<const T> expected,
+                              std::span<const T> desired, std::span<T> old_values)
     requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>);
 
   /// Local: returns when every operation this PE issued on this array is complete at its target.
@@ -175,8 +190,18 @@ class global_array {
   void check_batch(std::span<const std::uint64_t> indices, std::size_t elements, const char* what,
                    const char* name) const;
   /// One request for a checked batch: element k's operation reads and writes at data(k).
+  /// `state` completes with the request (by default a fresh one; compare_exchange_nb's also holds
+  /// the operands the engine may read after the call returns).
   template <class Data>
-  request issue_batch(std::span<const std::uint64_t> indices, detail::op_code code, reduce_op op, Data&& data);
+  request issue_batch(std::span<const std::uint64_t> indices, detail::op_code code, reduce_op op, Data&& data,
+                      std::shared_ptr<detail::completion> state = std::make_shared<detail::completion>());
+  /// compare_exchange_nb's operands, (expected, desired) per element, kept with its completion:
+  /// `one` for a single element, `pairs` for a batch.
+  struct swap_operands {
+    detail::completion done;
+    T one[2]{};
+    std::vector<T> pairs;
+  };
   /// Issues put or accumulate of values[k] to each indices[k], checked, in order; an element that
   /// finds no buffer room is waited for before the next (the flow control of the single-element
   /// calls, without their wait per element), so the backlog stays at one element.

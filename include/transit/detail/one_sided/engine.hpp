@@ -157,6 +157,14 @@ class one_sided_engine {
   /// holds `done` alive for a nonblocking request the caller may drop. Never waits: pieces that
   /// find no buffer room wait in a backlog, in order (put values are read from the caller then).
   virtual void issue(const operation& op, completion* done, std::shared_ptr<completion> keep) = 0;
+  /// Applies a one-element fetch_add or compare_exchange at once, its result written to op.out,
+  /// when issue() would apply it without a message (its owner's memory is shared with this PE);
+  /// false, doing nothing, otherwise. Lets a non-blocking call skip the state a request in
+  /// flight needs.
+  virtual bool apply_at_once(const operation& op) {
+    static_cast<void>(op);
+    return false;
+  }
   /// Non-blocking: moves this PE's traffic; returns whether anything happened.
   virtual bool progress() = 0;
   /// Waits (serving meanwhile) until c.pending == 0.

@@ -136,6 +136,28 @@ T global_array<T>::compare_exchange(std::size_t index, T expected, T desired)
 }
 
 template <class T>
+request global_array<T>::compare_exchange_nb(std::size_t index, T expected, T desired, T* old_value)
+  requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
+{
+  check_index(index, "compare_exchange_nb");
+  if (old_value == nullptr)
+    throw std::invalid_argument("global_array::compare_exchange_nb: old_value is null: expected where the old value goes");
+  const std::size_t owner = owner_of(index);
+  const T pair[2] = {expected, desired};
+  detail::operation op{detail::op_code::compare_exchange, reduce_op::sum, static_cast<int>(owner),
+                       layout_.offset_of(index, owner), 1, reinterpret_cast<const std::byte*>(pair),
+                       reinterpret_cast<std::byte*>(old_value)};
+  if (engine_->apply_at_once(op)) return request{};  // in the node's memory: done, nothing to keep
+  auto operands = std::make_shared<swap_operands>();  // one allocation: the pair is inline
+  operands->one[0] = expected;
+  operands->one[1] = desired;
+  op.in = reinterpret_cast<const std::byte*>(operands->one);
+  std::shared_ptr<detail::completion> state(operands, &operands->done);
+  engine_->issue(op, state.get(), state);
+  return request(engine_.get(), std::move(state));
+}
+
+template <class T>
 void global_array<T>::put(std::span<const std::uint64_t> indices, std::span<const T> values) {
   check_batch(indices, values.size(), "put", "values");
   issue_flowing(indices, detail::op_code::put, reduce_op::sum, values.data(), "global_array::put");
@@ -185,6 +207,37 @@ request global_array<T>::fetch_add_nb(std::span<const std::uint64_t> indices, st
     return std::pair{reinterpret_cast<const std::byte*>(deltas.data() + k),
                      reinterpret_cast<std::byte*>(old_values.data() + k)};
   });
+}
+
+template <class T>
+request global_array<T>::compare_exchange_nb(std::span<const std::uint64_t> indices, std::span<const T> expected,
+                                             std::span<const T> desired, std::span<T> old_values)
+  requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
+{
+  // Every span's size first, then the indices once.
+  const std::pair<std::size_t, const char*> spans[] = {
+      {expected.size(), "expected values"}, {desired.size(), "desired values"}, {old_values.size(), "old values"}};
+  for (const auto& [elements, name] : spans) {
+    if (elements != indices.size()) check_batch(indices, elements, "compare_exchange_nb", name);
+  }
+  check_batch(indices, expected.size(), "compare_exchange_nb", "expected values");
+  // The engine reads an operation's operands when it sends it, which a full buffer may put off
+  // past this call: they live with the request's completion (an aliasing pointer to it).
+  auto operands = std::make_shared<swap_operands>();
+  operands->pairs.resize(2 * indices.size());
+  for (std::size_t k = 0; k < indices.size(); ++k) {
+    operands->pairs[2 * k] = expected[k];
+    operands->pairs[2 * k + 1] = desired[k];
+  }
+  const T* pairs = operands->pairs.data();
+  std::shared_ptr<detail::completion> state(operands, &operands->done);
+  return issue_batch(
+      indices, detail::op_code::compare_exchange, reduce_op::sum,
+      [&](std::size_t k) {
+        return std::pair{reinterpret_cast<const std::byte*>(pairs + 2 * k),
+                         reinterpret_cast<std::byte*>(old_values.data() + k)};
+      },
+      std::move(state));
 }
 
 template <class T>
@@ -244,8 +297,8 @@ void global_array<T>::check_batch(std::span<const std::uint64_t> indices, std::s
 
 template <class T>
 template <class Data>
-request global_array<T>::issue_batch(std::span<const std::uint64_t> indices, detail::op_code code, reduce_op op, Data&& data) {
-  auto state = std::make_shared<detail::completion>();
+request global_array<T>::issue_batch(std::span<const std::uint64_t> indices, detail::op_code code, reduce_op op, Data&& data,
+                                     std::shared_ptr<detail::completion> state) {
   for (std::size_t k = 0; k < indices.size(); ++k) {
     const auto index = static_cast<std::size_t>(indices[k]);
     const std::size_t owner = owner_of(index);
