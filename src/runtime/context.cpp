@@ -136,6 +136,10 @@ bool context_state::may_nap(const transit::machine& m, const run_options& option
   if constexpr (simulated_build) return true;
   // An emulated node (--transit-pes-per-node) says nothing of how many PEs share the host.
   if (options.pes_per_node > 0) return true;
+  return more_pes_than_cpus(m, rank);
+}
+
+bool context_state::more_pes_than_cpus(const transit::machine& m, int rank) {
   const long cpus = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
   return m.pes_on_node(m.node_of(rank)) > cpus;
 }
@@ -149,9 +153,7 @@ bool context_state::may_nap(const transit::machine& m, const run_options& option
 std::chrono::nanoseconds context_state::pump_spacing(const transit::machine& m, const run_options& options,
                                                      const transport& net) {
   if constexpr (simulated_build) return {};  // a simulated PE has a core of its own
-  if (options.pes_per_node > 0 || !net.idle_poll_may_yield()) return {};
-  const long cpus = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
-  if (m.pes_on_node(m.node_of(net.rank())) <= cpus) return {};
+  if (options.pes_per_node > 0 || !net.idle_poll_may_yield() || !more_pes_than_cpus(m, net.rank())) return {};
   return oversubscribed_pump_spacing;
 }
 

@@ -46,6 +46,8 @@ struct context_state {
   /// Whether an idle wait of this PE may sleep (backoff.hpp): only when its node may hold more PEs
   /// than the host has CPUs, or when the node is emulated (its PEs share the host with others).
   static bool may_nap(const transit::machine& m, const run_options& options, int rank);
+  /// Whether the node of PE `rank` holds more PEs than this host has CPUs online.
+  static bool more_pes_than_cpus(const transit::machine& m, int rank);
   /// How far apart a PE with work of its own polls the network (mailbox::pump_due): 0 (every
   /// time) unless this host really runs more PEs than it has CPUs and the transport's idle poll
   /// may yield the core.

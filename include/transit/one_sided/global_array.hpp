@@ -195,6 +195,9 @@ class global_array {
   template <class Data>
   request issue_batch(std::span<const std::uint64_t> indices, detail::op_code code, reduce_op op, Data&& data,
                       std::shared_ptr<detail::completion> state = std::make_shared<detail::completion>());
+  /// The compare_exchange of checked element `index`: operands (expected, desired) at `pair`, the
+  /// old value to `old`.
+  detail::operation swap_operation(std::size_t index, const T* pair, T* old) const;
   /// compare_exchange_nb's operands, (expected, desired) per element, kept with its completion:
   /// `one` for a single element, `pairs` for a batch.
   struct swap_operands {

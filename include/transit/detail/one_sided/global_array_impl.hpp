@@ -123,14 +123,10 @@ T global_array<T>::compare_exchange(std::size_t index, T expected, T desired)
   requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
 {
   check_index(index, "compare_exchange");
-  T pair[2] = {expected, desired};
+  const T pair[2] = {expected, desired};
   T old{};
   detail::completion done;
-  const std::size_t owner = owner_of(index);
-  detail::operation op{detail::op_code::compare_exchange, reduce_op::sum, static_cast<int>(owner),
-                       layout_.offset_of(index, owner), 1, reinterpret_cast<const std::byte*>(pair),
-                       reinterpret_cast<std::byte*>(&old)};
-  engine_->issue(op, &done, nullptr);
+  engine_->issue(swap_operation(index, pair, &old), &done, nullptr);
   engine_->wait(done, "global_array::compare_exchange");
   return old;
 }
@@ -142,11 +138,8 @@ request global_array<T>::compare_exchange_nb(std::size_t index, T expected, T de
   check_index(index, "compare_exchange_nb");
   if (old_value == nullptr)
     throw std::invalid_argument("global_array::compare_exchange_nb: old_value is null: expected where the old value goes");
-  const std::size_t owner = owner_of(index);
   const T pair[2] = {expected, desired};
-  detail::operation op{detail::op_code::compare_exchange, reduce_op::sum, static_cast<int>(owner),
-                       layout_.offset_of(index, owner), 1, reinterpret_cast<const std::byte*>(pair),
-                       reinterpret_cast<std::byte*>(old_value)};
+  detail::operation op = swap_operation(index, pair, old_value);
   if (engine_->apply_at_once(op)) return request{};  // in the node's memory: done, nothing to keep
   auto operands = std::make_shared<swap_operands>();  // one allocation: the pair is inline
   operands->one[0] = expected;
@@ -357,6 +350,14 @@ void global_array<T>::get_pieces(std::size_t index, std::span<T> out, detail::co
                          reinterpret_cast<std::byte*>(out.data() + first)};
     engine_->issue(op, done, keep);
   });
+}
+
+template <class T>
+detail::operation global_array<T>::swap_operation(std::size_t index, const T* pair, T* old) const {
+  const std::size_t owner = owner_of(index);
+  return detail::operation{detail::op_code::compare_exchange, reduce_op::sum, static_cast<int>(owner),
+                           layout_.offset_of(index, owner), 1, reinterpret_cast<const std::byte*>(pair),
+                           reinterpret_cast<std::byte*>(old)};
 }
 
 template <class T>
