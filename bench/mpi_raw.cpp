@@ -13,6 +13,7 @@
 #include <cstring>
 #include <deque>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -71,6 +72,71 @@ bool receive_any(MPI_Comm comm, int tag, void* buffer, int bytes, int* source) {
   return true;
 }
 
+/// MPI_Ibarrier as MPI libraries run it. Open MPI's and MPICH's nonblocking barriers are
+/// dissemination barriers (Hensgen, Finkel and Manber 1988): ceil(log2 P) rounds, in round k a
+/// zero-byte message to rank + 2^k and one from rank - 2^k. SMPI 3.32's MPI_Ibarrier instead sends
+/// everything through rank 0 (P - 1 messages in and P - 1 out there), an O(P) barrier that no MPI
+/// library has, so a SimGrid build runs the dissemination here on point-to-point messages, each
+/// charged as every baseline message is (transit's own collectives avoid SMPI's for the same
+/// reason: src/transport/mpi/collective_groups.cpp). A real build calls MPI_Ibarrier.
+class nonblocking_barrier {
+ public:
+  nonblocking_barrier(MPI_Comm comm, int tag) : comm_(comm), tag_(tag) {
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+  }
+  nonblocking_barrier(const nonblocking_barrier&) = delete;
+  nonblocking_barrier& operator=(const nonblocking_barrier&) = delete;
+  ~nonblocking_barrier() {
+    for (MPI_Request& r : requests_) {
+      if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+    }
+  }
+
+  /// Collective, non-blocking: enters the barrier.
+  void start() {
+    if constexpr (detail::simulated_build) {
+      distance_ = 1;
+      post_round();
+    } else {
+      check(MPI_Ibarrier(comm_, &requests_[0]), "MPI_Ibarrier");
+    }
+  }
+
+  /// Local: whether every rank has entered; advances the rounds.
+  bool test() {
+    if constexpr (detail::simulated_build) {
+      while (distance_ < size_) {
+        int done = 0;
+        check(MPI_Testall(2, requests_, &done, MPI_STATUSES_IGNORE), "MPI_Testall");
+        if (!done) return false;
+        detail::charge_receive_overhead(0);  // the round's message in, as receive_any charges one
+        distance_ *= 2;
+        post_round();
+      }
+      return true;
+    } else {
+      int done = 0;
+      check(MPI_Test(&requests_[0], &done, MPI_STATUS_IGNORE), "MPI_Test");
+      return done != 0;
+    }
+  }
+
+ private:
+  void post_round() {
+    if (distance_ >= size_) return;  // one rank: no round
+    const int to = (rank_ + distance_) % size_, from = (rank_ - distance_ + size_) % size_;
+    check(MPI_Irecv(nullptr, 0, MPI_BYTE, from, tag_, comm_, &requests_[0]), "MPI_Irecv");
+    check(MPI_Isend(nullptr, 0, MPI_BYTE, to, tag_, comm_, &requests_[1]), "MPI_Isend");
+  }
+
+  MPI_Comm comm_;
+  int tag_;
+  int rank_ = 0, size_ = 1;
+  int distance_ = 1;
+  MPI_Request requests_[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+};
+
 /// One MPI_Isend per item of `item_bytes`, at most `window` in flight in a ring of slots (a slot is
 /// reused once MPI_Test reports the oldest sends complete, in order: O(1) per send, where
 /// MPI_Testsome over the whole window would scan 1024 requests for every send once it is full and
@@ -83,6 +149,7 @@ bool receive_any(MPI_Comm comm, int tag, void* buffer, int bytes, int* source) {
 class raw_messenger {
  public:
   static constexpr int window = 1024;
+  static constexpr int barrier_tag = 1;  // the items' tag is 0
 
   explicit raw_messenger(std::size_t item_bytes, bool synchronous = false)
       : item_bytes_(item_bytes), synchronous_(synchronous) {
@@ -94,8 +161,12 @@ class raw_messenger {
     sent_to_.assign(size_, 0);
     expected_from_.assign(size_, 0);
     incoming_.assign(item_bytes, std::byte{0});
+    barrier_.emplace(comm_, barrier_tag);
   }
-  ~raw_messenger() { MPI_Comm_free(&comm_); }
+  ~raw_messenger() {
+    barrier_.reset();
+    MPI_Comm_free(&comm_);
+  }
   raw_messenger(const raw_messenger&) = delete;
   raw_messenger& operator=(const raw_messenger&) = delete;
 
@@ -160,11 +231,10 @@ class raw_messenger {
     TRANSIT_ASSERT(synchronous_, "end_step needs MPI_Issend's sends: a matched send is a received item");
     detail::backoff wait;
     for (reclaim(); in_flight_ > 0; reclaim()) idle_unless(poll(on_receive), wait);
-    MPI_Request barrier = MPI_REQUEST_NULL;
-    check(MPI_Ibarrier(comm_, &barrier), "MPI_Ibarrier");
-    for (int done = 0; !done;) {
+    barrier_->start();
+    for (bool done = false; !done;) {
       const bool received = poll(on_receive);
-      check(MPI_Test(&barrier, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      done = barrier_->test();
       if (!done) idle_unless(received, wait);
     }
   }
@@ -193,6 +263,7 @@ class raw_messenger {
   std::vector<std::uint64_t> sent_to_, expected_from_;
   std::vector<std::byte> incoming_;
   std::uint64_t messages_ = 0, received_ = 0;
+  std::optional<nonblocking_barrier> barrier_;  // on comm_, for end_step
 };
 
 }  // namespace

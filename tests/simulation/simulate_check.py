@@ -220,6 +220,20 @@ def check_fair():
         sys.exit(f"simulate_check: two PEs per node took {times[2] / times[1]:.2f}x the time of one, expected about "
                  f"{expected:.2f}x: the PEs of a node share its interface")
 
+    # A baseline's barrier is the one MPI libraries run (a dissemination barrier: log2 P rounds),
+    # not SMPI's MPI_Ibarrier through rank 0 (P - 1 messages there). The NBX end of a one-update
+    # step (bench/mpi_raw.cpp) then costs about twice at 64 ranks what it costs at 8 (6 rounds
+    # against 3); through rank 0 it cost 6.2x.
+    steps = {}
+    for platform, ranks in (("torus:2x2:2", 8), ("torus:2x2:16", 64)):
+        out = records("--platform", platform, "--ranks", str(ranks), "--", "bench", "histogram", "--items-per-pe",
+                      "1", "--steps", "5", "--scheme", "mpi-raw", "--json")
+        steps[ranks] = out[0]["median_step_seconds"]
+        print(f"NBX step at {ranks} ranks ({platform}): {steps[ranks]:.3e} s")
+    if not steps[64] <= 3 * steps[8]:
+        sys.exit(f"simulate_check: the NBX step took {steps[64] / steps[8]:.2f}x as long at 64 ranks as at 8, "
+                 f"expected at most 3x (a barrier of log2 P rounds)")
+
 
 def check_progress():
     """On a terminal (stderr a pty here), scripts/simulate shows rank 0's progress line with the
