@@ -1,9 +1,8 @@
-// transit_aml: AML's C interface (aml.h beside this file) as a thin front end on transit's
-// streamers and active messages. An AML message of up to cell_payload<32> bytes is one item of a
-// streamer of fixed-size cells (AML handler id, length, the bytes), delivered in runs straight to
-// the AML handler with the item's source from the streamer; a longer one is a call of transit's
-// active messages, whose barrier covers the cell streamers too (active_messages::include), so
-// aml_barrier is one quiescence over both. Checks live here once, before anything is sent.
+// transit_aml: AML's C interface (aml.h beside this file) as a thin front end on transit's active
+// messages. An AML message is a call (AML handler id, the bytes) of one transit handler per size
+// up to 32 bytes, or of one for any size, and the object is built with_callers, so the handler
+// learns the sending PE from transit (routed calls carry it) instead of from the message. Checks
+// live here once, before anything is sent.
 #include "aml.h"
 
 #include <array>
@@ -45,37 +44,13 @@ class mistake : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-/// An AML message of up to Bytes - 2 bytes, as one streamer item: the wire never carries more
-/// than the cell, and the receiver reads `length` bytes of it.
-template <std::size_t Bytes>
-struct cell {
-  std::uint8_t type;
-  std::uint8_t length;
-  std::byte bytes[Bytes - 2];
-};
-template <std::size_t Bytes>
-constexpr std::size_t cell_payload = Bytes - 2;
-static_assert(sizeof(cell<16>) == 16 && sizeof(cell<32>) == 32);
-
-struct engine;
-/// The cells' deliver callback: a run of cells, each to its AML handler.
-template <std::size_t Bytes>
-struct deliver_cells {
-  engine* e;
-  void operator()(const cell<Bytes>* items, const std::int32_t* sources, int source, std::uint32_t& cursor,
-                  std::uint32_t n) const;
-};
-
-/// One PE's AML: the streamers and active messages it sends through, and its handler table.
+/// One PE's AML: the active messages it sends through, and its handler table.
 struct engine {
   std::optional<transit::session> session;  // aml_init's, on MPI_COMM_WORLD
   bool owns_mpi = false;                     // aml_init initialised MPI, so aml_finalize ends it
   bool attached = false;                     // made by transit_aml_attach, not aml_init
   transit::context* ctx = nullptr;
-  // Declared before am, which includes them: destroyed after it.
-  std::optional<transit::streamer<cell<16>>> cells16;  // messages of 1 to 14 bytes
-  std::optional<transit::streamer<cell<32>>> cells32;  // 15 to 30 bytes
-  std::optional<transit::active_messages> am;          // 0 bytes, and more than 30
+  std::optional<transit::active_messages> am;
   std::array<aml_handler, 256> handlers{};
   int rank = 0;
   int size = 0;
@@ -91,24 +66,6 @@ struct engine {
     f(from, const_cast<void*>(data), length);  // AML hands its handlers a void*
   }
 };
-
-template <std::size_t Bytes>
-void deliver_cells<Bytes>::operator()(const cell<Bytes>* items, const std::int32_t* sources, int source,
-                                      std::uint32_t& cursor, std::uint32_t n) const {
-  while (cursor < n) {
-    const cell<Bytes>& c = items[cursor];
-    const int from = sources != nullptr ? sources[cursor] : source;
-    ++cursor;  // past the item before its handler runs (the streamer's exception rule)
-    // Bytes from the wire: the sender checked, a peer may not have.
-    if (e->handlers[c.type] == nullptr || c.length == 0 || c.length > cell_payload<Bytes>) [[unlikely]]
-      throw std::runtime_error(concat("AML message for handler id ", int{c.type}, " of ", int{c.length},
-                                      " bytes from PE ", from, " to PE ", e->rank,
-                                      c.length == 0 || c.length > cell_payload<Bytes>
-                                          ? concat(": a cell holds 1 to ", cell_payload<Bytes>, " bytes")
-                                          : std::string(", which has no handler registered under that id")));
-    e->run_handler(c.type, from, c.bytes, c.length);
-  }
-}
 
 // The calling thread's engine: aml_init's or transit_aml_attach's. Thread-local: a PE is a thread
 // when attached, and under SimGrid every simulated rank is a thread of one process that calls
@@ -192,24 +149,34 @@ constexpr auto deliver = [](transit::active_messages& am, std::uint8_t type, std
   receive(am, type, data.data(), data.size());
 };
 
-// The bytes go straight into the cell in the streamer's buffer: one copy, of the message's own
-// length (the common lengths with a copy of fixed size).
-template <std::size_t Bytes>
-[[gnu::always_inline]] inline void send_cell(transit::streamer<cell<Bytes>>& cells, int node, int type,
-                                             const void* srcaddr, int length) {
-  cells.insert_with(node, [&](std::byte* slot) {
-    slot[0] = static_cast<std::byte>(type);
-    slot[1] = static_cast<std::byte>(length);
-    std::byte* to = slot + 2;
-    switch (length) {
-      case 4: std::memcpy(to, srcaddr, 4); break;
-      case 8: std::memcpy(to, srcaddr, 8); break;
-      case 12: std::memcpy(to, srcaddr, 12); break;
-      case 16: std::memcpy(to, srcaddr, 16); break;
-      default: std::memcpy(to, srcaddr, static_cast<std::size_t>(length));
-    }
-  });
+// Messages of up to small_bytes, the sizes AML programs send most (graph500: 4 to 16 bytes),
+// travel as calls of scalars only: their record (handler id, AML id, the bytes) has its size and
+// call class at compile time, is written in one pass with a fixed-size copy, and carries no
+// length. One handler per size; the bytes reach the user's handler from the call's argument.
+constexpr std::size_t small_bytes = 32;
+
+template <std::size_t N>
+struct small_payload {
+  std::byte bytes[N];
+};
+
+template <std::size_t N>
+constexpr auto deliver_small = [](transit::active_messages& am, std::uint8_t type, const small_payload<N>& data) {
+  receive(am, type, data.bytes, N);
+};
+
+template <std::size_t N>
+void send_small(engine& e, int node, int type, const void* bytes) {
+  small_payload<N> payload;
+  std::memcpy(payload.bytes, bytes, N);
+  e.am->async(node, deliver_small<N>, static_cast<std::uint8_t>(type), payload);
 }
+
+using small_sender = void (*)(engine&, int, int, const void*);
+// send_small<N> for N = 1 .. small_bytes, by N - 1 (0 bytes take the general path).
+constexpr auto small_senders = []<std::size_t... I>(std::index_sequence<I...>) {
+  return std::array<small_sender, sizeof...(I)>{&send_small<I + 1>...};
+}(std::make_index_sequence<small_bytes>());
 
 // What a failed call tells the program: its error handler, or stderr and the job's end.
 void report(const std::string& message) {
@@ -257,18 +224,7 @@ void start(engine& e, transit::context& ctx) {
   e.ctx = &ctx;
   e.rank = ctx.rank();
   e.size = ctx.size();
-  e.cells16.emplace(ctx, transit::streamer_options{}, transit::detail::batch_deliver{deliver_cells<16>{&e}});
-  e.cells32.emplace(ctx, transit::streamer_options{}, transit::detail::batch_deliver{deliver_cells<32>{&e}});
   e.am.emplace(ctx, transit::streamer_options{}, transit::active_messages::with_callers);
-  e.am->include(*e.cells16);
-  e.am->include(*e.cells32);
-}
-
-// Ends what start began, collectively (after a barrier: nothing in flight).
-void stop(engine& e) {
-  e.am.reset();
-  e.cells32.reset();
-  e.cells16.reset();
 }
 
 void barrier(engine& e, const char* call) {
@@ -317,7 +273,7 @@ void aml_finalize(void) {
     engine& e = require_engine("aml_finalize");
     if (e.attached) throw mistake("aml_finalize: AML was attached to a context here: end it with transit_aml_detach");
     barrier(e, "aml_finalize");
-    stop(e);
+    e.am.reset();
     e.session.reset();  // collective: transit leaves the communicator before MPI ends
     const bool owns_mpi = e.owns_mpi;
     delete current_engine;
@@ -355,7 +311,7 @@ void aml_register_handler(void (*f)(int, void*, int), int n) {
 namespace {
 
 // aml_send's rare paths, kept out of its own code so that the per-message path stays small: the
-// report of a mistake, and messages of 0 or more than cell_payload<32> bytes.
+// report of a mistake, and messages of 0 or more than small_bytes bytes.
 [[gnu::noinline, gnu::cold]] void report_send_mistake(const void* srcaddr, int type, int length, int node) {
   guarded([&] {
     engine& checked = require_engine("aml_send");
@@ -376,7 +332,7 @@ namespace {
 
 void aml_send(void* srcaddr, int type, int length, int node) {
   engine* e = current();
-  // The checks every message passes; the messages themselves leave as cells or calls.
+  // The checks every message passes; the messages themselves leave through active_messages.
   if (e == nullptr || static_cast<unsigned>(type) > 255u || e->handlers[static_cast<std::size_t>(type)] == nullptr ||
       static_cast<unsigned>(length) > static_cast<unsigned>(TRANSIT_AML_MAX_LENGTH) ||
       static_cast<unsigned>(node) >= static_cast<unsigned>(e->size) || (srcaddr == nullptr && length > 0))
@@ -388,13 +344,9 @@ void aml_send(void* srcaddr, int type, int length, int node) {
     e->run_handler(type, node, srcaddr, length);  // AML runs a message to itself at once
     return;
   }
-  if (static_cast<unsigned>(length - 1) < cell_payload<32>) {
+  if (static_cast<unsigned>(length - 1) < small_bytes) {
     try {
-      if (length <= static_cast<int>(cell_payload<16>)) {
-        send_cell(*e->cells16, node, type, srcaddr, length);
-      } else {
-        send_cell(*e->cells32, node, type, srcaddr, length);
-      }
+      small_senders[static_cast<std::size_t>(length) - 1](*e, node, type, srcaddr);
     } catch (...) {
       guarded([] { throw; });
     }
@@ -457,7 +409,6 @@ void transit_aml_detach(void) {
     engine& e = require_engine("transit_aml_detach");
     if (!e.attached) throw mistake("transit_aml_detach: AML was started by aml_init: end it with aml_finalize");
     barrier(e, "transit_aml_detach");
-    stop(e);
     delete current_engine;
     set_current(nullptr);
   });

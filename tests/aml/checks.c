@@ -170,7 +170,7 @@ int aml_checks(void) {
     CHECK(counted[p] == per_peer, "all to all: %ld messages from PE %d, expected %d", counted[p], p, per_peer);
   CHECK(bad_bytes == 0, "all to all: %ld messages with wrong bytes", bad_bytes);
 
-  /* Around transit_aml's cells (1-14 and 15-30 bytes) and its calls (0, 31 and up) too. */
+  /* Around transit_aml's paths too: calls of 1 to 32 bytes of fixed size, and the rest. */
   static const int lengths[] = {0, 1, 2, 3, 4, 7, 8, 12, 13, 14, 15, 16, 29, 30, 31, 32, 33, 200, 250, 251, 255, 256,
                                 1000, 1024, 4095, 32764, 32768, 65536, 65537, 300000};
   const int n_lengths = (int)(sizeof lengths / sizeof lengths[0]);

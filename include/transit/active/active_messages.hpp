@@ -91,16 +91,6 @@ class active_messages {
   /// Local: this PE's counters summed over the object's streamers (items are calls and chunks).
   streamer_stats stats() const;
 
-  /// Collective, before the first call: from now on `s`'s items count as this object's calls:
-  /// barrier() returns only once they too have been delivered everywhere (items and calls that
-  /// deliveries and handlers make in turn included), and progress() delivers them. For a front end
-  /// that sends fixed-size messages of its own beside calls (transit_aml). Every PE includes the
-  /// same streamers in the same order; `s` must outlive this object.
-  template <class T>
-  void include(streamer<T>& s) {
-    together_.add(s);
-  }
-
  private:
   template <class H, class... K>
   friend struct detail::handler_slot;
