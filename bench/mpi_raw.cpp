@@ -312,7 +312,7 @@ measurement histogram_mpi_raw(context& ctx, const setup& s, std::uint64_t slots)
   m.extra["table_slots"] = slots;
   if (stepped) {
     add_step_times(ctx, s, step_seconds, m);
-    m.extra["termination"] = "MPI_Ibarrier (NBX)";
+    m.extra["termination"] = detail::simulated_build ? "NBX, a dissemination barrier" : "MPI_Ibarrier (NBX)";
   }
   return m;
 }
