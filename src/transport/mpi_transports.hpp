@@ -20,7 +20,7 @@ std::unique_ptr<transport> make_rank_transport(MPI_Comm comm);
 
 /// Throws std::invalid_argument naming the variable for a bad value of the mpi transport's
 /// environment (TRANSIT_MPI_RECEIVE, TRANSIT_MAX_MESSAGE_BYTES), before any transport is made.
-void check_mpi_transport_environment();
+void check_rank_transport_environment();
 
 /// Collective over `comm`: the transports of this rank's `lanes` PE threads
 /// (--transit-threads-per-rank; local PE = lane), PE threads that each call MPI, or, with

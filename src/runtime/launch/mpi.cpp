@@ -297,7 +297,7 @@ void check_attachable(MPI_Comm comm, const run_options& options) {
                                        ") or nothing with the mpi backend"));
   }
   // The transport's variables (and a simulated job's cost mode, core/simulated_costs.hpp).
-  check_mpi_transport_environment();
+  check_rank_transport_environment();
   static_cast<void>(simulation_costs());
 }
 

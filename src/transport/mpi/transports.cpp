@@ -10,7 +10,7 @@ namespace transit::detail {
 
 std::unique_ptr<transport> make_rank_transport(MPI_Comm comm) { return std::make_unique<mpi_transport>(comm); }
 
-void check_mpi_transport_environment() {
+void check_rank_transport_environment() {
   static_cast<void>(mpi_transport::receive_mode_from_environment());
   static_cast<void>(max_message_bytes_from_environment());
 }
