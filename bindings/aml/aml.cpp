@@ -97,28 +97,8 @@ struct rank_slot {
   engine* operator->() const { return *this; }
 };
 rank_slot current_engine;
-void set_current(engine* e) { current_engine = e; }
-int current_rank() {
-  const engine* e = current_engine;
-  return e != nullptr ? e->rank : 0;
-}
-int current_size() {
-  const engine* e = current_engine;
-  return e != nullptr ? e->size : 1;
-}
 #else
 [[gnu::tls_model("initial-exec")]] thread_local engine* current_engine = nullptr;
-// AML programs call aml_my_pe and aml_n_pes per message (graph500's owner of a vertex): each is
-// one thread-local read.
-[[gnu::tls_model("initial-exec")]] thread_local int rank_of_current = 0;
-[[gnu::tls_model("initial-exec")]] thread_local int size_of_current = 1;
-void set_current(engine* e) {
-  current_engine = e;
-  rank_of_current = e != nullptr ? e->rank : 0;
-  size_of_current = e != nullptr ? e->size : 1;
-}
-int current_rank() { return rank_of_current; }
-int current_size() { return size_of_current; }
 #endif
 
 transit_aml_error_fn error_handler = nullptr;
@@ -257,7 +237,7 @@ int aml_init(int* argc, char*** argv) {
                                              : transit::run_options_from_environment();
     e->session.emplace(transit::attach(MPI_COMM_WORLD, options));
     start(*e, e->session->pe());
-    set_current(e.release());
+    current_engine = e.release();
     result = 0;
 #else
     static_cast<void>(argc);
@@ -277,7 +257,7 @@ void aml_finalize(void) {
     e.session.reset();  // collective: transit leaves the communicator before MPI ends
     const bool owns_mpi = e.owns_mpi;
     delete current_engine;
-    set_current(nullptr);
+    current_engine = nullptr;
 #if TRANSIT_WITH_MPI
     if (owns_mpi) MPI_Finalize();
 #else
@@ -355,9 +335,15 @@ void aml_send(void* srcaddr, int type, int length, int node) {
   send_any(*e, srcaddr, type, length, node);
 }
 
-int aml_my_pe(void) { return current_rank(); }
+int aml_my_pe(void) {
+  const engine* e = current();
+  return e != nullptr ? e->rank : 0;
+}
 
-int aml_n_pes(void) { return current_size(); }
+int aml_n_pes(void) {
+  const engine* e = current();
+  return e != nullptr ? e->size : 1;
+}
 
 double transit_aml_time(void) {
   const auto now = transit::detail::steady_clock::now().time_since_epoch();
@@ -398,7 +384,7 @@ int transit_aml_attach(struct transit_context* ctx) {
     auto e = std::make_unique<engine>();
     e->attached = true;
     start(*e, *ctx->ctx);
-    set_current(e.release());
+    current_engine = e.release();
     result = 0;
   });
   return result;
@@ -410,7 +396,7 @@ void transit_aml_detach(void) {
     if (!e.attached) throw mistake("transit_aml_detach: AML was started by aml_init: end it with aml_finalize");
     barrier(e, "transit_aml_detach");
     delete current_engine;
-    set_current(nullptr);
+    current_engine = nullptr;
   });
 }
 
