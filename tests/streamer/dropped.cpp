@@ -5,11 +5,11 @@
 //   idle-wait:    PE 1 destroys its streamer without taking part in a step the others finish.
 //   idle-quiesce: the same while the others quiesce.
 //   used-after:   every PE finishes a step; PE 1 destroys its streamer, the others stream to it.
+//   mixed-endings: even PEs end the step with finish(), odd ones with quiesce().
+//   clean:        every PE finishes and destroys: no message, status 0.
 // Where two PEs see the mistake at once, either may report it first: both messages are accepted.
 // In idle-wait and idle-quiesce a peer's end-of-step marker may reach PE 1 after it destroyed its
 // streamer and before its notice reached the peer: PE 1 then reports the late message instead.
-//   mixed-endings: even PEs end the step with finish(), odd ones with quiesce().
-//   clean:        every PE finishes and destroys: no message, status 0.
 #include <cstring>
 #include <stdexcept>
 #include <string>
