@@ -26,7 +26,8 @@
 // messages as it sends). MPI RMA is unchanged: SMPI always detaches RMA messages and charges
 // smpi/or itself. With a NIC message rate the cost callbacks for sends (smpi_register_op_cost_
 // callback, which replace smpi/os and smpi/ois) also add each message's wait for its node's
-// interface.
+// interface. SMPI charges none of this to a blocking MPI_Send, so the simulation build sends
+// every blocking send as a nonblocking one and its wait (core/simulation.cpp).
 //
 // measured: SMPI times transit's real CPU bursts on the host (smpi/simulate-computation) and
 // nothing is charged here. modelled: the runner switches SMPI's timing off

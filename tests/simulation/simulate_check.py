@@ -12,7 +12,9 @@ simulation build is missing: `make test` builds both.
             none with --quiet
   make_sim  `make sim` alone builds both transit commands scripts/simulate runs (make's dry run)
   fair      a baseline's message (MPI_Alltoallv inside SMPI; mpi_neighbor's point-to-point messages)
-            pays the overheads a transit message pays, and a node's NIC message rate bounds what its PEs inject together
+            pays the overheads a transit message pays; so do the flat hot spot's blocking replies,
+            the flat lock server's grants and MPI RMA's gets; a node's NIC message rate bounds what
+            its PEs inject together
   anchor    the calibration of the emulated cluster (bench/sim/anchor.sh) on its machine, 4 hosts x 2
             on one switch: a verified histogram, the same simulated time twice
   deadlock  a stuck program (PE 1 never ends its step): without a watchdog the simulated job ends
@@ -197,6 +199,34 @@ def check_fair():
         print(f"a {baseline} message pays {ratio:.2f}x what a transit message pays")
         if not 0.5 <= ratio <= 1.5:
             sys.exit(f"simulate_check: {baseline}'s messages pay {ratio:.2f}x what transit's pay, expected the same")
+
+    # Senders of every kind pay too: the flat hot spot's PE 0 answers each request with a blocking
+    # MPI_Send (which SMPI 3.32 charges nothing: src/core/simulation.cpp), the flat lock server
+    # grants with one, and MPI RMA's messages are SMPI's own. 7 PEs aim 50 x 3 operations each at
+    # PE 0, which serves them one at a time, so the measured time grows by the overheads each
+    # request costs PE 0 in turn:
+    # - fetch-add and get: 2 (the request's receipt, the reply's send);
+    # - lock: 4 (the critical section holds the lock through the grant's send and receipt, and the
+    #   release's send and receipt);
+    # - MPI_Get (mpi-rma): 2, both at the origin (SMPI starts the target's reply itself, as RDMA
+    #   hardware serves a get without the target's CPU), so per operation of one PE, not of PE 0.
+    remote = 7 * 50 * 3
+    for op, route, expected, per in (("fetch-add", ("--scheme", "mpi-raw"), (1.7, 2.6), remote),
+                                     ("get", ("--scheme", "mpi-raw"), (1.7, 2.6), remote),
+                                     ("lock", ("--scheme", "mpi-raw"), (3.4, 4.6), remote),
+                                     ("get", ("--topology", "mpi-rma"), (1.5, 3.0), 50 * 3)):
+        seconds = []
+        for overhead in (cheap, dear):
+            record = records("--platform", "torus:2x2:2", "--ranks", "8", "--set", f"seconds_per_message={overhead!r}",
+                             "--", "bench", "hotspot", "--op", op, "--contention", "100", "--ops", "50",
+                             "--iterations", "3", *route, "--json")[0]  # verified
+            seconds.append(record["seconds"])
+        counted = (seconds[1] - seconds[0]) / per / (dear - cheap)
+        print(f"hot spot {op} {' '.join(route)}: {seconds[0]:.3e} s at {cheap:g} s per message and end, "
+              f"{seconds[1]:.3e} s at {dear:g}: {counted:.2f} overheads per operation")
+        if not expected[0] <= counted <= expected[1]:
+            sys.exit(f"simulate_check: hot spot {op} {' '.join(route)}: {counted:.2f} overheads per operation, expected "
+                     f"{expected[0]}-{expected[1]}: a message of the baseline goes uncharged or is charged twice")
 
     # The NIC: 100 us per message a node injects. MPI_Alltoallv's counts and data are P - 1
     # messages each per PE, P - (PEs per node) of them to other nodes.
