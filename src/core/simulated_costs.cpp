@@ -105,6 +105,14 @@ simulated_costs parse_simulated_costs(const std::function<const char*(std::strin
     if (!parse_non_negative(text, costs.nic_messages_per_second))
       throw_invalid("TRANSIT_SIM_NIC_MESSAGES_PER_SECOND", text, "a number of messages per second >= 0 (0: no limit)");
   }
+  if (const char* text = variable("TRANSIT_SIM_MPI_LIBRARY"); given(text)) {
+    const std::string_view library(text);
+    if (library == "mpich") {
+      costs.mpi = mpi_library::mpich;
+    } else if (library != "open-mpi") {
+      throw_invalid("TRANSIT_SIM_MPI_LIBRARY", library, "'open-mpi' or 'mpich'");
+    }
+  }
   return costs;
 }
 

@@ -12,6 +12,8 @@
 //                                        sets to the same values
 //   TRANSIT_SIM_NIC_MESSAGES_PER_SECOND  messages a node's network interface injects per second
 //                                        (unset or 0: no limit)
+//   TRANSIT_SIM_MPI_LIBRARY              open-mpi (or unset) | mpich: whose MPI_Alltoallv the
+//                                        mpi_alltoallv baseline runs (the simulated machine's MPI)
 //
 // One cost model for everything that sends: every MPI message, transit's and the baselines'
 // (MPI_Alltoallv, MPI RMA, collectives), pays the per-message overhead at the sender (smpi/os,
@@ -70,8 +72,15 @@ class message_overhead {
   std::vector<section> sections_;  // by bytes, smallest first
 };
 
+/// The MPI library a simulated machine runs, for the baselines whose algorithm differs between
+/// them. Open MPI's MPI_Alltoallv (3.1 and later; SMPI's ompi selector copies it) sends a message
+/// to every peer, empty ones included; MPICH's and the libraries derived from it (Cray MPT, IBM's
+/// Blue Gene/Q MPI, MVAPICH2) skip empty counts.
+enum class mpi_library { open_mpi, mpich };
+
 struct simulated_costs {
   bool modelled = false;
+  mpi_library mpi = mpi_library::open_mpi;
   double seconds_per_item = 0;
   double seconds_per_byte = 0;
   message_overhead send_overhead;
@@ -83,7 +92,7 @@ struct simulated_costs {
 /// "" = unset). Throws std::invalid_argument naming the variable, its value and what was expected:
 /// a mode other than `measured` or `modelled`; a cost that is not a number of seconds in [0, 1);
 /// an overhead not in SimGrid's notation; a message rate that is not a number >= 0; a modelled
-/// mode without the cost per item or per byte. In measured mode the values are checked and then
+/// mode without the cost per item or per byte; an MPI library other than `open-mpi` or `mpich`. In measured mode the values are checked and then
 /// not used.
 simulated_costs parse_simulated_costs(const std::function<const char*(std::string_view)>& variable);
 

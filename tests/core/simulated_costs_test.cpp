@@ -10,6 +10,7 @@
 
 namespace {
 
+using transit::detail::mpi_library;
 using transit::detail::message_overhead;
 using transit::detail::parse_simulated_costs;
 using transit::detail::simulated_costs;
@@ -82,6 +83,14 @@ TEST(simulated_costs, an_overhead_by_size_follows_simgrids_rule) {
   // The first section serves sizes below its own too (SimGrid's "1:0:0:0:0"-style defaults).
   EXPECT_DOUBLE_EQ(message_overhead::parse("X", "100:2e-6:0").seconds(10), 2e-6);
   EXPECT_EQ(message_overhead::parse("X", "").seconds(10), 0.0);
+}
+
+TEST(simulated_costs, the_mpi_library_is_open_mpi_unless_told) {
+  EXPECT_EQ(parse({}).mpi, mpi_library::open_mpi);
+  EXPECT_EQ(parse(with(modelled, "TRANSIT_SIM_MPI_LIBRARY", "open-mpi")).mpi, mpi_library::open_mpi);
+  EXPECT_EQ(parse(with(modelled, "TRANSIT_SIM_MPI_LIBRARY", "mpich")).mpi, mpi_library::mpich);
+  EXPECT_EQ(error_of(with(modelled, "TRANSIT_SIM_MPI_LIBRARY", "cray")),
+            "TRANSIT_SIM_MPI_LIBRARY: got 'cray', expected 'open-mpi' or 'mpich'");
 }
 
 TEST(simulated_costs, a_bad_mode_names_the_variable_and_the_modes) {

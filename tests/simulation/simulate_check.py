@@ -13,7 +13,8 @@ simulation build is missing: `make test` builds both.
   make_sim  `make sim` alone builds both transit commands scripts/simulate runs (make's dry run)
   fair      a baseline's message (MPI_Alltoallv inside SMPI; mpi_neighbor's point-to-point messages)
             pays the overheads a transit message pays; so do the flat hot spot's blocking replies,
-            the flat lock server's grants and MPI RMA's gets; a node's NIC message rate bounds what
+            the flat lock server's grants and MPI RMA's gets; MPI_Alltoallv is the machine's MPI's
+            (MPICH's skips empty counts, Open MPI's does not); a node's NIC message rate bounds what
             its PEs inject together
   anchor    the calibration of the emulated cluster (bench/sim/anchor.sh) on its machine, 4 hosts x 2
             on one switch: a verified histogram, the same simulated time twice
@@ -199,6 +200,27 @@ def check_fair():
         print(f"a {baseline} message pays {ratio:.2f}x what a transit message pays")
         if not 0.5 <= ratio <= 1.5:
             sys.exit(f"simulate_check: {baseline}'s messages pay {ratio:.2f}x what transit's pay, expected the same")
+
+    # MPI_Alltoallv as the machine's MPI runs it: with 6 partners of 63, MPICH's (mpi_library
+    # mpich: the paper calibrations') sends only the 6 messages, as the neighbour exchange does;
+    # Open MPI's (3.1 and later, this host's) sends all 63, empty ones included.
+    sparse = ["--platform", "torus:4x4:4", "--ranks", "64", "--calibration", "xe6"]
+    per_exchange = {}
+    for library in ("mpich", "open-mpi"):
+        for method in ("mpi_alltoallv_fixed", "mpi_neighbor_fixed"):
+            record = records(*sparse, "--set", f"mpi_library={library}", "--", "bench", "exchange", "--neighbors", "6",
+                             "--samples", "3", "--method", method)[0]  # verified
+            if record.get("mpi_library") != library:
+                sys.exit(f"simulate_check: a run with mpi_library={library} recorded {record.get('mpi_library')}")
+            per_exchange[library, method] = record["seconds_per_exchange"]
+        ratio = per_exchange[library, "mpi_alltoallv_fixed"] / per_exchange[library, "mpi_neighbor_fixed"]
+        print(f"{library}: MPI_Alltoallv takes {ratio:.2f}x the neighbour exchange's time, 6 partners of 63")
+        if library == "mpich" and not 0.8 <= ratio <= 1.3:
+            sys.exit(f"simulate_check: MPICH's MPI_Alltoallv took {ratio:.2f}x the neighbour exchange, expected about 1x "
+                     f"(it skips empty counts)")
+        if library == "open-mpi" and not ratio >= 3:
+            sys.exit(f"simulate_check: Open MPI's MPI_Alltoallv took {ratio:.2f}x the neighbour exchange, expected at "
+                     f"least 3x (a message to each of 63 peers)")
 
     # Senders of every kind pay too: the flat hot spot's PE 0 answers each request with a blocking
     # MPI_Send (which SMPI 3.32 charges nothing: src/core/simulation.cpp), the flat lock server
