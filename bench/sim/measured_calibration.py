@@ -10,12 +10,14 @@ costs on the host that ran it, not Charm++'s on BG/Q or XE6 (docs/simulation.md,
   seconds_per_byte_copied  half the fitted cost per byte of a message (beta): a byte is copied
                            twice on its way, into transit's buffer at the sender and by MPI; the
                            two copies are taken to cost alike (an assumption)
-  send_overhead,           per end, at each size of the streaming curve: the time per message of
-  receive_overhead         one PE streaming to another (the busier end's time per message, both
-                           ends working at once) less transit's copy of its bytes, cut to the
-                           curve's lower monotone envelope (load on a shared machine only adds),
-                           as SimGrid's piecewise-linear sections between the curve's sizes; the
-                           same at both ends (calibrate does not tell the ends apart: an assumption)
+  send_overhead,           per end, at each size of the streaming curve: half the time per message
+  receive_overhead         of two PEs streaming to each other (the busier PE's time per message
+                           less transit's copy of its bytes), cut to the curve's lower monotone
+                           envelope (load on a shared machine only adds), as SimGrid's
+                           piecewise-linear sections between the curve's sizes. In that time each PE
+                           sends a message and receives one, so it holds both ends' overheads;
+                           calibrate does not tell them apart, so each end gets half (an
+                           assumption). Until 2026-11-30 each end got the whole: 2x per message.
   seconds_per_message      the overhead of the curve's smallest message (what `transit model` reads)
 
 The machine's figures (links, loopback, cores, PEs per node, NIC) are not this host's to give:
@@ -35,10 +37,10 @@ def fail(message):
     sys.exit(2)
 
 
-def overhead_sections(curve, per_byte_copied):
-    """SimGrid's sections "BYTES:SECONDS:SECONDS_PER_BYTE" through the curve's points, each the time
-    per message less the bytes transit copied; flat below the first point."""
-    points = [(p["message_bytes"], max(0.0, p["seconds_per_message"] - per_byte_copied * p["message_bytes"]))
+def overhead_sections(curve, per_byte_copied, share):
+    """SimGrid's sections "BYTES:SECONDS:SECONDS_PER_BYTE" through the curve's points, each `share`
+    of the time per message less the bytes transit copied; flat below the first point."""
+    points = [(p["message_bytes"], share * max(0.0, p["seconds_per_message"] - per_byte_copied * p["message_bytes"]))
               for p in curve if p["seconds_per_message"] > 0]
     if len(points) < 2:
         fail("the calibration's curve has fewer than two points")
@@ -66,17 +68,19 @@ def link_costs(record, date=None):
     where = (f"transit calibrate streamer on {record['host']} ({record['backend']} backend, {record['pes']} PEs, "
              f"{record['pes_per_node']} per node, {kind}-node link, {date})")
     per_byte_copied = link["beta_seconds_per_byte"] / 2
-    overhead, smallest = overhead_sections(link["curve"], per_byte_copied)
+    # Each PE of the curve sends one message and receives one per time per message: half at each end.
+    overhead, smallest = overhead_sections(link["curve"], per_byte_copied, 0.5)
     own = {
         "seconds_per_item": {"value": link["per_item_seconds"],
                              "source": f"{where}: per_item_seconds, the fitted cost per item and hop"},
         "seconds_per_message": {"value": smallest,
                                 "source": f"{where}: send_overhead at its smallest size (alpha, fitted with "
                                           f"every PE sending and receiving, is {link['alpha_seconds']!r} s for "
-                                          f"both ends)"},
+                                          f"both ends together)"},
         "send_overhead": {"value": overhead,
-                          "source": f"{where}: the curve's time per message less seconds_per_byte_copied per "
-                                    f"byte, piecewise linear between its sizes; the same at both ends (assumed)"},
+                          "source": f"{where}: half the curve's time per message less seconds_per_byte_copied "
+                                    f"per byte (each PE of the curve sends one message and receives one in that "
+                                    f"time), piecewise linear between its sizes; half at each end (assumed)"},
         "receive_overhead": {"value": overhead, "source": "as send_overhead"},
         "seconds_per_byte_copied": {"value": per_byte_copied,
                                     "source": f"{where}: half of beta_seconds_per_byte "
