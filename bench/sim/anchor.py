@@ -42,13 +42,17 @@ def median_record(records, kind):
     link = merged["links"][kind]
     for field in ("alpha_seconds", "beta_seconds_per_byte", "per_item_seconds"):
         link[field] = statistics.median(x[field] for x in links)
-    by_size = {}
-    for x in links:
-        for point in x["curve"]:
-            by_size.setdefault(point["message_bytes"], []).append(point["seconds_per_message"])
-    link["curve"] = [{"message_bytes": size, "seconds_per_message": statistics.median(times),
-                      "bytes_per_second": size / statistics.median(times)}
-                     for size, times in sorted(by_size.items()) if len(times) == len(links)]
+    for curve in ("curve", "raw_curve"):
+        if curve == "raw_curve" and not all(x.get(curve) for x in links):
+            link.pop(curve, None)  # not measured by every run (before 2026-11-30): none
+            continue
+        by_size = {}
+        for x in links:
+            for point in x[curve]:
+                by_size.setdefault(point["message_bytes"], []).append(point["seconds_per_message"])
+        link[curve] = [{"message_bytes": size, "seconds_per_message": statistics.median(times),
+                        "bytes_per_second": size / statistics.median(times)}
+                       for size, times in sorted(by_size.items()) if len(times) == len(links)]
     return merged
 
 

@@ -20,6 +20,13 @@ costs on the host that ran it, not Charm++'s on BG/Q or XE6 (docs/simulation.md,
                            assumption). Until 2026-11-30 each end got the whole: 2x per message.
   seconds_per_message      the overhead of the curve's smallest message (what `transit model` reads)
 
+With the raw curve (the same streaming of plain MPI messages, which calibrate measures since
+2026-11-30), send_overhead and receive_overhead are MPI's, every MPI message's in a simulation,
+transit's and the baselines' alike: half the raw curve's time per message less the bytes copied.
+transit_overhead is transit's own cost above it, at each end of transit's messages only: half the
+difference of the two curves at each of the curve's sizes (both copy the same bytes). Without it
+(older records), the overheads are transit's whole cost, charged to every MPI message.
+
 The machine's figures (links, loopback, cores, PEs per node, NIC) are not this host's to give:
 they are BG/Q's (scripts/calibrations/bgq.json), so that `measured` and `bgq` differ only in
 transit's own costs and the per-message overheads.
@@ -37,19 +44,24 @@ def fail(message):
     sys.exit(2)
 
 
-def overhead_sections(curve, per_byte_copied, share):
+def overhead_sections(curve, per_byte_copied, share, minus=None):
     """SimGrid's sections "BYTES:SECONDS:SECONDS_PER_BYTE" through the curve's points, each `share`
-    of the time per message less the bytes transit copied; flat below the first point."""
-    points = [(p["message_bytes"], share * max(0.0, p["seconds_per_message"] - per_byte_copied * p["message_bytes"]))
-              for p in curve if p["seconds_per_message"] > 0]
+    of the time per message less the bytes transit copied (or, with `minus`, less the time per
+    message of that curve at the same size, where it has one, at least 0: a difference of two
+    curves has no monotone envelope); flat below the first point."""
+    less = {p["message_bytes"]: p["seconds_per_message"] for p in minus or []}
+    points = [(p["message_bytes"],
+               share * max(0.0, p["seconds_per_message"] -
+                           (less[p["message_bytes"]] if minus else per_byte_copied * p["message_bytes"])))
+              for p in curve if p["seconds_per_message"] > 0 and (not minus or p["message_bytes"] in less)]
     if len(points) < 2:
         fail("the calibration's curve has fewer than two points")
     points.sort()
     # A larger message costs no less than a smaller one: the curve's bumps (a shared machine's
     # load) are cut to the lower monotone envelope, each point at most every larger one's.
-    for i in range(len(points) - 2, -1, -1):
+    for i in range(len(points) - 2, -1, -1) if not minus else ():
         points[i] = (points[i][0], min(points[i][1], points[i + 1][1]))
-    sections = [f"0:{points[0][1]!r}:0"]
+    sections = [f"0:{points[0][1]!r}:0"] if points[0][0] > 0 else []  # flat below the first point
     for (b0, o0), (b1, o1) in zip(points, points[1:]):
         slope = max(0.0, (o1 - o0) / (b1 - b0))
         sections.append(f"{b0}:{max(0.0, o0 - slope * b0)!r}:{slope!r}")
@@ -69,12 +81,15 @@ def link_costs(record, date=None):
              f"{record['pes_per_node']} per node, {kind}-node link, {date})")
     per_byte_copied = link["beta_seconds_per_byte"] / 2
     # Each PE of the curve sends one message and receives one per time per message: half at each end.
-    overhead, smallest = overhead_sections(link["curve"], per_byte_copied, 0.5)
+    raw = link.get("raw_curve") or []
+    overhead, _ = overhead_sections(raw or link["curve"], per_byte_copied, 0.5)
+    _, smallest = overhead_sections(link["curve"], per_byte_copied, 0.5)  # transit's whole, as `transit model` reads it
     own = {
         "seconds_per_item": {"value": link["per_item_seconds"],
                              "source": f"{where}: per_item_seconds, the fitted cost per item and hop"},
         "seconds_per_message": {"value": smallest,
-                                "source": f"{where}: send_overhead at its smallest size (alpha, fitted with "
+                                "source": f"{where}: transit's whole cost per message and end at the curve's "
+                                          f"smallest size, as the overheads below without a raw curve (alpha, fitted with "
                                           f"every PE sending and receiving, is {link['alpha_seconds']!r} s for "
                                           f"both ends together)"},
         "send_overhead": {"value": overhead,
@@ -82,11 +97,24 @@ def link_costs(record, date=None):
                                     f"per byte (each PE of the curve sends one message and receives one in that "
                                     f"time), piecewise linear between its sizes; half at each end (assumed)"},
         "receive_overhead": {"value": overhead, "source": "as send_overhead"},
+    }
+    if raw:
+        own["send_overhead"]["source"] = (
+            f"{where}: MPI's own, half the raw curve's time per message (plain MPI_Isend and MPI_Irecv "
+            f"between the same PEs, the same bytes written and read) less seconds_per_byte_copied per byte, "
+            f"piecewise linear between its sizes; half at each end (assumed)")
+        extra, _ = overhead_sections(link["curve"], per_byte_copied, 0.5, minus=raw)
+        own["transit_overhead"] = {
+            "value": extra,
+            "source": f"{where}: transit's own cost above MPI's, half the difference of the curve and the raw "
+                      f"curve's times per message at each of the curve's sizes; charged at each end of "
+                      f"transit's messages only"}
+    own = {**own, **{
         "seconds_per_byte_copied": {"value": per_byte_copied,
                                     "source": f"{where}: half of beta_seconds_per_byte "
                                               f"({link['beta_seconds_per_byte']!r}): transit's copy and MPI's, "
                                               f"taken to cost alike (assumed)"},
-    }
+    }}
     return where, own
 
 

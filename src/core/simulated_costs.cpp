@@ -101,6 +101,8 @@ simulated_costs parse_simulated_costs(const std::function<const char*(std::strin
     costs.send_overhead = message_overhead::parse("TRANSIT_SIM_SEND_OVERHEAD", text);
   if (const char* text = variable("TRANSIT_SIM_RECEIVE_OVERHEAD"); given(text))
     costs.receive_overhead = message_overhead::parse("TRANSIT_SIM_RECEIVE_OVERHEAD", text);
+  if (const char* text = variable("TRANSIT_SIM_TRANSIT_OVERHEAD"); given(text))
+    costs.transit_overhead = message_overhead::parse("TRANSIT_SIM_TRANSIT_OVERHEAD", text);
   if (const char* text = variable("TRANSIT_SIM_NIC_MESSAGES_PER_SECOND"); given(text)) {
     if (!parse_non_negative(text, costs.nic_messages_per_second))
       throw_invalid("TRANSIT_SIM_NIC_MESSAGES_PER_SECOND", text, "a number of messages per second >= 0 (0: no limit)");

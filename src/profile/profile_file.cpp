@@ -62,6 +62,7 @@ class reader {
     if (!v.is_boolean()) fail(file_, detail::concat(where_, ".", key, ": expected true or false"));
     return v.get<bool>();
   }
+  bool has(const char* key) const { return value_.contains(key); }
   reader object(const char* key) const { return reader(file_, at(key), detail::concat(where_, ".", key)); }
   const json& array(const char* key) const {
     const json& v = at(key);
@@ -77,19 +78,36 @@ class reader {
   std::string where_;
 };
 
-json to_json(const link_calibration& l) {
+json to_json(const std::vector<bandwidth_point>& points) {
   json curve = json::array();
-  for (const auto& p : l.curve)
+  for (const auto& p : points)
     curve.push_back({{"message_bytes", p.message_bytes},
                      {"seconds_per_message", p.seconds_per_message},
                      {"bytes_per_second", p.bytes_per_second}});
+  return curve;
+}
+
+json to_json(const link_calibration& l) {
   return {{"measured", l.measured},
           {"from_pe", l.from_pe},
           {"to_pe", l.to_pe},
           {"alpha_seconds", l.costs.alpha},
           {"beta_seconds_per_byte", l.costs.beta},
           {"per_item_seconds", l.costs.per_item},
-          {"curve", curve}};
+          {"curve", to_json(l.curve)},
+          {"raw_curve", to_json(l.raw_curve)}};
+}
+
+// `min_bytes`: the curve's messages carry at least a byte; the raw curve's start at 0.
+std::vector<bandwidth_point> points_from(const reader& r, const char* key, long long min_bytes) {
+  std::vector<bandwidth_point> points;
+  const json& curve = r.array(key);
+  for (std::size_t i = 0; i < curve.size(); ++i) {
+    const reader p(r.file(), curve[i], detail::concat(r.where(), ".", key, "[", i, "]"));
+    points.push_back({static_cast<std::size_t>(p.integer("message_bytes", min_bytes)), p.number("seconds_per_message"),
+                      p.number("bytes_per_second")});
+  }
+  return points;
 }
 
 link_calibration link_from(const reader& r) {
@@ -100,12 +118,8 @@ link_calibration link_from(const reader& r) {
   l.costs.alpha = r.number("alpha_seconds");
   l.costs.beta = r.number("beta_seconds_per_byte");
   l.costs.per_item = r.number("per_item_seconds");
-  const json& curve = r.array("curve");
-  for (std::size_t i = 0; i < curve.size(); ++i) {
-    const reader p(r.file(), curve[i], detail::concat(r.where(), ".curve[", i, "]"));
-    l.curve.push_back({static_cast<std::size_t>(p.integer("message_bytes", 1)), p.number("seconds_per_message"),
-                       p.number("bytes_per_second")});
-  }
+  l.curve = points_from(r, "curve", 1);
+  if (r.has("raw_curve")) l.raw_curve = points_from(r, "raw_curve", 0);  // absent before 2026-11-30
   return l;
 }
 

@@ -23,6 +23,7 @@
 #include "transit/detail/runtime/context_access.hpp"
 #include "transit/streamer/streamer.hpp"
 #include "passes.hpp"
+#include "raw_messages.hpp"
 
 namespace transit {
 
@@ -158,6 +159,13 @@ std::vector<std::size_t> curve_sizes(const calibration_options& o) {
   return sizes;
 }
 
+/// The raw curve's message sizes: 0 and 8 bytes, then the curve's.
+std::vector<std::size_t> raw_message_sizes(const calibration_options& o) {
+  std::vector<std::size_t> sizes{0, 8};
+  for (const std::size_t bytes : curve_sizes(o)) sizes.push_back(bytes);
+  return sizes;
+}
+
 /// Weighted least squares of y = intercept + slope * x (weights w, all ones for plain least squares).
 std::pair<double, double> fit_line(const std::vector<double>& x, const std::vector<double>& y,
                                    const std::vector<double>& w) {
@@ -177,7 +185,7 @@ std::pair<double, double> fit_line(const std::vector<double>& x, const std::vect
 
 link_calibration measure_link(context& ctx, pair_of_pes pair, const calibration_options& o,
                               const std::vector<std::byte>& pattern, std::uint64_t& checksum, step_counter& step,
-                              const char* name) {
+                              detail::raw_message_stream& raw, const char* name) {
   link_calibration link;
   link.measured = true;
   link.from_pe = pair.a;
@@ -209,6 +217,27 @@ link_calibration measure_link(context& ctx, pair_of_pes pair, const calibration_
                           seconds_per_message > 0 ? static_cast<double>(sizes[i]) / seconds_per_message : 0});
   }
   mail.close_channel(channel);
+
+  // The network library's own messages at 0 and 8 bytes and the curve's sizes, sized and measured
+  // as the curve is (where the backend offers them: raw_messages.hpp).
+  if (raw.measurable()) {
+    const std::vector<std::size_t> raw_sizes = raw_message_sizes(o);
+    std::vector<std::uint64_t> raw_counts;
+    for (const std::size_t bytes : raw_sizes) {
+      step(name, "raw message probe, " + size_text(bytes));
+      const std::uint64_t probe = std::clamp<std::uint64_t>((std::uint64_t{256} << 10) / std::max<std::size_t>(bytes, 8), 8, 256);
+      const double per = std::max(raw.stream(pair.a, pair.b, bytes, probe, pattern, checksum) / static_cast<double>(probe), 1e-9);
+      raw_counts.push_back(static_cast<std::uint64_t>(std::clamp(share / per, 8.0, static_cast<double>(1 << 18))));
+    }
+    const std::vector<double> raw_per_message = detail::interleaved_medians(raw_sizes.size(), passes, [&](std::size_t i) {
+      step(name, "raw messages, " + size_text(raw_sizes[i]));
+      return raw.stream(pair.a, pair.b, raw_sizes[i], raw_counts[i], pattern, checksum) / static_cast<double>(raw_counts[i]);
+    });
+    for (std::size_t i = 0; i < raw_sizes.size(); ++i) {
+      const double t = raw_per_message[i];
+      link.raw_curve.push_back({raw_sizes[i], t, t > 0 ? static_cast<double>(raw_sizes[i]) / t : 0});
+    }
+  }
 
   // alpha, beta and per_item: streamer steps at several buffer sizes, a probe each, then the
   // median of `passes` runs each, measured pass by pass as the curve is; fitted with the curve.
@@ -335,10 +364,12 @@ streamer_profile calibrate_streamer(context& ctx, const calibration_options& o) 
   std::uint64_t checksum = 0;
   const auto intra = intra_pair(m), inter = inter_pair(m);
   step_counter step{o, ctx.rank() == 0};
+  detail::raw_message_stream raw(ctx);  // collective
+  const std::size_t raw_points = raw.measurable() ? raw_message_sizes(o).size() : 0;
   step.total = ((intra ? 1 : 0) + (inter ? 1 : 0)) *
-               static_cast<int>((curve_sizes(o).size() + o.buffer_items.size()) * (1 + passes));
-  if (intra) profile.intra = measure_link(ctx, *intra, o, pattern, checksum, step, "intra-node");
-  if (inter) profile.inter = measure_link(ctx, *inter, o, pattern, checksum, step, "inter-node");
+               static_cast<int>((curve_sizes(o).size() + raw_points + o.buffer_items.size()) * (1 + passes));
+  if (intra) profile.intra = measure_link(ctx, *intra, o, pattern, checksum, step, raw, "intra-node");
+  if (inter) profile.inter = measure_link(ctx, *inter, o, pattern, checksum, step, raw, "inter-node");
   // What was read is used: no reading loop is optimised away.
   calibration_sink.fetch_add(checksum, std::memory_order_relaxed);
   derive_buffer_sizes(profile);
@@ -346,3 +377,17 @@ streamer_profile calibrate_streamer(context& ctx, const calibration_options& o) 
 }
 
 }  // namespace transit
+
+#ifndef TRANSIT_WITH_MPI
+namespace transit::detail {
+
+// Without MPI no backend has a network library of its own to measure (mpi_raw_messages.cpp).
+struct raw_message_stream::state {};
+raw_message_stream::raw_message_stream(context& ctx) : ctx_(ctx) {}
+raw_message_stream::~raw_message_stream() = default;
+double raw_message_stream::stream(int, int, std::size_t, std::uint64_t, const std::vector<std::byte>&, std::uint64_t&) {
+  return 0;
+}
+
+}  // namespace transit::detail
+#endif

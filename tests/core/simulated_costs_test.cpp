@@ -69,7 +69,12 @@ TEST(simulated_costs, modelled_takes_every_cost) {
   EXPECT_DOUBLE_EQ(c.receive_overhead.seconds(32), 3.6e-6);
   EXPECT_DOUBLE_EQ(c.send_overhead.seconds(1000), 1e-6 + 1000 * 1e-9);
   EXPECT_DOUBLE_EQ(c.nic_messages_per_second, 2e7);
+  EXPECT_TRUE(c.transit_overhead.empty());
   EXPECT_EQ(parse(with(modelled, "TRANSIT_SIM_SECONDS_PER_ITEM", "0")).seconds_per_item, 0.0);
+  EXPECT_DOUBLE_EQ(parse(with(modelled, "TRANSIT_SIM_TRANSIT_OVERHEAD", "0:2e-7:1e-10")).transit_overhead.seconds(100),
+                   2e-7 + 100 * 1e-10);
+  EXPECT_NE(error_of(with(modelled, "TRANSIT_SIM_TRANSIT_OVERHEAD", "2e-7")).find("TRANSIT_SIM_TRANSIT_OVERHEAD: got '2e-7'"),
+            std::string::npos);
 }
 
 TEST(simulated_costs, an_overhead_by_size_follows_simgrids_rule) {

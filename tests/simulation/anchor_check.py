@@ -34,12 +34,16 @@ def run(*arguments, expect_status=0):
     return done
 
 
-def streamer(kind, scale):
-    """A `transit calibrate streamer --json` record whose `kind` link costs `scale` times the base."""
+def streamer(kind, scale, raw=False):
+    """A `transit calibrate streamer --json` record whose `kind` link costs `scale` times the base;
+    with `raw`, also plain MPI's curve (4 us per message where transit's costs 10)."""
     curve = [{"message_bytes": b, "seconds_per_message": scale * (10e-6 + b * 1e-9), "bytes_per_second": 0}
              for b in (16, 1024, 65536)]
     link = {"measured": True, "from_pe": 0, "to_pe": 1, "alpha_seconds": scale * 10e-6,
             "beta_seconds_per_byte": scale * 1e-9, "per_item_seconds": scale * 50e-9, "curve": curve}
+    if raw:
+        link["raw_curve"] = [{"message_bytes": b, "seconds_per_message": scale * (4e-6 + b * 1e-9),
+                              "bytes_per_second": 0} for b in (0, 8, 16, 1024, 65536)]
     unmeasured = {"measured": False}
     return {"kind": "calibration", "section": "streamer", "backend": "mpi", "host": "t-h0", "pes": 2,
             "pes_per_node": 1 if kind == "inter" else 2, "hardware_threads": 2, "created": "2026-11-28T00:00:00Z",
@@ -94,6 +98,23 @@ def check_calibration():
             if done.stdout or len(done.stderr.splitlines()) != 1 or message not in done.stderr:
                 fail(f"bad input {bad}: expected one line with '{message}', got {done.stderr!r}")
             print(f"refused {bad}: {done.stderr.strip()}")
+        if "transit_overhead" in values:
+            fail("a transit_overhead without a raw curve")
+        # With plain MPI's curve measured too: the overheads are MPI's (half its time per message
+        # less the bytes copied) and transit_overhead is transit's own above them (half the
+        # difference of the curves), at the median run's scale, 2.
+        for kind in ("inter", "intra"):
+            for i, scale in enumerate((1, 2, 5)):
+                Path(files[kind][i]).write_text(json.dumps(streamer(kind, scale, raw=True)) + "\n")
+        split = {k: v["value"] for k, v in
+                 json.loads(run("calibration", *common, "--pes-per-node", "2").stdout)["parameters"].items()}
+        mpi_first = float(split["send_overhead"].split(";")[0].split(":")[1])
+        own_first = float(split["transit_overhead"].split(";")[0].split(":")[1])
+        if abs(mpi_first - 2 * 4e-6 / 2) > 1e-15 or abs(own_first - 2 * 6e-6 / 2) > 1e-15:
+            fail(f"with a raw curve: MPI's overhead {mpi_first!r} (expected 4e-06) and transit's own "
+                 f"{own_first!r} (expected 6e-06) at the smallest size")
+        if abs(split["seconds_per_message"] - values["seconds_per_message"]) > 1e-15:
+            fail("seconds_per_message (transit's whole, for transit model) moved with the raw curve")
         done = run("calibration", "--inter", files["intra"][0], *common[1 + len(files["inter"]):],
                    "--pes-per-node", "2", expect_status=2)
         if "without a measured inter-node link" not in done.stderr:

@@ -36,7 +36,8 @@ streamer_profile sample(int pes_per_node, const std::string& host) {
   p.pes = 8;
   p.hardware_threads = 2;
   p.created = "2026-11-22T12:00:00Z";
-  p.intra = {true, 0, 1, {1.5e-6, 2.5e-10, 1.1e-8}, {{16, 1e-6, 16e6}, {1024, 1.2e-6, 853e6}, {65536, 2e-5, 3.2e9}}};
+  p.intra = {true, 0, 1, {1.5e-6, 2.5e-10, 1.1e-8}, {{16, 1e-6, 16e6}, {1024, 1.2e-6, 853e6}, {65536, 2e-5, 3.2e9}},
+             {{0, 2e-7, 0}, {8, 2.5e-7, 32e6}}};
   p.inter.measured = false;
   derive_buffer_sizes(p);
   return p;
@@ -89,6 +90,12 @@ TEST(tuning_profile, written_entries_read_back_field_for_field) {
     EXPECT_EQ(got->intra.curve[i].message_bytes, a.intra.curve[i].message_bytes);
     EXPECT_DOUBLE_EQ(got->intra.curve[i].bytes_per_second, a.intra.curve[i].bytes_per_second);
   }
+  ASSERT_EQ(got->intra.raw_curve.size(), a.intra.raw_curve.size());
+  for (std::size_t i = 0; i < a.intra.raw_curve.size(); ++i) {
+    EXPECT_EQ(got->intra.raw_curve[i].message_bytes, a.intra.raw_curve[i].message_bytes);
+    EXPECT_DOUBLE_EQ(got->intra.raw_curve[i].seconds_per_message, a.intra.raw_curve[i].seconds_per_message);
+  }
+  EXPECT_TRUE(got->inter.raw_curve.empty());
   EXPECT_EQ(got->buffer_bytes_75, a.buffer_bytes_75);
   EXPECT_EQ(got->buffer_bytes_75, 65536u);  // the only point above 75% of the peak
   EXPECT_EQ(got->buffer_bytes_50, 65536u);

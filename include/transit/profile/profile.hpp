@@ -55,6 +55,12 @@ struct link_calibration {
   ///@}
   link_costs costs;       ///< alpha, beta and per-item cost fitted to the measurements
   std::vector<bandwidth_point> curve;  ///< by message size, smallest first
+  /// The same streaming of the network library's own messages, without transit's layers (mpi
+  /// backend, one PE per rank: MPI_Isend and MPI_Irecv between the same two PEs, the same bytes
+  /// written and read), at 0 and 8 bytes and the curve's sizes; empty where the backend has no
+  /// network library (local) or PE threads share a rank. curve less raw_curve is transit's own
+  /// cost per message. Profiles written before 2026-11-30 have none.
+  std::vector<bandwidth_point> raw_curve;
 };
 
 /// The streamer section's entry for one (backend, PEs per node, host).

@@ -197,7 +197,8 @@ void mpi_transport::send_message(int dest, std::uint32_t channel, message_buffer
 
 void mpi_transport::send_from(int source_lane, int dest, std::uint32_t channel, message_buffer&& data) {
   TRANSIT_ASSERT(dest >= 0 && dest < size_, "send to a rank outside the communicator");
-  // Modelled simulation: transit's own cost of a message is the bytes it copied into it; the
+  // Modelled simulation: transit's own cost of a message is the bytes it copied into it and its
+  // own per-message cost above MPI's (where the calibration measured it); the MPI library's
   // per-message overheads are SMPI's, charged alike to every MPI message (core/simulated_costs.hpp).
   charge_bytes_copied(data.size());
   const std::uint32_t lanes = static_cast<std::uint32_t>(source_lane) << lane_shift |
@@ -213,6 +214,7 @@ void mpi_transport::send_from(int source_lane, int dest, std::uint32_t channel, 
     return;
   }
   ++network_messages_;
+  charge_transit_message(data.size());  // an MPI message: transit's own cost above MPI's
   if (!backlog_.empty(dest) || flow_[dest].unacked >= max_unacked) {
     backlog_[dest].push_back(backlogged_message{std::move(data), source_lane});
     ++backlogged_;
@@ -414,8 +416,10 @@ bool mpi_transport::take_arrival(int source_rank, int bytes, message_buffer&& da
                     concat("its sender's lane is ", source_lane_of(prefix.flags), ", a rank runs ", lane_count_,
                            " PE thread(s)"));
   const int source = first_pe + source_lane_of(prefix.flags);  // the sending PE
-  // Modelled simulation: SMPI charges no receiver's overhead for a send that is not detached.
+  // Modelled simulation: SMPI charges no receiver's overhead for a send that is not detached;
+  // transit's own cost above MPI's comes on top.
   charge_receive_overhead(static_cast<std::size_t>(bytes));
+  charge_transit_message(static_cast<std::size_t>(bytes));
   if (prefix.flags & announces_pieces) {
     if (wire_bytes != message_buffer::prefix_bytes)
       corrupt_message(receiver, "announcement of a large message", source,
