@@ -14,6 +14,10 @@
   anchor.py table RECORDS.jsonl
       prints the table: bench, measured on the cluster (median, min-max, samples), and each
       simulated side with its ratio simulated / measured
+  anchor.py verdicts RECORDS.jsonl
+      prints the head-to-heads (aggregation on/off, grid against direct, crystal router against the
+      neighbour exchange and MPI_Alltoallv, mfcg against flat) as ratios on the cluster and on each
+      simulated side, and whether each simulated side names the cluster's winner
 """
 import json
 import statistics
@@ -132,7 +136,9 @@ def scale(argv):
               json.loads((ROOT / "scripts" / "calibrations" / "anchor.json").read_text())["parameters"].items()}
     for key in ("seconds_per_item", "seconds_per_byte_copied"):
         print("--set", f"{key}={values[key] * factor!r}", sep="\n")
-    for key in ("send_overhead", "receive_overhead"):
+    for key in ("send_overhead", "receive_overhead", "transit_overhead"):
+        if key not in values:
+            continue  # transit_overhead: a calibration from records with a raw curve only
         sections = []
         for section in values[key].split(";"):
             size, seconds, per_byte = section.split(":")
@@ -151,17 +157,35 @@ def label(record):
         return f"exchange {record['method']}, {record['bytes']} B"
     if kernel == "hotspot":
         return f"hotspot {record['topology']}, mean per op"
+    if kernel == "histogram" and record.get("items_per_pe", 0) < 1 << 20:
+        return f"histogram, few items, {'no aggregation' if record['scheme'] == 'none' else 'aggregated'}"
     return kernel
 
 
-def table(argv):
-    records = [json.loads(line) for line in Path(argv[0]).read_text().splitlines() if line.startswith("{")]
+# The head-to-heads of the simulated results that the cluster can run (issue 54, point 4): each a
+# ratio of two benches' times, below 1 when the first wins.
+VERDICTS = [
+    ("aggregation on / off (histogram)", "histogram, few items, aggregated", "histogram, few items, no aggregation"),
+    ("grid / direct, 8 B", "exchange grid, 8 B", "exchange direct, 8 B"),
+    ("grid / direct, 64 KiB", "exchange grid, 65536 B", "exchange direct, 65536 B"),
+    ("crystal router / neighbour, 8 B", "exchange crystal_router, 8 B", "exchange mpi_neighbor, 8 B"),
+    ("crystal router / neighbour, 64 KiB", "exchange crystal_router, 65536 B", "exchange mpi_neighbor, 65536 B"),
+    ("crystal router / MPI_Alltoallv, 8 B", "exchange crystal_router, 8 B", "exchange mpi_alltoallv, 8 B"),
+    ("crystal router / MPI_Alltoallv, 64 KiB", "exchange crystal_router, 65536 B", "exchange mpi_alltoallv, 65536 B"),
+    ("mfcg / flat (hot spot)", "hotspot mfcg, mean per op", "hotspot mpi-raw, mean per op"),
+]
+
+
+def bench_values(path):
+    """Per (bench, side): the times in ms; the benches in order; those with an unverified run."""
+    records = [json.loads(line) for line in Path(path).read_text().splitlines() if line.startswith("{")]
     values, labels, unverified = {}, [], set()
     for r in records:
         if "kernel" not in r:
             continue
-        if r["kernel"] == "exchange" and r["method"] not in ("direct", "crystal_router", "grid", "mpi_alltoallv"):
-            continue  # automatic races the others (on the cluster mpi_neighbor too, which SMPI lacks)
+        if r["kernel"] == "exchange" and r["method"] not in ("direct", "crystal_router", "grid", "mpi_alltoallv",
+                                                             "mpi_neighbor"):
+            continue  # automatic races the others
         if r["kernel"] != "exchange" and r["run"] == 0:
             continue  # the warm-up run: Open MPI's TCP connections are made on first use
         field, to_ms = METRIC.get(r["kernel"], ("seconds", 1e3))
@@ -171,6 +195,39 @@ def table(argv):
         values.setdefault((name, r["side"]), []).append(r[field] * to_ms)
         if not r.get("verified"):
             unverified.add((name, r["side"]))
+    return records, values, labels, unverified
+
+
+def verdicts(argv):
+    """Each head-to-head's ratio on the cluster and on each simulated side, and whether the
+    simulation's verdict (which one wins) is the cluster's: a verdict survives the anchor where the
+    ratios fall on the same side of 1."""
+    _, values, _, unverified = bench_values(argv[0])
+    sides = [s for s in SIDES if any(k[1] == s for k in values)]
+    print(f"{'head-to-head':40} {'cluster':>8}" + "".join(f" {s:>10} {'verdict':>9}" for s in sides))
+    for name, first, second in VERDICTS:
+        ratio = {}
+        for side in ("cluster", *sides):
+            a, b = values.get((first, side)), values.get((second, side))
+            if a and b and (first, side) not in unverified and (second, side) not in unverified:
+                ratio[side] = statistics.median(a) / statistics.median(b)
+        if "cluster" not in ratio:
+            print(f"{name:40} {'not run':>8}")
+            continue
+        line = f"{name:40} {ratio['cluster']:8.2f}"
+        for side in sides:
+            if side not in ratio:
+                line += f" {'-':>10} {'':>9}"
+                continue
+            same = (ratio[side] < 1) == (ratio["cluster"] < 1)
+            line += f" {ratio[side]:10.2f} {'holds' if same else 'FLIPS':>9}"
+        print(line)
+    print("ratio: the first bench's median time over the second's (below 1: the first wins); holds: the "
+          "simulated side names the same winner as the cluster")
+
+
+def table(argv):
+    records, values, labels, unverified = bench_values(argv[0])
     network = next((r for r in records if r.get("kind") == "network"), None)
     if network:
         print(f"cluster: {network['description']}; ping rtt avg {network['rtt_avg_ms']} ms, "
@@ -200,7 +257,7 @@ def table(argv):
 
 
 def main(argv):
-    commands = {"calibration": calibration, "scale": scale, "table": table}
+    commands = {"calibration": calibration, "scale": scale, "table": table, "verdicts": verdicts}
     if not argv or argv[0] not in commands:
         fail(f"command: got '{' '.join(argv[:1])}', expected one of {', '.join(commands)} (see the file's docstring)")
     commands[argv[0]](argv[1:])

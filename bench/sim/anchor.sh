@@ -81,6 +81,10 @@ benches=(
   "exchange --method all --samples 7 --bytes 65536"
   "hotspot --iterations $iterations --repeat 3"
   "hotspot --scheme mpi-raw --iterations $iterations --repeat 3"
+  # Aggregation on and off, for the verdicts (anchor.py verdicts): a message per item costs the
+  # cluster tens of microseconds, so fewer items.
+  "histogram --items-per-pe $((items / 64)) --repeat 3"
+  "histogram --items-per-pe $((items / 64)) --repeat 3 --scheme none"
 )
 
 # 1. The calibration, on the cluster with nothing set on its links.
@@ -170,4 +174,5 @@ echo >&2
 
 # 4. The table.
 python3 "$root/bench/sim/anchor.py" table "$out"
+python3 "$root/bench/sim/anchor.py" verdicts "$out"
 echo "records: $out"
