@@ -175,7 +175,11 @@ def check_verdicts():
                      "seconds_per_exchange": alltoallv * 1e-3},
                     {"side": side, "kernel": "hotspot", "topology": "mfcg", "run": 1, "verified": True, "mean_us": mfcg},
                     {"side": side, "kernel": "hotspot", "topology": "mpi-raw", "run": 1, "verified": True,
-                     "mean_us": 50.0}]
+                     "mean_us": 50.0},
+                    {"side": side, "kernel": "histogram", "items_per_pe": 1024.0, "scheme": "grid", "run": 1,
+                     "verified": True, "seconds": 0.01},
+                    {"side": side, "kernel": "histogram", "items_per_pe": 1024.0, "scheme": "none", "run": 1,
+                     "verified": True, "seconds": 0.1 if side == "cluster" else 0.02}]
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "records.jsonl"
         path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
@@ -187,6 +191,8 @@ def check_verdicts():
              f"cluster, 2.00 simulated, FLIPS")
     if rows.get("mfcg / flat (hot spot)") != ["2.00", "0.80", "FLIPS"]:
         fail(f"mfcg / flat: {rows.get('mfcg / flat (hot spot)')}, expected 2.00, 0.80, FLIPS")
+    if rows.get("aggregation on / off (histogram)") != ["0.10", "0.50", "holds"]:
+        fail(f"aggregation on / off: {rows.get('aggregation on / off (histogram)')}, expected 0.10, 0.50, holds")
     if rows.get("grid / direct, 8 B") != ["not", "run"]:
         fail(f"grid / direct without records: {rows.get('grid / direct, 8 B')}, expected 'not run'")
 
