@@ -183,6 +183,34 @@ std::pair<double, double> fit_line(const std::vector<double>& x, const std::vect
   return {(sy - slope * sx) / sw, slope};
 }
 
+/// A streaming curve: `stream(bytes, count)` streams `count` messages of `bytes` each way and
+/// returns the time. A probe sizes each point; then `passes` sweeps over all sizes, each taking a
+/// third of seconds_per_point, and each point the median of its passes, so that a burst of load on
+/// a shared machine moves one pass of a point, not the curve's peak.
+template <class Stream>
+std::vector<bandwidth_point> measure_curve(const calibration_options& o, const std::vector<std::size_t>& sizes,
+                                           step_counter& step, const char* name, const char* what, Stream&& stream) {
+  const double share = o.seconds_per_point / passes;
+  std::vector<std::uint64_t> counts;
+  for (const std::size_t bytes : sizes) {
+    step(name, detail::concat(what, " probe, ", size_text(bytes)));
+    const std::uint64_t probe =
+        std::clamp<std::uint64_t>((std::uint64_t{256} << 10) / std::max<std::size_t>(bytes, 8), 8, 256);
+    const double per = std::max(stream(bytes, probe) / static_cast<double>(probe), 1e-9);
+    counts.push_back(static_cast<std::uint64_t>(std::clamp(share / per, 8.0, static_cast<double>(1 << 18))));
+  }
+  const std::vector<double> per_message = detail::interleaved_medians(sizes.size(), passes, [&](std::size_t i) {
+    step(name, detail::concat(what, ", ", size_text(sizes[i])));
+    return stream(sizes[i], counts[i]) / static_cast<double>(counts[i]);
+  });
+  std::vector<bandwidth_point> curve;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const double t = per_message[i];
+    curve.push_back({sizes[i], t, t > 0 ? static_cast<double>(sizes[i]) / t : 0});
+  }
+  return curve;
+}
+
 link_calibration measure_link(context& ctx, pair_of_pes pair, const calibration_options& o,
                               const std::vector<std::byte>& pattern, std::uint64_t& checksum, step_counter& step,
                               detail::raw_message_stream& raw, const char* name) {
@@ -193,54 +221,22 @@ link_calibration measure_link(context& ctx, pair_of_pes pair, const calibration_
   auto& mail = context_access::mail(ctx);
   const std::uint32_t channel = mail.open_channel();  // collective: every PE opens it in turn
 
-  // The curve: a probe sizes each point; then `passes` sweeps over all sizes, each taking a third
-  // of seconds_per_point, and each point the median of its passes, so that a burst of load on a
-  // shared machine moves one pass of a point, not the curve's peak.
-  const std::vector<std::size_t> sizes = curve_sizes(o);
-  const double share = o.seconds_per_point / passes;
-  std::vector<std::uint64_t> counts;
-  for (const std::size_t bytes : sizes) {
-    step(name, "curve probe, " + size_text(bytes));
-    const std::uint64_t probe = std::clamp<std::uint64_t>((std::uint64_t{256} << 10) / bytes, 8, 256);
-    const double per = std::max(stream_messages(ctx, channel, pair, bytes, probe, pattern, checksum) /
-                                    static_cast<double>(probe),
-                                1e-9);
-    counts.push_back(static_cast<std::uint64_t>(std::clamp(share / per, 8.0, static_cast<double>(1 << 18))));
-  }
-  const std::vector<double> per_message = detail::interleaved_medians(sizes.size(), passes, [&](std::size_t i) {
-    step(name, "curve, " + size_text(sizes[i]));
-    return stream_messages(ctx, channel, pair, sizes[i], counts[i], pattern, checksum) / static_cast<double>(counts[i]);
+  // The curve through transit's transport, then the network library's own messages at 0 and 8
+  // bytes and the curve's sizes (where the backend offers them: raw_messages.hpp).
+  link.curve = measure_curve(o, curve_sizes(o), step, name, "curve", [&](std::size_t bytes, std::uint64_t count) {
+    return stream_messages(ctx, channel, pair, bytes, count, pattern, checksum);
   });
-  for (std::size_t i = 0; i < sizes.size(); ++i) {
-    const double seconds_per_message = per_message[i];
-    link.curve.push_back({sizes[i], seconds_per_message,
-                          seconds_per_message > 0 ? static_cast<double>(sizes[i]) / seconds_per_message : 0});
-  }
   mail.close_channel(channel);
-
-  // The network library's own messages at 0 and 8 bytes and the curve's sizes, sized and measured
-  // as the curve is (where the backend offers them: raw_messages.hpp).
   if (raw.measurable()) {
-    const std::vector<std::size_t> raw_sizes = raw_message_sizes(o);
-    std::vector<std::uint64_t> raw_counts;
-    for (const std::size_t bytes : raw_sizes) {
-      step(name, "raw message probe, " + size_text(bytes));
-      const std::uint64_t probe = std::clamp<std::uint64_t>((std::uint64_t{256} << 10) / std::max<std::size_t>(bytes, 8), 8, 256);
-      const double per = std::max(raw.stream(pair.a, pair.b, bytes, probe, pattern, checksum) / static_cast<double>(probe), 1e-9);
-      raw_counts.push_back(static_cast<std::uint64_t>(std::clamp(share / per, 8.0, static_cast<double>(1 << 18))));
-    }
-    const std::vector<double> raw_per_message = detail::interleaved_medians(raw_sizes.size(), passes, [&](std::size_t i) {
-      step(name, "raw messages, " + size_text(raw_sizes[i]));
-      return raw.stream(pair.a, pair.b, raw_sizes[i], raw_counts[i], pattern, checksum) / static_cast<double>(raw_counts[i]);
-    });
-    for (std::size_t i = 0; i < raw_sizes.size(); ++i) {
-      const double t = raw_per_message[i];
-      link.raw_curve.push_back({raw_sizes[i], t, t > 0 ? static_cast<double>(raw_sizes[i]) / t : 0});
-    }
+    link.raw_curve = measure_curve(o, raw_message_sizes(o), step, name, "raw messages",
+                                   [&](std::size_t bytes, std::uint64_t count) {
+                                     return raw.stream(pair.a, pair.b, bytes, count, pattern, checksum);
+                                   });
   }
 
   // alpha, beta and per_item: streamer steps at several buffer sizes, a probe each, then the
   // median of `passes` runs each, measured pass by pass as the curve is; fitted with the curve.
+  const double share = o.seconds_per_point / passes;
   // Point by point, a burst of load over the three g = 4096 runs moves per_item, and the
   // automatic size with it by a third (tests/tuning/fit_test.cpp simulates it).
   std::vector<std::uint64_t> step_items;
