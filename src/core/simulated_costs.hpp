@@ -95,8 +95,8 @@ struct simulated_costs {
 /// "" = unset). Throws std::invalid_argument naming the variable, its value and what was expected:
 /// a mode other than `measured` or `modelled`; a cost that is not a number of seconds in [0, 1);
 /// an overhead not in SimGrid's notation; a message rate that is not a number >= 0; a modelled
-/// mode without the cost per item or per byte; an MPI library other than `open-mpi` or `mpich`. In measured mode the values are checked and then
-/// not used.
+/// mode without the cost per item or per byte; an MPI library other than `open-mpi` or `mpich`.
+/// In measured mode the values are checked and then not used.
 simulated_costs parse_simulated_costs(const std::function<const char*(std::string_view)>& variable);
 
 /// The costs of this job, read from the environment at the first call (under SMPI all ranks share

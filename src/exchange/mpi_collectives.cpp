@@ -243,7 +243,6 @@ class mpi_alltoallv_method final : public mpi_method {
     for (int first = 0; first < size; first += throttle) {
       const int block = std::min(throttle, size - first);
       requests_.clear();
-      requests_.reserve(2 * static_cast<std::size_t>(block));  // no reallocation under a posted request
       for (int i = 0; i < block; ++i) {
         const int peer = (rank + first + i) % size;
         if (peer == rank || rc[peer] == 0) continue;
