@@ -250,15 +250,19 @@ class progress_bar {
   ~progress_bar();
   progress_bar(const progress_bar&) = delete;
   progress_bar& operator=(const progress_bar&) = delete;
+  /// Called with a count that only grows, per item or per chunk of items.
   void update(std::uint64_t done) {
-    if (enabled_ && (done & 0xffff) == 0) [[unlikely]]
+    if (enabled_ && done >= next_draw_) [[unlikely]] {
+      next_draw_ = done + 0x10000;
       draw(done);
+    }
   }
 
  private:
   void draw(std::uint64_t done);
   bool enabled_;
   bool shown_ = false;
+  std::uint64_t next_draw_ = 0;
   std::string label_;
   std::uint64_t total_;
   detail::steady_clock::time_point start_;
@@ -330,7 +334,8 @@ inline table_entry random_entry(rng& random, std::uint64_t pes, std::uint64_t sl
 /// and then delivers the items a PE sends itself (they wait in the streamer's local queue until it
 /// polls) and moves MPI's rendezvous protocol for messages above its eager limit, which advances
 /// only inside MPI calls (measured on 2 ranks: +20% for histogram, 2x for randomaccess).
-inline bool poll_due(std::uint64_t i) { return (i & 255) == 255; }
+inline constexpr std::uint64_t poll_interval = 256;
+inline bool poll_due(std::uint64_t i) { return i % poll_interval == poll_interval - 1; }
 
 /// This PE's seed for a kernel's random stream.
 inline std::uint64_t pe_seed(const options& opt, int rank, std::uint64_t salt) {

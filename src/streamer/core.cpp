@@ -173,12 +173,13 @@ void streamer_core::build_routes() {
     l.inter_node = ctx_.machine().node_of(h.pe) != ctx_.machine().node_of(rank_);
     links_.push_back(std::move(l));
   }
-  route_.assign(size_, self_link);
+  route_.assign(size_, &links_[self_link]);
   for (int dest = 0; dest < size_; ++dest) {
     if (dest == rank_) continue;
     const hop h = impl_->plan->next_hop(rank_, dest, -1);
-    route_[dest] = link_index(h.pe, h.phase);
-    TRANSIT_ASSERT(route_[dest] > 0, "router returned a hop that is not among its out_links");
+    const int index = link_index(h.pe, h.phase);
+    TRANSIT_ASSERT(index > 0, "router returned a hop that is not among its out_links");
+    route_[dest] = &links_[static_cast<std::size_t>(index)];
   }
 }
 
@@ -396,6 +397,7 @@ std::uint64_t streamer_core::buffered_items() const noexcept {
 }
 
 void streamer_core::open_buffer(link& l) {
+  if (in_callback_) note_callback_inserts();  // a callback's insert opening it makes it smaller
   l.capacity = dynamic_step_ && smaller_in_dynamic_steps_ ? std::max<std::uint32_t>(1, capacity_ / dynamic_fill_divisor)
                                                           : capacity_;
   const std::size_t bytes = buffer_bytes(l);
@@ -590,7 +592,7 @@ bool streamer_core::receive(bool pump) {
     if (batch_.empty()) return false;
   }
   bool processed = false;
-  flag_guard guard(in_callback_);
+  callback_scope callbacks(*this);
   while (!batch_.empty()) {
     message& m = batch_.messages[batch_.next];
     wire_header h;
@@ -635,7 +637,7 @@ bool streamer_core::deliver_local() {
     local_.reset();
     local_.messages.swap(local_messages_);  // callbacks may insert to this PE again: next round
   }
-  flag_guard guard(in_callback_);
+  callback_scope callbacks(*this);
   while (!local_.empty()) {
     message& m = local_.messages[local_.next];
     wire_header h;

@@ -1,6 +1,7 @@
 // Dynamic work and step structure: deliveries that insert (quiesce), a dependency chain that only
 // completes through periodic flushing, consecutive steps, two streamers at once, and the
 // hold-and-wait trap (a small max_buffered_items under all-to-all traffic).
+#include <algorithm>
 #include <atomic>
 
 #include "streamer_checks.hpp"
@@ -70,6 +71,44 @@ TEST(streamer_dynamic, quiesce_counts_items_inserted_by_deliveries) {
                   }
                 },
                 {"--transit-pes-per-node=2"}),
+            0);
+}
+
+// With automatic buffers, a step in which a deliver callback inserts is dynamic: buffers opened
+// from then on hold an eighth of the capacity, so that its items leave early. Seen from the runs
+// the batch callback gets: a message of this PE's own items arrives as one run. The same items
+// inserted at the top level travel in one buffer.
+TEST(streamer_dynamic, a_delivery_that_inserts_makes_later_buffers_smaller) {
+  EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
+              if (ctx.size() == 1) return;  // the trigger below would open the PE's own link
+              streamer_options o;
+              o.buffer_items = 0;  // automatic
+              streamer<int>* self = nullptr;
+              std::size_t quarter = 0;           // a quarter of a buffer
+              std::uint32_t longest_run = 0;     // of this PE's own items (>= 0)
+              streamer<int> s(ctx, o, detail::batch_deliver{[&](const int* items, std::uint32_t& cursor, std::uint32_t n) {
+                                if (items[cursor] >= 0) longest_run = std::max(longest_run, n - cursor);
+                                for (; cursor < n; ++cursor) {
+                                  if (items[cursor] >= 0) continue;
+                                  // The trigger: a quarter of a buffer to this PE, a link no insert has opened.
+                                  for (std::size_t i = 0; i < quarter; ++i) self->insert(static_cast<int>(i), ctx.rank());
+                                }
+                              }});
+              self = &s;
+              const std::size_t capacity = s.current_options().buffer_items;
+              ASSERT_GE(capacity, 64u);
+              quarter = capacity / 4;
+
+              for (std::size_t i = 0; i < quarter; ++i) s.insert(static_cast<int>(i), ctx.rank());
+              s.finish();
+              EXPECT_EQ(longest_run, quarter) << "a static step, capacity " << capacity;
+
+              longest_run = 0;
+              s.insert(-1, (ctx.rank() + 1) % ctx.size());
+              s.quiesce();
+              EXPECT_EQ(longest_run, capacity / 8) << "the callback's items, capacity " << capacity;
+              EXPECT_EQ(s.stats().items_inserted, 2 * quarter + 1);
+            }),
             0);
 }
 

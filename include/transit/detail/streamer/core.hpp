@@ -207,8 +207,9 @@ class streamer_core {
   void begin_insert(std::uint64_t items, const char* call) {
     if (state_ != step_state::open) [[unlikely]]
       throw_closed_step(call);
+    // Whether a deliver callback inserted is found by its callback_scope from this count, so that
+    // the per-item path tests nothing more.
     stats_.items_inserted += items;
-    dynamic_step_ |= in_callback_;
   }
   /// The per-item path for items of Bytes bytes (0: item_bytes_, known at run time only): `write`
   /// stores the item in the buffer of the first hop towards `dest` (a copy, an optional
@@ -216,7 +217,7 @@ class streamer_core {
   /// once its own appends are done.
   template <std::size_t Bytes, class Write>
   bool append_for(int dest, Write& write) {
-    return append_item(links_[link_to(dest)], write, item_size<Bytes>(), dest, rank_);
+    return append_item(link_for(dest), write, item_size<Bytes>(), dest, rank_);
   }
   /// After begin_insert: buffers `item` for every PE (this one included) along the broadcast tree,
   /// every copy before anything is polled, so that a callback's exception cannot cut it short.
@@ -261,13 +262,38 @@ class streamer_core {
   static constexpr int self_link = 0;
 
   /// Link index for the next hop from this PE to `dest` (self_link for dest == rank).
-  int link_to(int dest) const noexcept { return route_[dest]; }
+  int link_to(int dest) const noexcept { return static_cast<int>(route_[dest] - links_.data()); }
+  /// The link of the next hop from this PE to `dest`.
+  link& link_for(int dest) const noexcept { return *route_[dest]; }
   int link_index(int pe, int phase) const;
   [[noreturn]] void throw_bad_destination(int dest) const;  // std::out_of_range
   [[noreturn]] void throw_closed_step(const char* call) const;  // std::logic_error
   /// A received message breaks the wire format: std::runtime_error naming channel and source.
   [[noreturn]] void throw_corrupt(int source, std::string_view problem) const;
   void open_buffer(link& l);
+  /// While it lives a deliver callback may run (in_callback_, cleared on every exit, exceptions
+  /// included); a callback that inserted into this streamer makes the step dynamic.
+  class callback_scope {
+   public:
+    explicit callback_scope(streamer_core& core) : core_(core) {
+      core_.in_callback_ = true;
+      core_.inserted_before_callbacks_ = core_.stats_.items_inserted;
+    }
+    ~callback_scope() {
+      core_.note_callback_inserts();
+      core_.in_callback_ = false;
+    }
+    callback_scope(const callback_scope&) = delete;
+    callback_scope& operator=(const callback_scope&) = delete;
+
+   private:
+    streamer_core& core_;
+  };
+  /// Inside a callback_scope: if a callback has inserted, the step is dynamic. Counted here, off
+  /// the per-item path, which only counts items_inserted.
+  void note_callback_inserts() noexcept {
+    if (stats_.items_inserted != inserted_before_callbacks_) dynamic_step_ = true;
+  }
   /// The buffer of `l` is full: send it (or queue it for local delivery). The caller then polls
   /// (after_send) once its own appends are complete, so that an exception from a callback run by
   /// that poll never interrupts an insert or broadcast half-way.
@@ -287,14 +313,20 @@ class streamer_core {
   bool append_item(link& l, Write& write, std::size_t item_bytes, int dest, int source) {
     if (l.next == nullptr) [[unlikely]]
       open_buffer(l);
-    write(l.next);
-    l.next += item_bytes;
+    // The cursors are read before the item's bytes are stored: a store through std::byte* may
+    // alias anything, and reloading them after it would put a load on every item's path.
+    std::byte* const slot = l.next;
+    std::byte* const end = l.end;
+    std::int32_t* const next_dest = l.next_dest;
+    write(slot);
+    l.next = slot + item_bytes;
     // Sources only travel beside destinations: a direct link pays nothing for them.
-    if (l.next_dest != nullptr) {
-      *l.next_dest++ = dest;
+    if (next_dest != nullptr) {
+      *next_dest = dest;
+      l.next_dest = next_dest + 1;
       if (l.next_source != nullptr) *l.next_source++ = source;
     }
-    if (l.next == l.end) [[unlikely]] {
+    if (slot + item_bytes == end) [[unlikely]] {
       buffer_full(l);
       return true;
     }
@@ -397,9 +429,12 @@ class streamer_core {
   std::uint32_t capacity_;  // items per buffer; may change between steps (tuning)
   const std::uint64_t max_buffered_;
   std::vector<link> links_;          // links_[self_link] is this PE's own; the rest sorted by phase
-  std::vector<std::int32_t> route_;  // destination PE -> link index
+  // Destination PE -> its link in links_: a pointer, not an index, saves the per-item path an
+  // address computation. Rebuilt with links_, whose elements never move otherwise.
+  std::vector<link*> route_;
   step_state state_ = step_state::open;
   bool in_callback_ = false;  // a deliver callback may be running: no nested polling
+  std::uint64_t inserted_before_callbacks_ = 0;  // items_inserted when the callback_scope opened
   // A deliver callback inserted in this step: its work is dynamic (each delivery makes more, as
   // in PHOLD or a graph traversal).
   bool dynamic_step_ = false;
@@ -658,7 +693,7 @@ void streamer_core::route_items(const std::byte* items, const std::int32_t* dest
       ++stats_.items_forwarded;
       const std::byte* item = items + std::size_t{i} * bytes;
       auto copy = [item, bytes](std::byte* slot) { std::memcpy(slot, item, bytes); };
-      append_item(links_[link_to(dest)], copy, bytes, dest, Sources ? static_cast<int>(sources[i]) : source);
+      append_item(link_for(dest), copy, bytes, dest, Sources ? static_cast<int>(sources[i]) : source);
     } else {  // a broadcast (checked: only a front end that broadcasts receives one)
       ++stats_.items_forwarded;  // forwarded first: a callback's exception must not cut the tree
       const int root = -(dest + 1);
