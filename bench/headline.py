@@ -16,6 +16,9 @@ after their own checks), or the script fails. The pairs:
   `--scheme mpi-raw`;
 - the end of a small step (1 update per PE, --steps S, default 20000): transit's `finish()` against the plain
   MPI program's NBX (MPI_Issend, then MPI_Ibarrier), medians of the step times;
+- when the Debian hpcc package is installed (`hpcc` on PATH): RandomAccess, 2 ranks, 2^16 words per
+  PE, transit's `bench randomaccess` (HPCC's stream and look-ahead of 1024) against HPCC's own
+  MPIRandomAccess (its hpccinf.txt at N=500 gives 2^16 words per PE; its own check must pass);
 - with --bale PREFIX (bench/bale/build.sh's install): the histogram against bale's conveyors over
   plain MPI (PREFIX/bin/convey_histogram: the same kernel, draws and item, --items-per-pe N) and
   bale's histo over its conveyors over OpenSHMEM against `transit app histo` (same -n -T -s, -M 8:
@@ -42,6 +45,7 @@ BEGIN, END = "<!-- headline:begin -->", "<!-- headline:end -->"
 RAW_ITEMS = 1 << 20  # per PE, for one MPI_Isend per update
 BALE_UPDATES = 5000000  # bale's histo -n default
 BALE_TABLE = 1000
+HPCC_EXAMPLE = "/usr/share/doc/hpcc/examples/_hpccinf.txt"  # the Debian hpcc package's input
 
 
 def fail(status, message):
@@ -95,6 +99,25 @@ def conveyor_seconds(command, ranks, work, what):
     run(command + ["-j", path], ranks, what)
     with open(path) as f:
         return float(json.load(f)["Conveyor"])
+
+
+def hpcc_rate(hpcc, work):
+    """One 2-rank run of the Debian hpcc package in WORK (its hpccinf.txt): MPIRandomAccess's
+    updates per second per PE. HPCC checks its own table (at most 1% errors) and says so."""
+    out = os.path.join(work, "hpccoutf.txt")
+    if os.path.exists(out):
+        os.remove(out)
+    subprocess.run(["mpirun", "-n", "2", hpcc], cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   env=mpi_env(2), check=False)
+    try:
+        text = open(out).read()
+    except OSError:
+        fail(1, f"hpcc wrote no {out}")
+    section = text.split("Begin of MPIRandomAccess section", 1)[-1]
+    gups = re.search(r"^\s*([0-9.eE+-]+) Billion\(10\^9\) Updates\s+per second", section, re.M)
+    if "Begin of MPIRandomAccess section" not in text or gups is None or "(passed)" not in section.split("End of", 1)[0]:
+        fail(1, "hpcc's MPIRandomAccess did not report a passed run")
+    return float(gups.group(1)) * 1e9 / 2
 
 
 def alternate(runs, first, second):
@@ -206,6 +229,25 @@ def main():
     rows.append(("end of a small step (1 update per PE), 2 ranks", fmt_us(step_s), "NBX (`MPI_Issend`, `MPI_Ibarrier`)",
                  fmt_us(nbx_s), f"{nbx_s / step_s:.2f}x",
                  f"mpirun -n 2 transit bench histogram --items-per-pe 1 --steps {args.steps}; --scheme mpi-raw"))
+
+    hpcc = shutil.which("hpcc")
+    if hpcc is not None:
+        # HPCC sizes its table from the HPL N of hpccinf.txt: N=500 on 2 ranks gives 2^16 words per
+        # PE, the size of transit's default randomaccess (4 x 2^16 updates per PE, look-ahead 1024).
+        with tempfile.TemporaryDirectory() as work:
+            with open(HPCC_EXAMPLE) as f:
+                lines_in = f.read().splitlines()
+            lines_in[5] = re.sub(r"^\d+ ", "500  ", lines_in[5])
+            lines_in[10] = re.sub(r"^\d+ ", "1 ", lines_in[10])
+            with open(os.path.join(work, "hpccinf.txt"), "w") as f:
+                f.write("\n".join(lines_in) + "\n")
+            ra = ["randomaccess", "--table-log2", "16"]
+            t, h = alternate(n, lambda: bench_record(transit, 2, ra), lambda: hpcc_rate(hpcc, work))
+            t_rate = statistics.median(r["items_per_second_per_pe"] for r in t)
+            h_rate = statistics.median(h)
+            rows.append(("RandomAccess, 2 ranks, 2^16 words per PE", fmt_rate(t_rate), "HPCC's MPIRandomAccess",
+                         fmt_rate(h_rate), f"{t_rate / h_rate:.2f}x",
+                         "mpirun -n 2 transit bench randomaccess --table-log2 16; mpirun -n 2 hpcc (N=500)"))
 
     if bale is not None:
         for ranks in (2, 4, 8):

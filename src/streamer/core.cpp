@@ -450,7 +450,12 @@ void streamer_core::send(link& l, flush_kind kind, bool with_final_marker) {
   l.next = l.end = nullptr;
   l.next_dest = nullptr;
   l.next_source = nullptr;
-  if (max_buffered_ != 0) buffered_ -= n;
+  if (max_buffered_ != 0) {
+    // The most buffered at once: the count only falls here. The item over the bound that made
+    // relieve_bound send was never held with all the others.
+    stats_.items_buffered_peak = std::max(stats_.items_buffered_peak, std::min(buffered_, max_buffered_));
+    buffered_ -= n;
+  }
   if (l.phase < 0) {  // this PE's own items: delivered at the next poll, never through the transport
     local_messages_.push_back(message{rank_, channel_, std::move(l.buffer)});
     l.buffer = message_buffer();

@@ -7,6 +7,7 @@
 // protocols, flushing, checking received messages, and statistics. The design (message layout,
 // termination, tuning, life cycle, the exception rule) is set out in docs/streamer.md, "Inside
 // the streamer core".
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -161,7 +162,11 @@ class streamer_core {
   streamer_core(const streamer_core&) = delete;
   streamer_core& operator=(const streamer_core&) = delete;
 
-  streamer_stats stats() const { return stats_; }
+  streamer_stats stats() const {
+    streamer_stats s = stats_;
+    s.items_buffered_peak = std::max(s.items_buffered_peak, buffered_);
+    return s;
+  }
   /// Include transit/grid/router.hpp to query it.
   const router& route_plan() const noexcept;
   /// What this streamer runs with now: the grid, routing and buffer size in use (after automatic
@@ -300,9 +305,8 @@ class streamer_core {
   void buffer_full(link& l);
   /// max_buffered_items accounting, only called when a bound is set. True when it sent a buffer.
   bool count_bounded_item() {
-    const bool sent = ++buffered_ > max_buffered_ && relieve_bound();
-    if (buffered_ > stats_.items_buffered_peak) stats_.items_buffered_peak = buffered_;
-    return sent;
+    // The peak is taken where the count falls (send) and when read (stats), not per item.
+    return ++buffered_ > max_buffered_ && relieve_bound();
   }
   /// The per-item path: `write(slot)` stores the item's `item_bytes` bytes (sizeof(T) for
   /// streamer<T>, a constant there; the run-time size for the C API's) in `l`'s buffer, plus the

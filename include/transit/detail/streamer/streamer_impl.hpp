@@ -99,14 +99,14 @@ streamer<T>::streamer(context& ctx, streamer_options options, detail::batch_deli
       }) {}
 
 template <class T>
-void streamer<T>::insert(const T& item, int dest) {
+inline void streamer<T>::insert(const T& item, int dest) {
   insert_with(dest, [&item](std::byte* slot) { std::memcpy(slot, &item, sizeof(T)); });
 }
 
 template <class T>
 template <class Write>
   requires std::invocable<Write&, std::byte*>
-void streamer<T>::insert_with(int dest, Write&& write) {
+inline void streamer<T>::insert_with(int dest, Write&& write) {
   check_destination(dest);
   begin_insert(1, "insert");
   if (append_for<sizeof(T)>(dest, write)) [[unlikely]]
