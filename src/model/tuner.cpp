@@ -145,6 +145,16 @@ class round_tuner final : public step_tuner {
     return best;
   }
 
+  // The grid of the most dimensions, 2 or 3 PEs wide each (balanced over floor(log2 P)
+  // dimensions), with plain grid routing; none below 4 PEs (one dimension).
+  std::optional<step_configuration> fewest_links(std::size_t buffer_items) const {
+    const int pes = machine_.num_pes();
+    int dims = 0;
+    while ((2 << dims) <= pes) ++dims;
+    if (dims < 2) return std::nullopt;
+    return step_configuration{virtual_grid::balanced(pes, dims), routing::grid, buffer_items};
+  }
+
   bool measured(const step_configuration& c) const {
     return std::any_of(trials_.begin(), trials_.end(), [&](const trial& t) { return same(t.config, c); });
   }
@@ -175,6 +185,14 @@ class round_tuner final : public step_tuner {
                          [](const auto& a, const auto& b) { return a.first < b.first; });
         for (std::size_t i = 0; i < ranked.size() && i < grid_candidates_tried; ++i)
           queue_.push_back(ranked[i].second);
+        // A step with few items costs what its end costs: a final marker on every link of the
+        // grid, sum(d_i - 1) per PE. The grid with the fewest links (the most dimensions) is
+        // measured too, so that short steps can settle on it: at 256 simulated BG/Q ranks a
+        // 1-update step took 277 us on 16x16 and 122 us on 2^8 (BENCHMARKS.md, issue 53).
+        if (std::optional<step_configuration> few = fewest_links(best->config.buffer_items);
+            few && !measured(*few) &&
+            std::none_of(queue_.begin(), queue_.end(), [&](const step_configuration& q) { return same(q, *few); }))
+          queue_.push_back(*few);
         return true;
       }
       case round::buffers: {
