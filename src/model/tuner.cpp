@@ -8,6 +8,7 @@
 #include <limits>
 #include <optional>
 
+#include "core/floor_log2.hpp"
 #include "model/tuner.hpp"
 #include "model/tuning_defaults.hpp"
 #include "profile/profile_json.hpp"
@@ -149,8 +150,7 @@ class round_tuner final : public step_tuner {
   // dimensions), with plain grid routing; none below 4 PEs (one dimension).
   std::optional<step_configuration> fewest_links(std::size_t buffer_items) const {
     const int pes = machine_.num_pes();
-    int dims = 0;
-    while ((2 << dims) <= pes) ++dims;
+    const int dims = floor_log2(static_cast<std::size_t>(pes));
     if (dims < 2) return std::nullopt;
     return step_configuration{virtual_grid::balanced(pes, dims), routing::grid, buffer_items};
   }
