@@ -14,6 +14,7 @@
 //    those for its own words, locally and without communication, and counts words that differ
 //    from their initial value. XOR is self-inverse, so a lost, duplicated or misrouted update
 //    shows as an error; HPCC tolerates 1%, we require 0.
+#include <algorithm>
 #include <vector>
 
 #include "bench.hpp"
@@ -24,7 +25,7 @@ namespace {
 
 constexpr std::uint64_t poly = 0x0000000000000007ULL;
 constexpr std::int64_t period = 1317624576693539401LL;
-constexpr std::size_t look_ahead = 1024;
+constexpr std::uint64_t look_ahead = 1024;
 
 std::uint64_t next_update(std::uint64_t ran) noexcept {
   return (ran << 1) ^ (static_cast<std::int64_t>(ran) < 0 ? poly : 0);
@@ -85,18 +86,28 @@ measurement run_randomaccess(context& ctx, const setup& s) {
   progress_bar bar(ctx, "randomaccess", updates);
 
   measurement m;
+  // The updates go in chunks of look_ahead, polled after each: the loop over a chunk is the update's
+  // own work, its state in locals that the streamer's stores through std::byte* do not force back
+  // to memory, and no per-update test for the poll or the bar. Polling once per look-ahead's worth
+  // of updates ran 1.04x-1.08x faster than once per 256 (bench's poll_interval), in one sitting.
   m.seconds = measure(ctx, [&] {
     std::uint64_t ran = hpcc_starts(static_cast<std::int64_t>(updates * rank));
-    for (std::uint64_t i = 0; i < updates; ++i) {
-      ran = next_update(ran);
-      const std::uint64_t pe = place.pe(ran);
-      if (pe == rank) {
-        table[ran & mask] ^= ran;
-      } else {
-        stream.insert(ran, static_cast<int>(pe));
+    std::uint64_t* const words_here = table.data();
+    for (std::uint64_t first = 0; first < updates; first += look_ahead) {
+      const std::uint64_t last = std::min(updates, first + look_ahead);
+      std::uint64_t r = ran;
+      for (std::uint64_t i = first; i < last; ++i) {
+        r = next_update(r);
+        const std::uint64_t pe = place.pe(r);
+        if (pe == rank) {
+          words_here[r & mask] ^= r;
+        } else {
+          stream.insert(r, static_cast<int>(pe));
+        }
       }
-      if (poll_due(i)) stream.progress();
-      bar.update(i);
+      ran = r;
+      if (last - first == look_ahead) stream.progress();
+      bar.update(last);
     }
     stream.finish();
   });
