@@ -12,8 +12,6 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
 #include "test_support.hpp"
 #include "transit/protocols/calibrate_protocols.hpp"
 #include "transit/transit.hpp"
@@ -24,11 +22,7 @@ namespace {
 using namespace transit;
 namespace fs = std::filesystem;
 
-fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("transit-protocols-test-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir / name;
-}
+std::filesystem::path scratch(const std::string& name) { return transit::testing::scratch_file(name); }
 
 void write(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);

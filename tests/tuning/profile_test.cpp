@@ -3,13 +3,12 @@
 // (never a crash, never silently ignored).
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "profile/profile_json.hpp"
+#include "test_support.hpp"
 #include "transit/tuning/calibrate_streamer.hpp"
 #include "transit/profile/profile.hpp"
 
@@ -17,11 +16,7 @@ namespace {
 
 using namespace transit;
 
-std::filesystem::path scratch(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("transit-profile-test-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return dir / name;
-}
+std::filesystem::path scratch(const std::string& name) { return transit::testing::scratch_file(name); }
 
 void write(const std::filesystem::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
