@@ -70,13 +70,10 @@ bool same(const step_configuration& a, const step_configuration& b) {
 /// then it keeps the best. Every step at most one configuration; settled within 25 steps.
 class round_tuner final : public step_tuner {
  public:
-  round_tuner(const context& ctx, const tuning_seed& seed, const step_configuration& initial, std::size_t item_bytes)
-      : machine_(ctx.machine()),
-        physical_(ctx.topology().physical()),
-        costs_(seed_costs(seed)),
-        item_bytes_(item_bytes),
-        best_(initial) {
-    if (const topology_manager* named = named_network(ctx)) network_.emplace(*named);
+  round_tuner(const machine& m, const physical_topology& physical, const topology_manager* network,
+              const tuning_seed& seed, const step_configuration& initial, std::size_t item_bytes)
+      : machine_(m), physical_(physical), costs_(seed_costs(seed)), item_bytes_(item_bytes), best_(initial) {
+    if (network != nullptr) network_.emplace(*network);
     const auto nearest_power = [](std::size_t n) {
       std::size_t p = 1;
       while (p * 2 <= n) p *= 2;
@@ -294,7 +291,13 @@ std::size_t automatic_buffer_items(const tuning_seed& seed, std::size_t item_byt
 
 std::unique_ptr<step_tuner> make_step_tuner(const context& ctx, const tuning_seed& seed,
                                             const step_configuration& initial, std::size_t item_bytes) {
-  return std::make_unique<round_tuner>(ctx, seed, initial, std::max<std::size_t>(1, item_bytes));
+  return make_step_tuner(ctx.machine(), ctx.topology().physical(), named_network(ctx), seed, initial, item_bytes);
+}
+
+std::unique_ptr<step_tuner> make_step_tuner(const machine& m, const physical_topology& physical,
+                                            const topology_manager* network, const tuning_seed& seed,
+                                            const step_configuration& initial, std::size_t item_bytes) {
+  return std::make_unique<round_tuner>(m, physical, network, seed, initial, std::max<std::size_t>(1, item_bytes));
 }
 
 }  // namespace transit::detail

@@ -17,6 +17,9 @@
 
 namespace transit {
 class context;
+class machine;
+class physical_topology;
+class topology_manager;
 }
 
 namespace transit::detail {
@@ -71,6 +74,12 @@ class step_tuner {
 
 /// Local: the tuner of a streamer with tune = true that starts from `initial`.
 std::unique_ptr<step_tuner> make_step_tuner(const context& ctx, const tuning_seed& seed,
+                                            const step_configuration& initial, std::size_t item_bytes);
+/// Local: the same tuner for a machine given as values: its PEs and nodes, its physical topology,
+/// and the network the model routes over (null: none named). The context's version passes the
+/// job's; a test passes a machine larger than the job it runs in.
+std::unique_ptr<step_tuner> make_step_tuner(const machine& m, const physical_topology& physical,
+                                            const topology_manager* network, const tuning_seed& seed,
                                             const step_configuration& initial, std::size_t item_bytes);
 
 }  // namespace transit::detail
