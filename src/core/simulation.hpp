@@ -9,6 +9,8 @@
 // simulation.cpp), simulated costs (core/simulated_costs.hpp).
 #include <cstddef>
 #include <functional>
+#include <map>
+#include <memory>
 
 #include "transit/detail/core/simulation.hpp"
 
@@ -18,6 +20,19 @@ namespace transit::detail::simulation {
 /// here, run one at a time): what every rank builds alike (its machine, its topology) can be built
 /// once and shared, and per-rank state in globals is indexed by world_rank().
 inline constexpr bool ranks_share_process = simulated_build;
+
+/// What every rank of a simulated job builds alike, O(P) each (its machine, its topology), built
+/// once and shared instead of held P times (2 GB at 8192 ranks): the first rank's object serves
+/// the others. `key` says what the object was built from. Call only when ranks_share_process.
+template <class T, class Key>
+std::shared_ptr<const T> shared_by_ranks(const Key& key, const std::function<std::shared_ptr<const T>()>& make) {
+  static std::map<Key, std::weak_ptr<const T>> built;
+  std::weak_ptr<const T>& slot = built[key];
+  if (std::shared_ptr<const T> existing = slot.lock()) return existing;
+  std::shared_ptr<const T> made = make();
+  slot = made;
+  return made;
+}
 
 /// The rank-thread rule: a simulated rank runs on one thread (SMPI), so PE threads per rank above
 /// 1 are refused. What is expected when `threads_per_rank` breaks the rule, else null.

@@ -1,7 +1,7 @@
 #pragma once
-// Private to the library: the transport section of the profile file as the runtime's mpi launch
-// applies it before MPI starts (src/runtime/launch/mpi.cpp). The profile module sits below the
-// runtime, so the launch asks it directly.
+// Private to the library: the transport section of the profile file as the mpi backend's launch
+// applies it before MPI starts (src/transport/mpi/launch.cpp). The profile module sits above the
+// transport seam, so the runtime hands the launch this function (launch_request::profile_single_copy).
 #include <string>
 
 namespace transit::detail {

@@ -18,6 +18,7 @@
 #include "core/simulation.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/topology/topology_manager.hpp"
+#include "transport/launch.hpp"
 
 namespace transit {
 
@@ -243,14 +244,6 @@ bool runs_comm_thread(const run_options& o) noexcept {
   return o.threads_per_rank > 1 && o.comm_thread.value_or(true);
 }
 
-bool started_by_mpi_launcher() {
-  // A simulation runs only under smpirun, which sets none of the variables below.
-  if constexpr (detail::simulated_build) return true;
-  for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MV2_COMM_WORLD_SIZE",
-                               "MPI_LOCALNRANKS", "HYDRA_CONTROL_FD"}) {
-    if (std::getenv(variable) != nullptr) return true;
-  }
-  return false;
-}
+bool started_by_mpi_launcher() { return detail::launched_by_mpi(); }
 
 }  // namespace transit

@@ -1,4 +1,4 @@
-// transit::session: forwards to its backend's launch (src/runtime/launch/common.hpp), which owns the PEs.
+// transit::session: forwards to its launch (src/runtime/launch.hpp), which owns the PEs.
 #include "transit/runtime/session.hpp"
 
 #include <cstdio>
@@ -7,11 +7,13 @@
 #include <utility>
 
 #include "transit/detail/core/error.hpp"
-#include "runtime/launch/common.hpp"
+#include "runtime/launch.hpp"
 
 namespace transit {
 
-session::session(const run_options& options) : session(detail::launch_local(options)) {}
+session::session(const run_options& options)
+    : session(std::make_unique<detail::session_launch>(
+          detail::session_backend_named(options.backend).open_session(detail::launch_request_of(options)), options)) {}
 
 session::session(std::unique_ptr<detail::session_launch> launch) : launch_(std::move(launch)) {}
 

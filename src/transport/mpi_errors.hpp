@@ -1,6 +1,6 @@
 #pragma once
-// Private to the library: how the mpi backend reports an MPI error and ends a job, for the
-// runtime's launch (src/runtime/launch/mpi.cpp) and the layers behind transport/mpi_access.hpp.
+// Private to the library: how the mpi backend reports an MPI error and ends a job, for its launch
+// (src/transport/mpi/launch.cpp) and the layers behind transport/mpi_access.hpp.
 // Functions only: including this names no backend class.
 #include <mpi.h>
 

@@ -1,8 +1,7 @@
 #pragma once
-// Private to the library: the transports of this process's PEs, as a backend makes them for the
-// runtime's launch (src/runtime/launch/), which makes a context over each and runs the PE threads.
-// The launch asks this interface what to do, never a backend class; each backend offers one
-// factory (src/transport/local_transports.hpp, src/transport/mpi_transports.hpp).
+// Private to the library: the transports of this process's PEs, as a backend's launch opens them
+// (transport/launch.hpp) for the runtime's launch (src/runtime/launch.cpp), which makes a context
+// over each and runs the PE threads. The runtime asks this interface what to do, never a backend.
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,14 +17,16 @@ class process_transports {
   /// The transport of this process's PE `local_pe` (from 0), made and used on that PE's thread.
   virtual std::unique_ptr<transport> make(int local_pe) = 0;
   /// Whether the thread that made this drives the transports (run_driver(): a communication
-  /// thread) while every PE runs on a thread of its own; if not, that thread runs PE 0 itself.
+  /// thread) while every PE runs on a thread of its own; if not, that thread waits for the PE
+  /// threads, or runs a lone PE itself.
   virtual bool has_driver() const noexcept { return false; }
   /// The driver's loop (only when has_driver()): returns once every PE's transport is gone.
   virtual void run_driver() {}
   /// A PE of this process failed with `what`. The backend ends the job its way: it records the
   /// failure (the first is the job's; later ones are its consequences) and flags the job aborted,
-  /// so that the other PEs unwind at their next wait, and returns (threads of one process); or it
-  /// ends the whole job and never returns (MPI ranks: the caller has reported the failure).
+  /// so that the other PEs unwind at their next wait, and returns (threads of one process: the
+  /// runtime reports the first failure); or it reports the failure ("transit: PE <r>: <what>") and
+  /// ends the whole job, never returning (MPI ranks).
   virtual void end_job(int local_pe, std::string what) = 0;
   /// Whether end_job flagged the job aborted.
   virtual bool aborted() const noexcept { return false; }

@@ -12,7 +12,7 @@
 namespace transit {
 
 namespace detail {
-class session_launch;  // a backend's PEs of one session (src/runtime/launch/common.hpp)
+class session_launch;  // the PEs of one session in this process (src/runtime/launch.hpp)
 struct session_access;
 }  // namespace detail
 

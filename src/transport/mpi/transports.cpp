@@ -1,6 +1,9 @@
 // The mpi backend's transports of this rank's PEs (src/transport/mpi_transports.hpp).
 #include "transport/mpi_transports.hpp"
 
+#include <mpi.h>
+
+#include "transport/launch.hpp"
 #include "transport/mpi/comm_thread.hpp"
 #include "transport/mpi/environment.hpp"
 #include "transport/mpi/lanes.hpp"
@@ -17,10 +20,33 @@ void check_rank_transport_environment() {
 
 namespace {
 
+// A failing PE is reported ("transit: PE <r>: <what>") before it ends the whole job: other ranks
+// cannot be unwound.
+void report_lane_failure(MPI_Comm comm, int lanes, int lane, const std::string& what) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  report_failure(rank * lanes + lane, what.c_str());
+}
+
+// One PE per rank, on a duplicate of the communicator.
+class rank_transports final : public process_transports {
+ public:
+  explicit rank_transports(MPI_Comm comm) : comm_(comm) {}
+  std::unique_ptr<transport> make(int /*local_pe: 0*/) override { return make_rank_transport(comm_); }
+  void end_job(int lane, std::string what) override {
+    report_lane_failure(comm_, 1, lane, what);
+    abort_job();
+  }
+
+ private:
+  MPI_Comm comm_;
+};
+
 class rank_lane_transports final : public process_transports {
  public:
   rank_lane_transports(MPI_Comm comm, int lanes, bool comm_thread, const std::string& trace_dir,
-                       std::size_t trace_events) {
+                       std::size_t trace_events)
+      : comm_(comm), lane_count_(lanes) {
     if (comm_thread) hub_ = std::make_unique<comm_thread_hub>(comm, lanes, trace_dir, trace_events);
     lanes_ = std::make_shared<rank_lanes>(comm, lanes, hub_.get());
   }
@@ -30,8 +56,9 @@ class rank_lane_transports final : public process_transports {
   }
   bool has_driver() const noexcept override { return hub_ != nullptr; }
   void run_driver() override { hub_->run(lanes_->inboxes()); }
-  void end_job(int /*lane*/, std::string /*what: reported by the caller*/) override {
-    if (hub_) hub_->abort_from_lane();
+  void end_job(int lane, std::string what) override {
+    report_lane_failure(comm_, lane_count_, lane, what);
+    if (hub_) hub_->abort_from_lane();  // the communication thread ends the job
     abort_job();
   }
   void close() override {
@@ -40,6 +67,8 @@ class rank_lane_transports final : public process_transports {
   }
 
  private:
+  MPI_Comm comm_;
+  int lane_count_;
   std::unique_ptr<comm_thread_hub> hub_;  // outlives the lanes, whose groups live on its endpoint
   std::shared_ptr<rank_lanes> lanes_;
 };
@@ -48,6 +77,7 @@ class rank_lane_transports final : public process_transports {
 
 std::unique_ptr<process_transports> make_rank_lane_transports(MPI_Comm comm, int lanes, bool comm_thread,
                                                               const std::string& trace_dir, std::size_t trace_events) {
+  if (lanes == 1 && !comm_thread) return std::make_unique<rank_transports>(comm);
   return std::make_unique<rank_lane_transports>(comm, lanes, comm_thread, trace_dir, trace_events);
 }
 

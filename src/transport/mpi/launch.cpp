@@ -1,7 +1,6 @@
-// The mpi backend's launch: MPI's initialisation (with Open MPI's settings before it) and
-// finalisation, the machine of the job's ranks, and a rank's PEs (one, or PE threads in lanes),
-// each with its context over the transport the backend makes for it (transport/mpi_transports.hpp).
-// Named mpi.cpp: a build without MPI leaves it out (CMakeLists.txt).
+// The mpi backend's launch (transport/mpi_transports.hpp): MPI's initialisation (with Open MPI's
+// settings before it) and finalisation, the checks of a communicator and its thread level, the
+// machine of the job's ranks, and the transports of a rank's PEs (one, or PE threads in lanes).
 #include <mpi.h>
 
 #include <algorithm>
@@ -13,12 +12,9 @@
 #include <cstring>
 #include <functional>
 #include <limits>
-#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -29,11 +25,8 @@
 
 #include "core/simulated_costs.hpp"
 #include "core/simulation.hpp"
-#include "profile/transport_settings.hpp"
-#include "runtime/launch/common.hpp"
 #include "transit/detail/core/error.hpp"
-#include "transit/detail/runtime/context_access.hpp"
-#include "transit/mpi.hpp"
+#include "transport/launch.hpp"
 #include "transport/mpi_transports.hpp"
 
 namespace transit::detail {
@@ -71,30 +64,18 @@ void finalize_mpi_at_exit() {
   if (!finalized) MPI_Finalize();
 }
 
-// A simulated job runs all its ranks in one process (docs/simulation.md). Its ranks build equal
-// machines and topologies, O(P) each: they share one instead of holding P copies (2 GB at 8192
-// ranks). `key` says what the object was built from; the first rank's object serves the others.
-template <class T, class Key>
-std::shared_ptr<const T> shared_by_ranks(const Key& key, const std::function<std::shared_ptr<const T>()>& make) {
-  static std::map<Key, std::weak_ptr<const T>> built;
-  std::weak_ptr<const T>& slot = built[key];
-  if (std::shared_ptr<const T> existing = slot.lock()) return existing;
-  std::shared_ptr<const T> made = make();
-  slot = made;
-  return made;
-}
-
 // PEs are rank x lanes + lane (--transit-threads-per-rank): a rank's PEs are on its node.
-std::shared_ptr<const machine> mpi_machine(MPI_Comm comm, const run_options& o) {
+std::shared_ptr<const machine> mpi_machine(MPI_Comm comm, const launch_request& o) {
   int rank = 0, size = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   const int lanes = o.threads_per_rank;  // 1 in a simulation (simulation::threads_per_rank_refusal)
-  if (lanes > 1 && o.pes_per_node > 0) return emulated_machine(size * lanes, o);
+  if (lanes > 1 && o.pes_per_node > 0) return emulated_machine(size * lanes, o.pes_per_node);
   if (o.pes_per_node > 0) {
     if (simulation::ranks_share_process)
-      return shared_by_ranks<machine>(std::vector<int>{size, o.pes_per_node}, [&] { return emulated_machine(size, o); });
-    return emulated_machine(size, o);
+      return simulation::shared_by_ranks<machine>(std::vector<int>{size, o.pes_per_node},
+                                                  [&] { return emulated_machine(size, o.pes_per_node); });
+    return emulated_machine(size, o.pes_per_node);
   }
   // Real nodes: the ranks sharing memory with us, numbered by their lowest world rank.
   MPI_Comm shared;
@@ -112,7 +93,7 @@ std::shared_ptr<const machine> mpi_machine(MPI_Comm comm, const run_options& o) 
     for (int lane = 0; lane < lanes; ++lane) node_of[static_cast<std::size_t>(r * lanes + lane)] = node_of_leader[leaders[r]];
   }
   if (simulation::ranks_share_process)
-    return shared_by_ranks<machine>(node_of, [&] { return std::make_shared<const machine>(machine::from_node_ids(node_of)); });
+    return simulation::shared_by_ranks<machine>(node_of, [&] { return std::make_shared<const machine>(machine::from_node_ids(node_of)); });
   return std::make_shared<const machine>(machine::from_node_ids(std::move(node_of)));
 }
 
@@ -146,7 +127,7 @@ void keep_open_mpi_from_emulated_atomics() {
                  user);
 }
 
-void tune_open_mpi_before_init() {
+void tune_open_mpi_before_init(const launch_request& request) {
   setenv("OMPI_MCA_btl_vader_eager_limit", "32768", 0);
   keep_open_mpi_from_emulated_atomics();
   if (const char* user = std::getenv("OMPI_MCA_btl_vader_single_copy_mechanism"); user != nullptr && *user != '\0')
@@ -158,7 +139,7 @@ void tune_open_mpi_before_init() {
       throw_invalid("TRANSIT_SINGLE_COPY", mechanism,
                             "'default' (Open MPI's single-copy mechanism) or 'none' (copy in and out)");
   } else {
-    mechanism = single_copy_from_profile();
+    mechanism = request.profile_single_copy ? request.profile_single_copy() : std::string();
   }
   if (mechanism == "none") setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 1);
 }
@@ -190,54 +171,6 @@ void warn_if_threads_share_cpus(MPI_Comm comm, int lanes) {
   std::fflush(stderr);
 }
 
-// --transit-threads-per-rank=T: this rank's PEs are T threads (docs/hybrid.md). Every PE thread
-// calls MPI: lane 0 runs on the calling thread. With a communication thread: the calling thread
-// (the one that initialised MPI: MPI_THREAD_FUNNELED allows it alone) is the communication thread,
-// and the T PE threads are new. A failing PE reports and ends the whole job, as a rank does.
-void run_lanes(MPI_Comm comm, const run_options& options, const std::function<void(context&)>& body,
-               const std::shared_ptr<const machine>& m, const std::shared_ptr<const topology_manager>& topology) {
-  const int lanes = options.threads_per_rank;
-  warn_if_threads_share_cpus(comm, lanes);
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  const auto transports =
-      make_rank_lane_transports(comm, lanes, runs_comm_thread(options), options.trace, options.trace_events);
-  auto lane_main = [&](int lane) {
-    const int pe = rank * lanes + lane;
-    try {
-      auto ctx = context_access::make(transports->make(lane), m, topology, options);
-      body(*ctx);
-      ctx->barrier();  // no PE tears down its transport while a peer may still be sending to it
-    } catch (const std::exception& e) {
-      report_failure(pe, e.what());
-      transports->end_job(lane, e.what());  // does not return
-    } catch (...) {
-      report_failure(pe, "unknown exception");
-      transports->end_job(lane, "unknown exception");
-    }
-  };
-  const int first_new = transports->has_driver() ? 0 : 1;
-  std::vector<std::thread> threads;
-  threads.reserve(static_cast<std::size_t>(lanes));
-  try {
-    for (int lane = first_new; lane < lanes; ++lane) threads.emplace_back(lane_main, lane);
-  } catch (const std::system_error& e) {
-    report_failure(rank * lanes,
-                   concat("--transit-threads-per-rank: got '", lanes, "', expected a thread count this system "
-                                  "can start: thread ", threads.size() + 1 + first_new, " could not be created (",
-                                  e.code().message(), ")")
-                       .c_str());
-    abort_job();
-  }
-  if (transports->has_driver()) {
-    transports->run_driver();
-  } else {
-    lane_main(0);
-  }
-  for (auto& t : threads) t.join();
-  transports->close();
-}
-
 // A usage error every rank finds alike (said once, by rank 0), or one each rank finds alone in its
 // own process (the thread level it initialised MPI with: said by every rank).
 struct rank_usage_error : std::invalid_argument {
@@ -246,7 +179,7 @@ struct rank_usage_error : std::invalid_argument {
 
 // What attach() checks before any of transit's work: MPI's state, the communicator, the thread
 // level the options need, the options that need the communicator's size, the transport's variables.
-void check_attachable(MPI_Comm comm, const run_options& options) {
+void check_attachable(MPI_Comm comm, const launch_request& options) {
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
@@ -269,7 +202,7 @@ void check_attachable(MPI_Comm comm, const run_options& options) {
   const int lanes = options.threads_per_rank;
   if (const char* expected = simulation::threads_per_rank_refusal(lanes))
     throw rank_usage_error(concat("--transit-threads-per-rank: got '", lanes, "', expected ", expected));
-  if (lanes > 1 && runs_comm_thread(options)) {
+  if (lanes > 1 && options.comm_thread) {
     int provided = MPI_THREAD_SINGLE, main_thread = 0;
     MPI_Query_thread(&provided);
     MPI_Is_thread_main(&main_thread);
@@ -301,82 +234,73 @@ void check_attachable(MPI_Comm comm, const run_options& options) {
   static_cast<void>(simulation_costs());
 }
 
-// A session on a communicator: one PE per rank (its context made at once, used on the calling
-// thread), or PE threads per rank started by each run().
-class mpi_session final : public session_launch {
+// MPI_Init_thread, after Open MPI's settings; MPI_Finalize at exit. Throws std::runtime_error when
+// MPI cannot start.
+void initialize_mpi(const launch_request& options) {
+  tune_open_mpi_before_init(options);
+  // MULTIPLE unless asked otherwise: one-sided helper threads call MPI from a second thread, and
+  // MULTIPLE measured no cost to the streamer here (histogram, 2 ranks, 20M items per PE: median
+  // time 1.00x of FUNNELED, README "MPI thread level"). A program that initialises MPI chooses.
+  const int thread_level = options.thread_multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED;
+  if (!launched_by_mpi() && !mpi_initialises_in_child(thread_level))
+    throw std::runtime_error(
+        "--transit-backend=mpi: MPI could not be initialised on its own; no MPI launcher: run under "
+        "mpirun, or use --transit-backend=local");
+  int provided = 0;
+  // Under a launcher MPI explains its own failure (and usually ends the process itself).
+  if (const int rc = MPI_Init_thread(nullptr, nullptr, thread_level, &provided); rc != MPI_SUCCESS)
+    throw std::runtime_error(concat("--transit-backend=mpi: MPI_Init_thread failed with error code ", rc,
+                                            " (see MPI's message above)"));
+  if (!simulated_build) std::atexit(finalize_mpi_at_exit);
+}
+
+// This rank's part of a job on a communicator: one PE, or PE threads (lanes) with transports made
+// afresh for each run.
+class mpi_process final : public process_launch {
  public:
-  mpi_session(MPI_Comm comm, const run_options& options) : comm_(comm), options_(options) {
-    check_attachable(comm, options);
+  mpi_process(MPI_Comm comm, const launch_request& request) : comm_(comm), request_(request) {
+    check_attachable(comm, request);
     MPI_Comm_rank(comm, &rank_);
     MPI_Comm_size(comm, &ranks_);
-    machine_ = mpi_machine(comm, options);
-    if (simulation::ranks_share_process) {
-      topology_ = shared_by_ranks<topology_manager>(
-          std::pair{reinterpret_cast<std::uintptr_t>(machine_.get()), options.physical},
-          [&] { return job_topology(*machine_, options); });
-    } else {
-      topology_ = job_topology(*machine_, options);
-    }
-    if (options.threads_per_rank == 1)
-      context_ = context_access::make(make_rank_transport(comm), machine_, topology_, options_);
+    machine_ = mpi_machine(comm, request);
   }
-  ~mpi_session() override {
-    try {
-      close();
-    } catch (const std::exception& e) {
-      report_failure(rank_ * options_.threads_per_rank, e.what());
-    }
+  int local_pes() const noexcept override { return request_.threads_per_rank; }
+  int size() const noexcept override { return ranks_ * request_.threads_per_rank; }
+  int first_pe() const noexcept override { return rank_ * request_.threads_per_rank; }
+  std::shared_ptr<const machine> job_machine() const override { return machine_; }
+  std::unique_ptr<process_transports> open_transports() override {
+    const int lanes = request_.threads_per_rank;
+    if (lanes > 1) warn_if_threads_share_cpus(comm_, lanes);
+    return make_rank_lane_transports(comm_, lanes, request_.comm_thread, request_.trace_dir, request_.trace_events);
   }
-  int local_pes() const noexcept override { return options_.threads_per_rank; }
-  int size() const noexcept override { return ranks_ * options_.threads_per_rank; }
-  context* single_pe() noexcept override { return context_.get(); }
-  void run(const std::function<void(context&)>& body) override {
-    if (closed_) throw std::logic_error("transit::session::run: the session is closed");
-    if (context_) {
-      body(*context_);
-    } else {
-      run_lanes(comm_, options_, body, machine_, topology_);
-    }
-  }
-  void close() override {
-    if (closed_) return;
-    closed_ = true;
-    if (!context_) return;
-    context_->barrier();  // no PE tears down its transport while a peer may still be sending to it
-    context_.reset();
-  }
+  const char* pe_count_option() const noexcept override { return "--transit-threads-per-rank"; }
 
  private:
   MPI_Comm comm_;
-  run_options options_;
+  launch_request request_;
   int rank_ = 0, ranks_ = 1;
   std::shared_ptr<const machine> machine_;
-  std::shared_ptr<const topology_manager> topology_;
-  std::unique_ptr<context> context_;
-  bool closed_ = false;
 };
 
-}  // namespace
+class mpi_backend final : public backend_launch {
+ public:
+  int run_program(const launch_request& request, const std::function<int(process_launch&)>& main) override;
+  std::unique_ptr<process_launch> open_session(const launch_request&) override {
+    throw_invalid("transit::session: options.backend", "mpi",
+                  "'local' or empty (a session on MPI attaches to a communicator: transit::attach, transit/mpi.hpp)");
+  }
+};
 
-int run_mpi(const run_options& options, const std::function<void(context&)>& body) {
+int mpi_backend::run_program(const launch_request& options, const std::function<int(process_launch&)>& main) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
-    tune_open_mpi_before_init();
-    // MULTIPLE unless asked otherwise: one-sided helper threads call MPI from a second thread, and
-    // MULTIPLE measured no cost to the streamer here (histogram, 2 ranks, 20M items per PE: median
-    // time 1.00x of FUNNELED, README "MPI thread level"). A program that initialises MPI chooses.
-    const int thread_level = options.mpi_thread_multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED;
-    if (!started_by_mpi_launcher() && !mpi_initialises_in_child(thread_level))
-      throw std::runtime_error(
-          "--transit-backend=mpi: MPI could not be initialised on its own; no MPI launcher: run under "
-          "mpirun, or use --transit-backend=local");
-    int provided = 0;
-    // Under a launcher MPI explains its own failure (and usually ends the process itself).
-    if (const int rc = MPI_Init_thread(nullptr, nullptr, thread_level, &provided); rc != MPI_SUCCESS)
-      throw std::runtime_error(concat("--transit-backend=mpi: MPI_Init_thread failed with error code ", rc,
-                                              " (see MPI's message above)"));
-    if (!simulated_build) std::atexit(finalize_mpi_at_exit);
+    try {
+      initialize_mpi(options);
+    } catch (const std::exception& e) {  // said on every process: none of them has MPI
+      std::fprintf(stderr, "transit: error: %s\n", e.what());
+      return 2;
+    }
   }
   // SMPI ends a simulated rank when its main returns, and finalising from atexit then crashes it:
   // the rank that transit initialised finalises before run() returns.
@@ -388,9 +312,9 @@ int run_mpi(const run_options& options, const std::function<void(context&)>& bod
   } finalize{simulated_build && initialized == 0};
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  std::unique_ptr<mpi_session> attached;
+  std::unique_ptr<mpi_process> process;
   try {
-    attached = std::make_unique<mpi_session>(MPI_COMM_WORLD, options);
+    process = std::make_unique<mpi_process>(MPI_COMM_WORLD, options);
   } catch (const std::invalid_argument& e) {
     // A usage error: status 2 everywhere, no abort; the barrier keeps a rank from exiting (and
     // getting the launcher to kill the job) before the message is written.
@@ -402,33 +326,36 @@ int run_mpi(const run_options& options, const std::function<void(context&)>& bod
     report_failure(rank, e.what());
     abort_job();
   }
+  // A PE's failure ends the job from inside (process_transports::end_job); what escapes here is
+  // this rank's failure outside any PE.
   try {
-    attached->run(body);
-    attached->close();
+    return main(*process);
   } catch (const std::exception& e) {
-    report_failure(rank * options.threads_per_rank, e.what());
+    report_failure(process->first_pe(), e.what());
     abort_job();
   } catch (...) {
-    report_failure(rank * options.threads_per_rank, "unknown exception");
+    report_failure(process->first_pe(), "unknown exception");
     abort_job();
   }
-  return 0;
 }
 
-}  // namespace transit::detail
+}  // namespace
 
-namespace transit {
+backend_launch& mpi_backend_launch() {
+  static mpi_backend backend;
+  return backend;
+}
 
-bool prepare_mpi_environment() {
+std::unique_ptr<process_launch> attach_process(MPI_Comm comm, const launch_request& request) {
+  return std::make_unique<mpi_process>(comm, request);
+}
+
+bool prepare_mpi_before_init(const launch_request& request) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (initialized != 0) return false;
-  detail::tune_open_mpi_before_init();
+  tune_open_mpi_before_init(request);
   return true;
 }
 
-session attach(MPI_Comm comm, const run_options& options) {
-  return detail::session_access::make(std::make_unique<detail::mpi_session>(comm, options));
-}
-
-}  // namespace transit
+}  // namespace transit::detail
