@@ -16,6 +16,10 @@ simulation build is missing: `make test` builds both.
             the flat lock server's grants and MPI RMA's gets; MPI_Alltoallv is the machine's MPI's
             (MPICH's skips empty counts, Open MPI's does not); a node's NIC message rate bounds what
             its PEs inject together
+  census    every message of a run pays its sender's overhead, for every kind of sender (transit's
+            streamer and exchanges, the baselines' MPI_Alltoallv, neighbour exchange, NBX and
+            flat servers, MPI RMA, transit's global arrays) and every collective of the set-up,
+            at rank counts that are no power of two: the message census counts them all
   anchor    the calibration of the emulated cluster (bench/sim/anchor.sh) on its machine, 4 hosts x 2
             on one switch: a verified histogram, the same simulated time twice
   deadlock  a stuck program (PE 1 never ends its step): without a watchdog the simulated job ends
@@ -295,6 +299,48 @@ def check_fair():
                  f"expected at most 3x (a barrier of log2 P rounds)")
 
 
+def check_census():
+    """No message goes uncharged: the census of each run (src/core/simulation.cpp: every message
+    SimGrid transferred, and every send that paid its sender's overhead through transit's cost
+    callbacks) has as many charged as transferred. Set-up included (communicator duplicates and
+    splits, the launch's allreduce and allgather, a window's creation), on 5 ranks of one PE per
+    node and on 12 of 2 per node: SMPI's binomial broadcast (MPI_Comm_dup's) and Open MPI's tree
+    barrier send with the library's blocking send, which pays nothing, and recursive doubling's
+    folds only appear where the rank count is no power of two."""
+    kernels = {
+        "streamer": ["bench", "histogram", "--items-per-pe", "2000"],
+        "NBX step": ["bench", "histogram", "--items-per-pe", "16", "--steps", "3", "--scheme", "mpi-raw"],
+        "one MPI_Isend per item": ["bench", "histogram", "--items-per-pe", "200", "--scheme", "none"],
+        "flat hot spot fetch-add": ["bench", "hotspot", "--op", "fetch-add", "--contention", "100", "--ops", "20",
+                                    "--iterations", "2", "--scheme", "mpi-raw"],
+        "flat hot spot get": ["bench", "hotspot", "--op", "get", "--contention", "100", "--ops", "20",
+                              "--iterations", "2", "--scheme", "mpi-raw"],
+        "flat lock server": ["bench", "hotspot", "--op", "lock", "--contention", "100", "--ops", "20",
+                             "--iterations", "2", "--scheme", "mpi-raw"],
+        "MPI_Get": ["bench", "hotspot", "--op", "get", "--contention", "100", "--ops", "20", "--iterations", "2",
+                    "--topology", "mpi-rma"],
+        "global array fetch-add (mfcg)": ["bench", "hotspot", "--op", "fetch-add", "--contention", "100", "--ops",
+                                          "20", "--iterations", "2", "--topology", "mfcg"],
+    }
+    for method in ("direct", "crystal_router", "mpi_alltoallv", "mpi_neighbor"):
+        kernels[f"exchange {method}"] = ["bench", "exchange", "--method", method, "--samples", "3"]
+    settings = {"exchange mpi_alltoallv_fixed, MPICH's": ["--set", "mpi_library=mpich"]}
+    kernels["exchange mpi_alltoallv_fixed, MPICH's"] = ["bench", "exchange", "--method", "mpi_alltoallv_fixed",
+                                                       "--neighbors", "2", "--samples", "3"]
+    for platform, ranks in (("torus:5:1", "5"), ("torus:2x3:2", "12")):
+        for name, kernel in kernels.items():
+            record = records("--platform", platform, "--ranks", ranks, *settings.get(name, []), "--",
+                             *kernel)[0]  # verified
+            messages, charged = record.get("run_messages"), record.get("run_messages_charged")
+            if not isinstance(messages, int) or not isinstance(charged, int):
+                sys.exit(f"simulate_check: {name} on {ranks} ranks: no message census in the record "
+                         f"(run_messages {messages}, run_messages_charged {charged})")
+            print(f"{name}, {ranks} ranks: {messages} messages, {charged} charged")
+            if messages == 0 or charged != messages:
+                sys.exit(f"simulate_check: {name} on {ranks} ranks ({platform}): {charged} of {messages} messages "
+                         f"paid their sender's overhead, expected all of them")
+
+
 def check_progress():
     """On a terminal (stderr a pty here), scripts/simulate shows rank 0's progress line with the
     simulated and the real time, redrawn with '\\r' and erased; with --quiet, or piped (every other
@@ -361,7 +407,7 @@ def check_make_sim():
                  f"build-sim:\n{run.stdout}")
 
 
-CHECKS = {"make_sim": check_make_sim, "progress": check_progress, "fair": check_fair, "modelled": check_modelled, "measured": check_measured, "kernels": check_kernels,
+CHECKS = {"make_sim": check_make_sim, "progress": check_progress, "fair": check_fair, "census": check_census, "modelled": check_modelled, "measured": check_measured, "kernels": check_kernels,
           "deadlock": check_deadlock, "anchor": check_anchor}
 if len(sys.argv) != 2 or sys.argv[1] not in CHECKS:
     sys.exit(f"usage: simulate_check.py {'|'.join(CHECKS)}")
