@@ -3,6 +3,8 @@
 
 #include <mpi.h>
 
+#include <thread>
+
 #include "transport/launch.hpp"
 #include "transport/mpi/comm_thread.hpp"
 #include "transport/mpi/environment.hpp"
@@ -46,7 +48,7 @@ class rank_lane_transports final : public process_transports {
  public:
   rank_lane_transports(MPI_Comm comm, int lanes, bool comm_thread, const std::string& trace_dir,
                        std::size_t trace_events)
-      : comm_(comm), lane_count_(lanes) {
+      : comm_(comm), lane_count_(lanes), driver_thread_(std::this_thread::get_id()) {
     if (comm_thread) hub_ = std::make_unique<comm_thread_hub>(comm, lanes, trace_dir, trace_events);
     lanes_ = std::make_shared<rank_lanes>(comm, lanes, hub_.get());
   }
@@ -58,7 +60,9 @@ class rank_lane_transports final : public process_transports {
   void run_driver() override { hub_->run(lanes_->inboxes()); }
   void end_job(int lane, std::string what) override {
     report_lane_failure(comm_, lane_count_, lane, what);
-    if (hub_) hub_->abort_from_lane();  // the communication thread ends the job
+    // A PE thread hands the end to the communication thread, which owns MPI; the thread that made
+    // this (the driver, refused a PE thread before it drives) ends the job itself.
+    if (hub_ && std::this_thread::get_id() != driver_thread_) hub_->abort_from_lane();
     abort_job();
   }
   void close() override {
@@ -69,6 +73,7 @@ class rank_lane_transports final : public process_transports {
  private:
   MPI_Comm comm_;
   int lane_count_;
+  std::thread::id driver_thread_;
   std::unique_ptr<comm_thread_hub> hub_;  // outlives the lanes, whose groups live on its endpoint
   std::shared_ptr<rank_lanes> lanes_;
 };
