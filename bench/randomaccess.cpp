@@ -6,10 +6,11 @@
 //    updates [p*U, (p+1)*U) of the one global stream, starting from HPCC_starts(p*U); U defaults
 //    to 4 x 2^n as in HPCC. An update XORs ran into global word ran mod (P*2^n); with P a power of
 //    two that is HPCC's ran & (TableSize-1). Other P: PE (ran >> n) mod P, word ran & (2^n-1).
-//  - look-ahead of at most 1024 updates per PE: the streamer's max_buffered_items = 1024 bounds
-//    the updates a PE holds unsent in its aggregation buffers (HPCC's reference implementation
+//  - look-ahead of at most 1024 updates per PE: a batch of 64 drawn updates plus the streamer's
+//    max_buffered_items = 960 bound the updates a PE holds unsent (HPCC's reference implementation
 //    bounds its send buckets the same way, MAX_TOTAL_PENDING_UPDATES). Updates for this PE's own
-//    table are applied at once, as HPCC does, so they never wait in a queue.
+//    table are applied at the end of their batch, before any of it is sent, so they never wait in
+//    a queue.
 //  - verification replays the stream: every PE regenerates all P*U updates, applies (XORs again)
 //    those for its own words, locally and without communication, and counts words that differ
 //    from their initial value. XOR is self-inverse, so a lost, duplicated or misrouted update
@@ -26,6 +27,11 @@ namespace {
 constexpr std::uint64_t poly = 0x0000000000000007ULL;
 constexpr std::int64_t period = 1317624576693539401LL;
 constexpr std::uint64_t look_ahead = 1024;
+// Updates are drawn in batches of `batch`, split without a branch into this PE's own and the
+// others' (an update is this PE's at random, and a mispredicted branch per two updates cost more
+// than the update), then applied and inserted. A batch waits unsent beside the streamer's
+// buffers, so the streamer holds at most look_ahead - batch: the look-ahead stays 1024.
+constexpr std::uint64_t batch = 64;
 
 std::uint64_t next_update(std::uint64_t ran) noexcept {
   return (ran << 1) ^ (static_cast<std::int64_t>(ran) < 0 ? poly : 0);
@@ -81,7 +87,7 @@ measurement run_randomaccess(context& ctx, const setup& s) {
   for (std::uint64_t i = 0; i < words; ++i) table[i] = rank * words + i;
 
   streamer_options so = s.stream;
-  so.max_buffered_items = look_ahead;
+  so.max_buffered_items = look_ahead - batch;
   streamer<std::uint64_t> stream(ctx, so, [&](const std::uint64_t& ran) { table[ran & mask] ^= ran; });
   progress_bar bar(ctx, "randomaccess", updates);
 
@@ -93,17 +99,26 @@ measurement run_randomaccess(context& ctx, const setup& s) {
   m.seconds = measure(ctx, [&] {
     std::uint64_t ran = hpcc_starts(static_cast<std::int64_t>(updates * rank));
     std::uint64_t* const words_here = table.data();
+    std::uint64_t own[batch], others[batch];
+    int others_pe[batch];
     for (std::uint64_t first = 0; first < updates; first += look_ahead) {
       const std::uint64_t last = std::min(updates, first + look_ahead);
       std::uint64_t r = ran;
-      for (std::uint64_t i = first; i < last; ++i) {
-        r = next_update(r);
-        const std::uint64_t pe = place.pe(r);
-        if (pe == rank) {
-          words_here[r & mask] ^= r;
-        } else {
-          stream.insert(r, static_cast<int>(pe));
+      for (std::uint64_t from = first; from < last; from += batch) {
+        const std::uint64_t to = std::min(last, from + batch);
+        std::size_t owned = 0, sent = 0;
+        for (std::uint64_t i = from; i < to; ++i) {
+          r = next_update(r);
+          const std::uint64_t pe = place.pe(r);
+          const bool mine = pe == rank;
+          own[owned] = r;
+          others[sent] = r;
+          others_pe[sent] = static_cast<int>(pe);
+          owned += mine;
+          sent += !mine;
         }
+        for (std::size_t j = 0; j < owned; ++j) words_here[own[j] & mask] ^= own[j];
+        for (std::size_t j = 0; j < sent; ++j) stream.insert(others[j], others_pe[j]);
       }
       ran = r;
       if (last - first == look_ahead) stream.progress();
