@@ -37,6 +37,14 @@ backend_launch& backend_named(std::string_view name) {
   throw_invalid("--transit-backend", name, "'local' or 'mpi'");
 }
 
+#ifdef TRANSIT_WITH_MPI
+std::unique_ptr<process_launch> attach_to_program_group(const void* group, const launch_request& request) {
+  return attach_process(*static_cast<const MPI_Comm*>(group), request);
+}
+
+bool prepare_program_start(const launch_request& request) { return prepare_mpi_before_init(request); }
+#endif
+
 backend_launch& session_backend_named(std::string_view name) {
   return backend_named(name.empty() ? std::string_view("local") : name);
 }

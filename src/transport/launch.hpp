@@ -72,6 +72,17 @@ backend_launch& session_backend_named(std::string_view name);
 /// Whether an MPI launcher started this process (always, in a simulated build).
 bool launched_by_mpi();
 
+#ifdef TRANSIT_WITH_MPI
+/// Collective over a group the program owns (transit::attach): this process's part of a job on
+/// it, the group given as the address of its handle in the distributed backend's terms (an
+/// MPI_Comm). Throws std::invalid_argument, naming what it got and expected, for the backend's
+/// state, the group, its thread level or options the group cannot run.
+std::unique_ptr<process_launch> attach_to_program_group(const void* group, const launch_request& request);
+/// Local, before the program starts the distributed backend itself (transit::prepare_mpi_environment):
+/// sets what run_program sets before it starts the backend; false, changing nothing, once started.
+bool prepare_program_start(const launch_request& request);
+#endif
+
 /// Prints "transit: PE <pe>: <what>" on stderr: the one report of a failed job.
 void report_failure(int pe, const char* what);
 /// The machine of `pes` PEs in nodes of `pes_per_node` (0: one node).

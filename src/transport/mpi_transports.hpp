@@ -1,9 +1,9 @@
 #pragma once
 // Private to the library: what the mpi backend offers the seam's launch (transport/launch.hpp):
 // its launch, and the transports of this rank's PEs, one per rank or one per PE thread (lane)
-// behind transport/process_transports.hpp, whose driver is the communication thread; and to the
-// runtime's MPI front end (transit::attach), a process on a communicator the program owns. The
-// runtime makes the contexts and runs the threads; no backend class shows here.
+// behind transport/process_transports.hpp, whose driver is the communication thread; and a process
+// on a communicator the program owns (attach_to_program_group). The runtime makes the contexts and
+// runs the threads; no backend class shows here.
 #include <mpi.h>
 
 #include <cstddef>
@@ -21,7 +21,7 @@ namespace transit::detail {
 /// rank on MPI_COMM_WORLD.
 backend_launch& mpi_backend_launch();
 
-/// Collective over `comm` (transit::attach): this rank's part of a job on a communicator the program
+/// Collective over `comm` (transit::attach, through attach_to_program_group): this rank's part of a job on a communicator the program
 /// owns, which has initialised MPI. Throws std::invalid_argument, naming what it got and expected,
 /// for MPI's state, the communicator, the thread level or options the communicator cannot run.
 std::unique_ptr<process_launch> attach_process(MPI_Comm comm, const launch_request& request);
@@ -29,9 +29,6 @@ std::unique_ptr<process_launch> attach_process(MPI_Comm comm, const launch_reque
 /// Local, before MPI_Init (transit::prepare_mpi_environment): sets Open MPI's variables as
 /// run_program does; false, changing nothing, once MPI is initialised.
 bool prepare_mpi_before_init(const launch_request& request);
-
-/// Collective over `comm`: the transport of this rank's one PE, on a duplicate of `comm`.
-std::unique_ptr<transport> make_rank_transport(MPI_Comm comm);
 
 /// Throws std::invalid_argument naming the variable for a bad value of the mpi transport's
 /// environment (TRANSIT_MPI_RECEIVE, TRANSIT_MAX_MESSAGE_BYTES), before any transport is made.

@@ -13,8 +13,6 @@
 
 namespace transit::detail {
 
-std::unique_ptr<transport> make_rank_transport(MPI_Comm comm) { return std::make_unique<mpi_transport>(comm); }
-
 void check_rank_transport_environment() {
   static_cast<void>(mpi_transport::receive_mode_from_environment());
   static_cast<void>(max_message_bytes_from_environment());
@@ -34,7 +32,7 @@ void report_lane_failure(MPI_Comm comm, int lanes, int lane, const std::string& 
 class rank_transports final : public process_transports {
  public:
   explicit rank_transports(MPI_Comm comm) : comm_(comm) {}
-  std::unique_ptr<transport> make(int /*local_pe: 0*/) override { return make_rank_transport(comm_); }
+  std::unique_ptr<transport> make(int /*local_pe: 0*/) override { return std::make_unique<mpi_transport>(comm_); }
   void end_job(int lane, std::string what) override {
     report_lane_failure(comm_, 1, lane, what);
     abort_job();
