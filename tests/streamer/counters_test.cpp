@@ -40,4 +40,31 @@ TEST(streamer_counters, link_counts_cross_two_to_the_32) {
             0);
 }
 
+// progress() between inserts polls the network once per 512 items inserted (a poll costs tens of
+// inserts), and every time when nothing was inserted since the previous call: a PE that waits.
+TEST(streamer_counters, progress_polls_the_network_once_per_512_inserts_and_always_when_idle) {
+  EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
+              std::int64_t delivered = 0;
+              streamer_options o;
+              o.buffer_items = 4096;  // no buffer fills: sends poll on their own
+              streamer<std::int64_t> s(ctx, o, [&](const std::int64_t&) { ++delivered; });
+              const int peer = (ctx.rank() + 1) % ctx.size();
+              // Spaced pumps (more PEs than CPUs) may also hold a due poll back; never force one.
+              const bool spaced = detail::context_access::mail(ctx).pump_spacing().count() != 0;
+              for (int i = 0; i < 100; ++i) s.insert(i, peer);
+              s.progress();
+              EXPECT_EQ(streamer_test_access::inserted_at_network_poll(s), 0u) << "100 inserts since the last poll";
+              if (!spaced) {
+                s.progress();
+                EXPECT_EQ(streamer_test_access::inserted_at_network_poll(s), 100u) << "a call with no insert before it";
+                for (int i = 0; i < 600; ++i) s.insert(i, peer);
+                s.progress();
+                EXPECT_EQ(streamer_test_access::inserted_at_network_poll(s), 700u) << "600 inserts since the last poll";
+              }
+              s.finish();
+              EXPECT_EQ(ctx.allreduce(delivered, reduce_op::sum), ctx.size() * (spaced ? 100 : 700));
+            }),
+            0);
+}
+
 }  // namespace

@@ -35,6 +35,12 @@ struct streamer_test_access {
     for (const auto& il : core.in_links_) out.emplace_back(il.pe, il.phase);
     return out;
   }
+  /// Items inserted when progress() last polled the network.
+  template <class Streamer>
+  static std::uint64_t inserted_at_network_poll(Streamer& s) {
+    streamer_core& core = s;
+    return core.pacing_.inserted_at_network_poll;
+  }
   /// The router items travel by.
   template <class Streamer>
   static const router& route_plan(Streamer& s) {

@@ -77,7 +77,8 @@ class active_messages {
 
   /// Local, non-blocking: runs the handlers of arrived calls and forwards what passes through.
   /// Returns whether anything happened; false (and does nothing) from a handler. A handler's
-  /// exception comes out of it.
+  /// exception comes out of it. Polls the network as streamer::progress does: once per 512 calls
+  /// made since its last poll, every time when none was made since the previous progress().
   bool progress();
 
   /// Local, from a handler of an object constructed with_callers: the PE that made the running

@@ -545,6 +545,13 @@ class streamer_core {
   delivery_queue local_;                             // local messages being delivered
   std::uint64_t buffered_ = 0;                       // items in buffers, counted only with a bound
   std::uint64_t items_since_poll_ = 0;               // items sent since insert last polled (after_send)
+  /// Items inserted when progress() (of a streamer or a group) last polled the network, and when
+  /// it last returned.
+  struct poll_pacing {
+    std::uint64_t inserted_at_network_poll = 0;
+    std::uint64_t inserted_at_progress = 0;
+  };
+  poll_pacing pacing_;                               // progress()'s network polls between inserts
   std::uint32_t step_ = 0;
   int next_final_phase_ = 0;
   std::uint64_t buffers_allocated_ = 0;
@@ -573,6 +580,10 @@ class streamer_core {
   /// For a poll between inserts: whether it should poll the network (mailbox::pump_due), or only
   /// take what is here. Always when this PE's sends back up.
   static bool network_poll_due(context& ctx);
+  /// For progress(), `inserted` items inserted so far: as network_poll_due, but when items were
+  /// inserted since the previous progress(), only once progress_poll_items were inserted since
+  /// the network's last poll.
+  static bool network_poll_due_between_inserts(context& ctx, poll_pacing& pacing, std::uint64_t inserted);
 
   bool quiescing_ = false;  // in a quiesce() (own or joint) that has not returned yet
   quiesce_wave wave_;       // this streamer's own quiesce()
@@ -611,11 +622,15 @@ class streamer_group {
   }
   /// Local. An endpoint polled and counted with the streamers; it must outlive this object.
   void add_endpoint(group_endpoint& e) { endpoints_.push_back(&e); }
-  /// Local, non-blocking: polls the transport once, then delivers and forwards what arrived for
-  /// every member. False (and nothing done) from a member's deliver callback.
+  /// Local, non-blocking: polls the transport once (paced as streamer::progress, counting every
+  /// member's inserts), then delivers and forwards what arrived for every member. False (and
+  /// nothing done) from a member's deliver callback.
   bool progress() {
-    return !in_callback() &&
-           streamer_core::poll_members(ctx_, members_, endpoints_, streamer_core::network_poll_due(ctx_));
+    if (in_callback()) return false;
+    const bool pump = streamer_core::network_poll_due_between_inserts(ctx_, pacing_, items_inserted());
+    const bool progressed = streamer_core::poll_members(ctx_, members_, endpoints_, pump);
+    pacing_.inserted_at_progress = items_inserted();  // after the callbacks, as streamer::progress
+    return progressed;
   }
   /// Local: whether a deliver callback of a member is running (this call comes from it).
   bool in_callback() const noexcept {
@@ -651,6 +666,13 @@ class streamer_group {
   std::vector<group_endpoint*> endpoints_;
   quiesce_wave wave_;
   std::uint32_t steps_ended_ = 0;
+  streamer_core::poll_pacing pacing_;
+
+  std::uint64_t items_inserted() const noexcept {
+    std::uint64_t sum = 0;
+    for (const streamer_core* m : members_) sum += m->stats_.items_inserted;
+    return sum;
+  }
 };
 
 template <std::size_t Bytes>
