@@ -176,7 +176,9 @@ class streamer final : private detail::streamer_core {
   /// deliver callback; rethrows a deliver callback's exception (call quiesce() again to resume).
   void quiesce() { quiesce_impl(); }
   /// Local, non-blocking: delivers what has arrived, forwards what passes through, and sends
-  /// partial buffers when the flush period has elapsed. Returns whether anything happened.
+  /// partial buffers when the flush period has elapsed. Returns whether anything happened. In an
+  /// insert loop it polls the network once per 512 items inserted (a poll costs as much as tens
+  /// of inserts); a call with nothing inserted since the previous one always polls.
   bool progress() { return progress_impl(); }
   /// Local: this PE's counters (and, with tune = true, the tuning history).
   streamer_stats stats() const { return detail::streamer_core::stats(); }
