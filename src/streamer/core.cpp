@@ -679,23 +679,19 @@ void streamer_core::charge_items_now() {
 
 bool streamer_core::progress_impl() {
   if (in_callback_) return false;  // nested call from a deliver callback: the outer loop polls
-  const bool progressed = poll_once(network_poll_due_between_inserts(ctx_, pacing_, stats_.items_inserted));
+  const bool progressed = poll_once(network_poll_due(ctx_, pacing_, stats_.items_inserted));
   // After the callbacks: items they inserted are not the caller's, and the next call polls.
   pacing_.inserted_at_progress = stats_.items_inserted;
   return progressed;
 }
 
-bool streamer_core::network_poll_due_between_inserts(context& ctx, poll_pacing& pacing, std::uint64_t inserted) {
-  if (inserted != pacing.inserted_at_progress && inserted - pacing.inserted_at_network_poll < progress_poll_items &&
-      context_access::net(ctx).pending_sends() <= max_pending_sends / 2)
-    return false;
-  if (!network_poll_due(ctx)) return false;
+bool streamer_core::network_poll_due(context& ctx, poll_pacing& pacing, std::uint64_t inserted) {
+  const bool sends_back_up = context_access::net(ctx).pending_sends() > max_pending_sends / 2;
+  const bool paced = inserted != pacing.inserted_at_progress &&
+                     inserted - pacing.inserted_at_network_poll < progress_poll_items;
+  if (!sends_back_up && (paced || !context_access::mail(ctx).pump_due())) return false;
   pacing.inserted_at_network_poll = inserted;
   return true;
-}
-
-bool streamer_core::network_poll_due(context& ctx) {
-  return context_access::net(ctx).pending_sends() > max_pending_sends / 2 || context_access::mail(ctx).pump_due();
 }
 
 void streamer_core::after_send() {

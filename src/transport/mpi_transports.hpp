@@ -21,9 +21,10 @@ namespace transit::detail {
 /// rank on MPI_COMM_WORLD.
 backend_launch& mpi_backend_launch();
 
-/// Collective over `comm` (transit::attach, through attach_to_program_group): this rank's part of a job on a communicator the program
-/// owns, which has initialised MPI. Throws std::invalid_argument, naming what it got and expected,
-/// for MPI's state, the communicator, the thread level or options the communicator cannot run.
+/// Collective over `comm` (transit::attach, through attach_to_program_group): this rank's part of
+/// a job on a communicator the program owns, which has initialised MPI. Throws
+/// std::invalid_argument, naming what it got and expected, for MPI's state, the communicator, the
+/// thread level or options the communicator cannot run.
 std::unique_ptr<process_launch> attach_process(MPI_Comm comm, const launch_request& request);
 
 /// Local, before MPI_Init (transit::prepare_mpi_environment): sets Open MPI's variables as

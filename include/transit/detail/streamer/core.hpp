@@ -577,13 +577,11 @@ class streamer_core {
   /// poll_queued of every endpoint.
   static bool poll_members(context& ctx, std::span<streamer_core* const> members,
                            std::span<group_endpoint* const> endpoints, bool pump = true);
-  /// For a poll between inserts: whether it should poll the network (mailbox::pump_due), or only
-  /// take what is here. Always when this PE's sends back up.
-  static bool network_poll_due(context& ctx);
-  /// For progress(), `inserted` items inserted so far: as network_poll_due, but when items were
-  /// inserted since the previous progress(), only once progress_poll_items were inserted since
-  /// the network's last poll.
-  static bool network_poll_due_between_inserts(context& ctx, poll_pacing& pacing, std::uint64_t inserted);
+  /// For progress() (of a streamer or a group), `inserted` items inserted so far: whether it
+  /// should poll the network, or only take what is here. Always when this PE's sends back up;
+  /// else, when items were inserted since the previous progress(), only once progress_poll_items
+  /// were inserted since the network's last poll; and then when mailbox::pump_due allows.
+  static bool network_poll_due(context& ctx, poll_pacing& pacing, std::uint64_t inserted);
 
   bool quiescing_ = false;  // in a quiesce() (own or joint) that has not returned yet
   quiesce_wave wave_;       // this streamer's own quiesce()
@@ -627,7 +625,7 @@ class streamer_group {
   /// nothing done) from a member's deliver callback.
   bool progress() {
     if (in_callback()) return false;
-    const bool pump = streamer_core::network_poll_due_between_inserts(ctx_, pacing_, items_inserted());
+    const bool pump = streamer_core::network_poll_due(ctx_, pacing_, items_inserted());
     const bool progressed = streamer_core::poll_members(ctx_, members_, endpoints_, pump);
     pacing_.inserted_at_progress = items_inserted();  // after the callbacks, as streamer::progress
     return progressed;
