@@ -32,7 +32,8 @@ std::unique_ptr<process_launch> attach_process(MPI_Comm comm, const launch_reque
 bool prepare_mpi_before_init(const launch_request& request);
 
 /// Throws std::invalid_argument naming the variable for a bad value of the mpi transport's
-/// environment (TRANSIT_MPI_RECEIVE, TRANSIT_MAX_MESSAGE_BYTES), before any transport is made.
+/// environment (TRANSIT_MPI_RECEIVE, TRANSIT_MAX_MESSAGE_BYTES, TRANSIT_MPI_COLLECTIVES), before any
+/// transport is made.
 void check_rank_transport_environment();
 
 /// Collective over `comm`: the transports of this rank's `lanes` PE threads

@@ -6,8 +6,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <memory>
+#include <stdexcept>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -231,6 +235,84 @@ TEST(transport, collective_groups_are_independent) {
               EXPECT_EQ(v1[0], p * (p - 1) / 2);
               EXPECT_EQ(v1[1], p);
               EXPECT_DOUBLE_EQ(v2, 1.5);
+            }),
+            0);
+}
+
+// Runs `g`'s allreduce of (rank, 1) and checks the sums: a group still works.
+void check_group_sums(transit::context& ctx, transit::detail::collective_group& g, const char* what) {
+  std::int64_t v[2] = {ctx.rank(), 1};
+  g.start_allreduce(v, 2, transit::detail::scalar_type::i64, transit::reduce_op::sum);
+  context_access::wait_until(ctx, [&] { return g.test() ? step_result::done : step_result::idle; }, what);
+  const std::int64_t p = ctx.size();
+  EXPECT_EQ(v[0], p * (p - 1) / 2) << what;
+  EXPECT_EQ(v[1], p) << what;
+}
+
+// The mpi backend's groups on point-to-point messages take the tags of comm() in turn (4,080 of
+// them) and skip those of groups still alive. Under TRANSIT_MPI_COLLECTIVES=point-to-point it goes
+// round the tags twice with one group kept alive, and a group beyond the tags fails with
+// a message; elsewhere (local groups, MPI's own on a communicator each) a few groups suffice.
+TEST(transport, groups_take_tags_in_turn_and_skip_live_ones) {
+  const char* mode = std::getenv("TRANSIT_MPI_COLLECTIVES");
+  const bool point_to_point = mode != nullptr && std::string_view(mode) == "point-to-point";
+  constexpr int tags = 4080;
+  EXPECT_EQ(transit::testing::run_spmd([&](transit::context& ctx) {
+              auto kept = context_access::net(ctx).make_group();
+              // Twice round the tags: without the skip, `fresh` below would get the kept group's tag.
+              const int rounds = point_to_point ? 2 * tags - 1 : 10;
+              for (int i = 0; i < rounds; ++i) {
+                auto passing = context_access::net(ctx).make_group();
+                // A collective on a reused tag from time to time (every group's would take long).
+                if (i % 1000 == 999 || i == rounds - 1) check_group_sums(ctx, *passing, "a group on a reused tag");
+              }
+              // The kept group's tag was skipped: both work side by side, started in opposite
+              // orders by even and odd ranks (on one tag, one's messages would land in the other).
+              auto fresh = context_access::net(ctx).make_group();
+              std::int64_t k[2] = {ctx.rank(), 1}, f[2] = {100 * ctx.rank(), 2};
+              const auto start = [](transit::detail::collective_group& g, std::int64_t* v) {
+                g.start_allreduce(v, 2, transit::detail::scalar_type::i64, transit::reduce_op::sum);
+              };
+              if (ctx.rank() % 2 == 0) {
+                start(*kept, k);
+                start(*fresh, f);
+              } else {
+                start(*fresh, f);
+                start(*kept, k);
+              }
+              bool kept_done = false, fresh_done = false;
+              context_access::wait_until(
+                  ctx, [&] {
+                    if (!kept_done) kept_done = kept->test();
+                    if (!fresh_done) fresh_done = fresh->test();
+                    return kept_done && fresh_done ? step_result::done : step_result::idle;
+                  },
+                  "the kept group and a fresh one");
+              const std::int64_t p = ctx.size();
+              EXPECT_EQ(k[0], p * (p - 1) / 2);
+              EXPECT_EQ(k[1], p);
+              EXPECT_EQ(f[0], 100 * p * (p - 1) / 2);
+              EXPECT_EQ(f[1], 2 * p);
+              if (point_to_point) {
+                // Every tag taken: the next group fails, naming the limit; one given back is taken again.
+                std::vector<std::unique_ptr<transit::detail::collective_group>> alive;
+                bool refused = false;
+                while (!refused && alive.size() <= tags) {
+                  try {
+                    alive.push_back(context_access::net(ctx).make_group());
+                  } catch (const std::runtime_error& e) {
+                    refused = true;
+                    EXPECT_NE(std::string_view(e.what()).find("4080 collective groups are alive at once"),
+                              std::string_view::npos)
+                        << e.what();
+                  }
+                }
+                EXPECT_TRUE(refused);
+                EXPECT_GT(alive.size(), std::size_t{tags - 10});  // the groups alive before: a few
+                alive.pop_back();
+                alive.push_back(context_access::net(ctx).make_group());
+                check_group_sums(ctx, *alive.back(), "a group on a tag given back");
+              }
             }),
             0);
 }

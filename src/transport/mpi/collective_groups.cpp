@@ -43,7 +43,8 @@ class mpi_group final : public collective_group, public collective_requests {
   MPI_Request request_ = MPI_REQUEST_NULL;
 };
 
-// Collectives on point-to-point messages. SMPI 3.32 implements MPI_Iallreduce as an all-to-all (2(P-1) requests per rank, P^2 messages)
+// Collectives on point-to-point messages (mpi_transport::make_group says when: under SimGrid, and
+// on real MPI while every rank has a CPU of its own). SMPI 3.32 implements MPI_Iallreduce as an all-to-all (2(P-1) requests per rank, P^2 messages)
 // and MPI_Ibarrier through rank 0, and every MPI_Test of one tests each of its requests: at 256
 // simulated ranks a histogram did not finish in 5 minutes, most of it in these collectives. So a
 // SimGrid build runs its own on point-to-point messages: recursive doubling over the largest
@@ -66,6 +67,7 @@ class p2p_group final : public collective_group, public collective_requests {
   }
   ~p2p_group() override {
     net_.remove_group(this);
+    net_.release_group_tag(tag_);
     for (auto& r : requests_) {
       if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
     }

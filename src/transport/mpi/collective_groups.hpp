@@ -1,7 +1,8 @@
 #pragma once
 // The mpi transport's collective groups: MPI's own non-blocking collectives on a communicator per
-// group (mpi_group), or collectives on point-to-point messages with a tag per group (p2p_group:
-// the SimGrid build's, and the communication thread's).
+// group (mpi_group: on hosts with more ranks than CPUs), or collectives on point-to-point messages
+// with a tag per group (p2p_group: otherwise, the SimGrid build's, and the communication thread's;
+// mpi_transport::make_group chooses, TRANSIT_MPI_COLLECTIVES overrides).
 #include <mpi.h>
 
 #include <memory>

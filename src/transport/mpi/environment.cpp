@@ -36,4 +36,16 @@ mpi_transport::receive_mode mpi_transport::receive_mode_from_environment() {
                 "'probe' (probe, then receive each message at its size) or 'posted' (receives posted ahead)");
 }
 
+mpi_transport::collectives_mode mpi_transport::collectives_from_environment() {
+  const char* text = std::getenv("TRANSIT_MPI_COLLECTIVES");
+  if (text == nullptr || *text == '\0') return collectives_mode::automatic;
+  const std::string_view view(text);
+  if (view == "automatic") return collectives_mode::automatic;
+  if (view == "point-to-point") return collectives_mode::point_to_point;
+  if (view == "mpi") return collectives_mode::mpi;
+  throw_invalid("TRANSIT_MPI_COLLECTIVES", view,
+                "'point-to-point' (recursive doubling on point-to-point messages), 'mpi' (MPI's own "
+                "non-blocking collectives) or 'automatic'");
+}
+
 }  // namespace transit::detail

@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -65,6 +66,12 @@ class mpi_transport final : public transport, public mpi_access {
   static constexpr int posted_receives = 4;
   static constexpr std::size_t posted_receive_bytes = std::size_t{64} << 10;
   enum class receive_mode { probe, posted };
+  /// How make_group runs a group's collectives (TRANSIT_MPI_COLLECTIVES).
+  enum class collectives_mode {
+    automatic,       // point_to_point unless some host runs more ranks than it has CPUs
+    point_to_point,  // p2p_group: recursive doubling on a tag of comm() per group
+    mpi,             // mpi_group: MPI_Iallreduce and MPI_Ibarrier on a communicator per group
+  };
 
   /// Collective over `parent`: duplicates it, so transit's traffic never meets the program's.
   explicit mpi_transport(MPI_Comm parent, receive_mode mode = receive_mode_from_environment());
@@ -110,9 +117,14 @@ class mpi_transport final : public transport, public mpi_access {
   receive_mode receiving() const noexcept { return mode_; }
   void add_group(collective_requests* g) { live_groups_.push_back(g); }
   void remove_group(collective_requests* g) { std::erase(live_groups_, g); }
+  /// A group made by make_group on point-to-point messages gives its tag back when destroyed.
+  void release_group_tag(int tag) { std::erase(group_tags_in_use_, tag); }
   /// TRANSIT_MPI_RECEIVE: `probe` or `posted`; unset: posted under SimGrid, else probe. Throws
   /// std::invalid_argument naming the value otherwise.
   static receive_mode receive_mode_from_environment();
+  /// TRANSIT_MPI_COLLECTIVES: `point-to-point`, `mpi` or `automatic`; unset: automatic. Throws
+  /// std::invalid_argument naming the value otherwise.
+  static collectives_mode collectives_from_environment();
 
  private:
   void send_message(int dest, std::uint32_t channel, message_buffer&& data) override;
@@ -197,9 +209,21 @@ class mpi_transport final : public transport, public mpi_access {
   };
   std::vector<waited_entry> waited_entries_;
   std::vector<collective_requests*> live_groups_;  // their requests are waited on too
-  // Collective groups are tags of comm_ in a simulation build (p2p_group in collective_groups.cpp).
+  // Groups on point-to-point messages (p2p_group in collective_groups.cpp) are tags of comm_ from
+  // first_group_tag, below the lanes' piece tags (4096 up), taken in turn and skipping the tags of
+  // groups still alive. Every rank makes and destroys its groups in the same order, so every rank
+  // skips the same ones and they agree on each group's tag.
   static constexpr int first_group_tag = 16;
-  int groups_made_ = 0;
+  static constexpr int group_tags = 4096 - first_group_tag;
+  /// The tag of a new group (collective); throws std::runtime_error when all are in use.
+  int take_group_tag();
+  /// Whether make_group's groups run on point-to-point messages: decided at the first group
+  /// (collective), the same on every rank.
+  bool groups_on_point_to_point();
+  collectives_mode collectives_ = collectives_from_environment();
+  std::optional<bool> groups_on_point_to_point_;
+  int group_tags_taken_ = 0;
+  std::vector<int> group_tags_in_use_;
 };
 
 }  // namespace transit::detail

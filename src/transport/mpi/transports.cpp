@@ -16,6 +16,7 @@ namespace transit::detail {
 void check_rank_transport_environment() {
   static_cast<void>(mpi_transport::receive_mode_from_environment());
   static_cast<void>(max_message_bytes_from_environment());
+  static_cast<void>(mpi_transport::collectives_from_environment());
 }
 
 namespace {
