@@ -148,7 +148,7 @@ void streamer_core::end_step() {
   ++step_;
   dynamic_step_ = false;
   waited_peer_ = quiesced_peer_ = -1;
-  state_ = step_state::open;
+  set_state(step_state::open);
   {
     std::lock_guard lock(impl_->handed_mutex);
     impl_->accepting_handed = true;
@@ -172,7 +172,7 @@ void streamer_core::done_impl() {
     impl_->accepting_handed = false;
   }
   send_handed_over();
-  state_ = step_state::done;
+  set_state(step_state::done);
   send(links_[self_link], flush_kind::final);
   next_final_phase_ = 0;
   advance_staged();
@@ -201,7 +201,7 @@ void streamer_core::wait_impl() {
     // starts the next step. Keep polling meanwhile: peers may need our receives and our send
     // backlog to finish their step. Messages of the next step are set aside until the barrier.
     impl_->group->start_barrier();
-    state_ = step_state::ending;
+    set_state(step_state::ending);
   }
   context_access::wait_until(
       ctx_,

@@ -107,6 +107,11 @@ template <class T>
 template <class Write>
   requires std::invocable<Write&, std::byte*>
 inline void streamer<T>::insert_with(int dest, Write&& write) {
+  if (inserts_unchecked(dest)) [[likely]] {
+    if (append_unchecked<sizeof(T)>(dest, write)) [[unlikely]]
+      after_send();
+    return;
+  }
   check_destination(dest);
   begin_insert(1, "insert");
   if (append_for<sizeof(T)>(dest, write)) [[unlikely]]
