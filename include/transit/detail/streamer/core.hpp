@@ -437,7 +437,10 @@ class streamer_core {
   void quiesce_impl();
   void set_state(step_state state) noexcept {
     state_ = state;
-    unchecked_dest_limit_ = state == step_state::open && max_buffered_ == 0 ? size_ : 0;
+    unchecked_dest_limit_ = unchecked_dest_limit(state);
+  }
+  int unchecked_dest_limit(step_state state) const noexcept {
+    return state == step_state::open && max_buffered_ == 0 ? size_ : 0;
   }
 
   context& ctx_;
@@ -458,7 +461,7 @@ class streamer_core {
   // checked path finds out which of those fails. size_ while the step is open and unbounded, else
   // 0. One compare instead of three ran the histogram 1.12x faster on one PE and 1.05x on 2 ranks
   // (BENCHMARKS.md, issue 53).
-  int unchecked_dest_limit_ = max_buffered_ == 0 ? size_ : 0;
+  int unchecked_dest_limit_ = unchecked_dest_limit(state_);
   bool in_callback_ = false;  // a deliver callback may be running: no nested polling
   std::uint64_t inserted_before_callbacks_ = 0;  // items_inserted when the callback_scope opened
   // A deliver callback inserted in this step: its work is dynamic (each delivery makes more, as
