@@ -159,7 +159,10 @@ std::string streamer_core::describe_self() const {
   const auto& grid = impl_->plan->grid();
   return concat("streamer #", channel_, " of ", type_name_, " (", item_bytes_, " bytes), grid ", grid.str(),
                 ", routing ", to_string(impl_->plan->kind()), tune_ ? ", tuned" : "",
-                wants_sources_ ? ", delivering sources" : "");
+                wants_sources_ ? ", delivering sources" : "",
+                step_end_policy() == step_end::markers            ? ", steps ending by final markers"
+                : step_end_policy() == step_end::acknowledgements ? ", steps ending by acknowledgement"
+                                                                  : "");
 }
 
 void streamer_core::build_routes() {
@@ -180,6 +183,16 @@ void streamer_core::build_routes() {
     l.inter_node = ctx_.machine().node_of(h.pe) != ctx_.machine().node_of(rank_);
     links_.push_back(std::move(l));
   }
+  // Nothing sent on the new links yet; tuning rebuilds them only between steps.
+  // Adaptive: on a grid of more than markers_up_to_links links per PE the first step ends by
+  // acknowledgement (a step with few items costs a message per link carrying items, not one per
+  // link); then each step's traffic chooses for the next. On fewer, markers always.
+  const step_end policy = step_end_policy();
+  const bool many_links = grid_links(*impl_->plan) > markers_up_to_links;
+  acknowledged_ends_ = policy == step_end::acknowledgements || (policy == step_end::adaptive && many_links);
+  adaptive_ends_ = policy == step_end::adaptive && many_links;
+  unacknowledged_ = 0;
+  parent_in_link_ = -1;
   route_.assign(size_, &links_[self_link]);
   for (int dest = 0; dest < size_; ++dest) {
     if (dest == rank_) continue;
@@ -256,7 +269,7 @@ void streamer_core::check_same_streamer_everywhere(const std::string& self, tuni
 }
 
 std::size_t streamer_core::undelivered_messages() {
-  const auto data = [](const message& m) { return is_control(m) ? 0 : 1; };
+  const auto data = [](const message& m) { return is_control(m) || is_acknowledgement(m) ? 0 : 1; };
   std::size_t n = mail().close_channel(channel_) + local_messages_.size();
   for (std::size_t i = batch_.next; i < batch_.messages.size(); ++i) n += data(batch_.messages[i]);
   for (std::size_t i = local_.next; i < local_.messages.size(); ++i) n += data(local_.messages[i]);
@@ -477,6 +490,8 @@ void streamer_core::send(link& l, flush_kind kind, bool with_final_marker) {
   net().send(l.pe, channel_, std::move(l.buffer));
   l.buffer = message_buffer();
   ++l.sent;
+  l.carried_items |= n > 0;
+  if (acknowledged_ends_) ++unacknowledged_;
   ++stats_.messages_sent;
   if (l.inter_node) ++stats_.inter_node_messages;
   stats_.bytes_sent += bytes;
@@ -535,9 +550,24 @@ wire_header streamer_core::checked_header(const message& m) const {
     if (size != sizeof h || h.items != 0) throw_corrupt(m.source, "a malformed control message");
     return h;
   }
+  const bool ack = (h.flags & acknowledgement) != 0;
+  if (ack && (size != sizeof h || h.items != 0 || h.flags != acknowledgement))
+    throw_corrupt(m.source, "a malformed acknowledgement");
   // A next-step message is checked against the links of that step when it begins (they may
   // change in between: tuning).
   if (next_step) return h;
+  if (ack) {
+    // It answers a link of this PE's: to that PE, in that phase, and counts no more than were sent.
+    const int index = h.phase < impl_->plan->num_phases() ? link_index(m.source, h.phase) : -1;
+    if (index <= 0)
+      throw_corrupt(m.source, concat("an acknowledgement for phase ", static_cast<int>(h.phase),
+                                     ", which is not a link to that PE"));
+    if (!acknowledged_ends_) throw_corrupt(m.source, "an acknowledgement, which this streamer's steps never use");
+    const std::uint64_t sent = links_[static_cast<std::size_t>(index)].sent;
+    if (h.link_count > sent)
+      throw_corrupt(m.source, concat("an acknowledgement of ", h.link_count, " messages where ", sent, " were sent"));
+    return h;
+  }
   if (h.phase >= impl_->plan->num_phases() ||
       impl_->in_index.find(std::int64_t{m.source} * impl_->plan->num_phases() + h.phase) == impl_->in_index.end())
     throw_corrupt(m.source, concat("phase ", static_cast<int>(h.phase), ", which is not a link from that PE"));
@@ -611,7 +641,7 @@ bool streamer_core::receive(bool pump) {
     if (!batch_.started) {
       try {
         h = checked_header(m);
-        if (h.step == step_tag(step_) && !is_control(m)) check_items(m, h);
+        if (h.step == step_tag(step_) && !is_control(m) && (h.flags & acknowledgement) == 0) check_items(m, h);
       } catch (...) {
         net().recycle(std::move(m.data));  // a corrupt message is dropped whole
         ++batch_.next;
@@ -624,6 +654,12 @@ bool streamer_core::receive(bool pump) {
       }
       if (is_control(m)) {  // a peer's streamer is gone
         left_peer_ = m.source;
+        net().recycle(std::move(m.data));
+        ++batch_.next;
+        continue;
+      }
+      if (h.flags & acknowledgement) {
+        take_acknowledgement(m.source, h);
         net().recycle(std::move(m.data));
         ++batch_.next;
         continue;
@@ -778,11 +814,17 @@ std::string streamer_core::describe() const {
       << ", next final phase "
       << next_final_phase_ << " of " << impl_->plan->num_phases() << ", " << buffered_items() << " items buffered, "
       << local_messages_.size() << " local messages pending";
+  if (acknowledged_ends_) {
+    out << ", steps ending by acknowledgement: " << unacknowledged_ << " messages sent and not yet acknowledged";
+    if (parent_in_link_ >= 0) out << ", owes PE " << in_links_[static_cast<std::size_t>(parent_in_link_)].pe
+                                 << " the acknowledgement that releases it";
+  }
   for (const auto& l : links_) {
     if (items_in(l) > 0)
       out << "\n    buffer to PE " << l.pe << " (phase " << l.phase << "): " << items_in(l) << " items";
   }
   for (const auto& il : in_links_) {
+    if (acknowledged_ends_) break;  // no final markers to wait for
     if (!il.final_received || il.received != il.announced) {
       out << "\n    from PE " << il.pe << " (phase " << il.phase << "): " << il.received << " messages received";
       if (il.final_received) {

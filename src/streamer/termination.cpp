@@ -4,6 +4,7 @@
 // checks), and the control message that tells peers a streamer is gone. The per-item path and
 // the message checks stay in core.cpp.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <span>
 #include <stdexcept>
@@ -16,8 +17,10 @@
 #include "trace/recorder.hpp"
 #include "transit/detail/core/error.hpp"
 #include "transit/detail/streamer/core.hpp"
+#include "transit/grid/router.hpp"
 
 namespace transit::detail {
+
 
 // Every PE knows the links it sends on (O(P) from the route table). Who sends to it follows from
 // one allreduce of per-PE link counts and one announcement per link: O(P) per PE, where asking
@@ -42,6 +45,7 @@ void streamer_core::discover_in_links() {
   const int phases = impl_->plan->num_phases();
   in_links_.clear();
   impl_->in_index.clear();
+  acknowledgements_due_.clear();
   std::vector<message> arrived;
   arrived.swap(deferred_);  // announcements set aside before this PE got here come first
   const auto sort_out = [&] {
@@ -76,8 +80,14 @@ void streamer_core::discover_in_links() {
 
 // One data message of this step from an in-link, checked: counted against the link's final count.
 void streamer_core::count_arrival(const message& m, const wire_header& h) {
-  in_link& il = in_links_[impl_->in_index.find(std::int64_t{m.source} * impl_->plan->num_phases() + h.phase)->second];
+  const int index = impl_->in_index.find(std::int64_t{m.source} * impl_->plan->num_phases() + h.phase)->second;
+  in_link& il = in_links_[static_cast<std::size_t>(index)];
   ++il.received;
+  if (acknowledged_ends_) {
+    if (il.received == il.acknowledged + 1) acknowledgements_due_.push_back(index);
+    // Idle in the closing barrier until now: this message's sender waits for this PE's work.
+    if (state_ == step_state::ending && parent_in_link_ < 0) parent_in_link_ = index;
+  }
   if (h.flags & final_marker) {
     il.announced = h.link_count;
     il.final_received = true;
@@ -127,6 +137,82 @@ bool streamer_core::advance_staged() {
   return progressed;
 }
 
+streamer_core::step_end streamer_core::step_end_policy() {
+  const char* text = std::getenv("TRANSIT_STEP_END");
+  const std::string_view value = text == nullptr ? "" : text;
+  if (value == "markers") return step_end::markers;
+  if (value == "acknowledgements") return step_end::acknowledgements;
+  if (!value.empty() && value != "automatic")
+    throw_invalid("TRANSIT_STEP_END", value, "'markers', 'acknowledgements' or 'automatic'");
+  return step_end::adaptive;
+}
+
+int streamer_core::grid_links(const router& plan) {
+  int links = 0;
+  for (const int extent : plan.grid().dims()) links += extent - 1;
+  return links;
+}
+
+void streamer_core::choose_next_step_end() {
+  // Markers cost a message on every link and a round per phase; acknowledgements one back for
+  // each message, so about two per link that carried items. Acknowledgements when under half the
+  // links carried items.
+  const bool next = 2 * step_traffic_[0] < step_traffic_[1];
+  if (next && !acknowledged_ends_) {
+    // Everything of the step that ended has arrived and been handled: start the counts level.
+    for (auto& l : links_) l.acknowledged = l.sent;
+    for (auto& il : in_links_) il.acknowledged = il.received;
+    acknowledgements_due_.clear();
+    unacknowledged_ = 0;
+  }
+  acknowledged_ends_ = next;
+}
+
+bool streamer_core::send_acknowledgements() {
+  // Open: the peers cannot be waiting yet (they wait from their done() on), and this PE acknowledges
+  // everything at its own done(). A message a callback's exception interrupted is not handled yet.
+  if (state_ == step_state::open || batch_.started || acknowledgements_due_.empty()) return false;
+  bool sent = false;
+  std::size_t kept = 0;
+  for (const int index : acknowledgements_due_) {
+    in_link& il = in_links_[static_cast<std::size_t>(index)];
+    if (index == parent_in_link_) {
+      acknowledgements_due_[kept++] = index;
+      continue;
+    }
+    message_buffer b = net().allocate(sizeof(wire_header));
+    const wire_header h{0, static_cast<std::uint8_t>(il.phase), acknowledgement, step_tag(step_), il.received};
+    std::memcpy(b.payload(), &h, sizeof h);
+    b.set_size(sizeof h);
+    if (trace::recorder* t = net().tracer()) t->note_send(il.phase, trace::send_cause::acknowledgement);
+    net().send(il.pe, channel_, std::move(b));
+    il.acknowledged = il.received;
+    ++stats_.acknowledgement_messages;
+    sent = true;
+  }
+  acknowledgements_due_.resize(kept);
+  return sent;
+}
+
+void streamer_core::take_acknowledgement(int source, const wire_header& h) {
+  link& l = links_[static_cast<std::size_t>(link_index(source, h.phase))];
+  if (h.link_count > l.acknowledged) {
+    unacknowledged_ -= h.link_count - l.acknowledged;
+    l.acknowledged = h.link_count;
+  }
+  waited_peer_ = source;  // only wait() acknowledges: a quiescing PE that sees this fails (check_same_ending)
+}
+
+bool streamer_core::settle_acknowledged() {
+  if (batch_.started) return false;
+  const std::uint64_t before = stats_.messages_sent + local_messages_.size();
+  flush_links(0, links_.size(), flush_kind::final, false);
+  bool progressed = stats_.messages_sent + local_messages_.size() != before;
+  if (parent_in_link_ >= 0 && idle_and_acknowledged()) parent_in_link_ = -1;  // its work is done everywhere
+  progressed |= send_acknowledgements();
+  return progressed;
+}
+
 void streamer_core::check_no_peer_left() const {
   if (left_peer_ < 0) return;
   throw std::logic_error(concat("streamer<", type_name_, "> #", channel_, ": PE ", left_peer_,
@@ -154,6 +240,7 @@ void streamer_core::end_step() {
     impl_->accepting_handed = true;
   }
   for (auto& il : in_links_) il.final_received = false;
+  for (auto& l : links_) l.carried_items = false;
   trace_step_end();
   if (impl_->tuner && !impl_->tuner->settled()) retune();
   activity_at_step_start_ = activity();
@@ -174,6 +261,10 @@ void streamer_core::done_impl() {
   send_handed_over();
   set_state(step_state::done);
   send(links_[self_link], flush_kind::final);
+  if (acknowledged_ends_) {
+    settle_acknowledged();
+    return;
+  }
   next_final_phase_ = 0;
   advance_staged();
 }
@@ -191,27 +282,49 @@ void streamer_core::wait_impl() {
           bool progressed = poll_once();
           check_no_peer_left();
           check_same_ending(true);
-          progressed |= advance_staged();
-          if (next_final_phase_ == phases && in_links_complete(phases) && locally_idle()) return step_result::done;
+          if (acknowledged_ends_) {
+            progressed |= settle_acknowledged();
+            if (idle_and_acknowledged()) return step_result::done;
+          } else {
+            progressed |= advance_staged();
+            if (next_final_phase_ == phases && in_links_complete(phases) && locally_idle()) return step_result::done;
+          }
           return progressed ? step_result::progressed : step_result::idle;
         },
-        "streamer wait (staged completion)");
+        acknowledged_ends_ ? "streamer wait (acknowledgements)" : "streamer wait (staged completion)");
     TRANSIT_ASSERT(buffered_items() == 0, "items left in buffers after staged completion");
-    // Every item for this PE has arrived; the barrier makes that true everywhere before anyone
-    // starts the next step. Keep polling meanwhile: peers may need our receives and our send
-    // backlog to finish their step. Messages of the next step are set aside until the barrier.
-    impl_->group->start_barrier();
+    // Markers: every item for this PE has arrived. Acknowledgements: every item this PE sent or
+    // forwarded has been handled. The barrier makes that true everywhere before anyone starts the
+    // next step. Keep polling meanwhile: peers may need our receives and our send backlog to finish
+    // their step. Messages of the next step are set aside until the barrier.
+    if (adaptive_ends_) {
+      // The closing barrier carries the step's traffic (same rounds as a barrier on point-to-point
+      // collectives), from which every PE makes the same choice for the next step.
+      step_traffic_[0] = step_traffic_[1] = 0;
+      for (std::size_t i = 1; i < links_.size(); ++i) step_traffic_[0] += links_[i].carried_items ? 1 : 0;
+      step_traffic_[1] = links_.size() - 1;
+      impl_->group->start_allreduce(step_traffic_, 2, scalar_type::u64, reduce_op::sum);
+    } else {
+      impl_->group->start_barrier();
+    }
     set_state(step_state::ending);
   }
   context_access::wait_until(
       ctx_,
       [&] {
-        const bool progressed = poll_once();
+        bool progressed = poll_once();
         check_no_peer_left();
+        // Acknowledgements: a PE in the barrier may still get this step's items to forward or
+        // deliver (its peers' barrier cannot end before it acknowledged them).
+        if (acknowledged_ends_) progressed |= settle_acknowledged();
         if (impl_->group->test()) return step_result::done;
         return progressed ? step_result::progressed : step_result::idle;
       },
       "streamer wait (final barrier)");
+  TRANSIT_ASSERT(!acknowledged_ends_ || (parent_in_link_ < 0 && unacknowledged_ == 0),
+                 "a step ended with messages not acknowledged");
+  last_step_acknowledged_ = acknowledged_ends_;
+  if (adaptive_ends_) choose_next_step_end();
   end_step();
 }
 

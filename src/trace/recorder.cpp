@@ -92,6 +92,7 @@ std::string_view to_string(send_cause cause) noexcept {
     case send_cause::bound: return "bound";
     case send_cause::links: return "links";
     case send_cause::left: return "left";
+    case send_cause::acknowledgement: return "acknowledgement";
     case send_cause::other: break;
   }
   return "other";

@@ -3,9 +3,14 @@
 // several seeds; broadcast and object delivery likewise.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <string_view>
+#include <thread>
 
 #include "streamer_checks.hpp"
+#include "streamer_internals.hpp"
 
 namespace {
 
@@ -102,8 +107,10 @@ TEST(object_streamer, delivers_to_the_home_of_each_object) {
 namespace {
 
 // Counted exactly: one item per destination with one-item buffers on the direct grid is one
-// message per link, plus one bare final marker per link (marker_messages); the links to other nodes are those to the
-// PEs not on this PE's node.
+// message per link. Steps ending by final markers add one bare marker per link (marker_messages);
+// steps ending by acknowledgement add none, and acknowledge each link's message once
+// (acknowledgement_messages, not counted as messages sent). The links to other nodes are those to
+// the PEs not on this PE's node.
 TEST(streamer_delivery, messages_to_other_nodes_are_counted_exactly) {
   EXPECT_EQ(transit::testing::run_spmd(
                 [](context& ctx) {
@@ -115,13 +122,81 @@ TEST(streamer_delivery, messages_to_other_nodes_are_counted_exactly) {
                   s.finish();
                   const auto& m = ctx.machine();
                   const std::uint64_t others = static_cast<std::uint64_t>(ctx.size() - m.pes_on_node(m.node_of(ctx.rank())));
-                  EXPECT_EQ(s.stats().inter_node_messages, 2 * others);
-                  EXPECT_EQ(s.stats().messages_sent, 2 * static_cast<std::uint64_t>(ctx.size() - 1));
-                  // Half of them carry no item: the final markers, counted apart (the no-aggregation
-                  // baseline's cost without them, docs/simulation.md).
-                  EXPECT_EQ(s.stats().marker_messages, static_cast<std::uint64_t>(ctx.size() - 1));
+                  const auto links = static_cast<std::uint64_t>(ctx.size() - 1);
+                  const bool acknowledged = transit::detail::streamer_test_access::last_step_acknowledged(s);
+                  const std::uint64_t per_link = acknowledged ? 1 : 2;
+                  EXPECT_EQ(s.stats().inter_node_messages, per_link * others);
+                  EXPECT_EQ(s.stats().messages_sent, per_link * links);
+                  // The final markers carry no item: counted apart (the no-aggregation baseline's
+                  // cost without them, docs/simulation.md).
+                  EXPECT_EQ(s.stats().marker_messages, acknowledged ? 0 : links);
+                  EXPECT_EQ(s.stats().acknowledgement_messages, acknowledged ? links : 0);
                 },
                 {"--transit-pes-per-node=2"}),
+            0);
+}
+
+// Steps ending by acknowledgement: a PE that joined the closing barrier with nothing to do (it
+// inserted nothing) is made busy again by items it must forward, from a PE that inserts late;
+// finish() still returns on no PE before every item has reached it. Each step a different PE is
+// late, on a 3-D grid, so items reach their destination through two PEs already in the barrier.
+TEST(streamer_delivery, finish_waits_for_items_forwarded_by_pes_already_in_the_barrier) {
+  EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
+              streamer_options o;
+              o.grid = virtual_grid::balanced(ctx.size(), 3);
+              std::int64_t delivered = 0;
+              streamer<int> s(ctx, o, [&](const int&) { ++delivered; });
+              constexpr int per_dest = 3;
+              for (int step = 0; step < std::min(ctx.size(), 4); ++step) {
+                delivered = 0;
+                const int late = step % ctx.size();
+                if (ctx.rank() == late) {
+                  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the others are in finish()
+                  for (int d = 0; d < ctx.size(); ++d) {
+                    for (int k = 0; k < per_dest; ++k) s.insert(k, d);
+                  }
+                }
+                s.finish();
+                EXPECT_EQ(delivered, per_dest) << "step " << step << ": finish() returned before every item arrived";
+              }
+            }),
+            0);
+}
+
+// Automatic (TRANSIT_STEP_END unset): on a grid where a PE has more than 6 links (the direct grid
+// from 8 PEs on), the first step ends by acknowledgement, and each later step by acknowledgement
+// after a step where under half the links carried items, by final markers after one where more
+// did. With 6 links or fewer, always by markers.
+TEST(streamer_delivery, each_step_ends_the_way_the_step_before_chose) {
+  const char* forced = std::getenv("TRANSIT_STEP_END");
+  if (forced != nullptr && std::string_view(forced) != "automatic") GTEST_SKIP() << "TRANSIT_STEP_END=" << forced;
+  EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
+              streamer_options o;
+              o.grid = virtual_grid::direct(ctx.size());
+              const int links = ctx.size() - 1;
+              std::int64_t delivered = 0;
+              streamer<int> s(ctx, o, [&](const int&) { ++delivered; });
+              const auto sparse = [&] {
+                if (ctx.rank() == 0) s.insert(1, ctx.size() - 1);
+                s.finish();
+              };
+              const auto dense = [&] {
+                for (int d = 0; d < ctx.size(); ++d) s.insert(1, d);
+                s.finish();
+              };
+              using access = transit::detail::streamer_test_access;
+              const bool choosing = links > 6;
+              sparse();
+              EXPECT_EQ(access::last_step_acknowledged(s), choosing) << "the first step";
+              dense();
+              EXPECT_EQ(access::last_step_acknowledged(s), choosing) << "a dense step after a sparse one";
+              sparse();
+              EXPECT_FALSE(access::last_step_acknowledged(s)) << "a sparse step after a dense one";
+              sparse();
+              EXPECT_EQ(access::last_step_acknowledged(s), choosing) << "a sparse step after a sparse one";
+              // Three sparse steps of one item for the last PE, one dense step of one for each PE.
+              EXPECT_EQ(delivered, ctx.size() + (ctx.rank() == ctx.size() - 1 ? 3 : 0));
+            }),
             0);
 }
 

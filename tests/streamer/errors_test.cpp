@@ -1,4 +1,5 @@
 // Bad input to a streamer: clear exceptions that name the value and what was expected.
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -138,6 +139,20 @@ TEST(streamer_errors, different_grids_or_a_local_failure_are_refused_everywhere)
               fine.finish();
             }),
             0);
+}
+
+// TRANSIT_STEP_END names how steps end; any other value is refused on every PE, naming it.
+TEST(streamer_errors, a_bad_step_end_in_the_environment_is_refused) {
+  const char* before = std::getenv("TRANSIT_STEP_END");
+  const std::string kept = before == nullptr ? "" : before;
+  ::setenv("TRANSIT_STEP_END", "staged", 1);
+  EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
+              EXPECT_EQ(message_of([&] { streamer<int> s(ctx, {}, [](const int&) {}); }),
+                        "TRANSIT_STEP_END: got 'staged', expected 'markers', 'acknowledgements' or 'automatic'");
+            }),
+            0);
+  if (before == nullptr) ::unsetenv("TRANSIT_STEP_END");
+  else ::setenv("TRANSIT_STEP_END", kept.c_str(), 1);
 }
 
 }  // namespace

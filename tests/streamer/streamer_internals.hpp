@@ -19,8 +19,15 @@ struct streamer_test_access {
   template <class Streamer>
   static void start_link_counts_at(Streamer& s, std::uint64_t value) {
     streamer_core& core = s;
-    for (auto& l : core.links_) l.sent = value;
-    for (auto& il : core.in_links_) il.received = value;
+    for (auto& l : core.links_) l.sent = l.acknowledged = value;
+    for (auto& il : core.in_links_) il.received = il.acknowledged = value;
+  }
+  /// Whether the streamer's last step ended by wait() ended by acknowledgement (else by staged
+  /// final markers).
+  template <class Streamer>
+  static bool last_step_acknowledged(Streamer& s) {
+    streamer_core& core = s;
+    return core.last_step_acknowledged_;
   }
   template <class Streamer>
   static std::uint32_t channel(Streamer& s) {

@@ -43,7 +43,8 @@ struct wire_header {
   std::uint8_t phase;
   std::uint8_t flags;
   std::uint16_t step;        // the sender's step, mod 2^16
-  std::uint64_t link_count;  // with final_marker: cumulative messages on this link, this one included
+  std::uint64_t link_count;  // with final_marker: cumulative messages on this link, this one included;
+                             // with acknowledgement: cumulative messages of the link acknowledged
 };
 static_assert(sizeof(wire_header) == 16);
 
@@ -53,8 +54,12 @@ inline constexpr std::uint8_t link_announcement = 4;  // construction only: "I s
 inline constexpr std::uint8_t peer_left = 8;          // control: "my streamer is gone as of this step"
 inline constexpr std::uint8_t quiesce_flush = 16;     // sent by quiesce(): the sender ends this step quiescing
 inline constexpr std::uint8_t has_sources = 32;       // an int32 source per item follows the destinations
+// "I have handled the first link_count messages you sent me on this link (phase)": the receiver's
+// answer when steps end by acknowledgement. Travels on the data channel, counted in no statistic
+// of messages sent or received (quiesce's waves count data messages only).
+inline constexpr std::uint8_t acknowledgement = 64;
 inline constexpr std::uint8_t known_flags =
-    has_destinations | final_marker | link_announcement | peer_left | quiesce_flush | has_sources;
+    has_destinations | final_marker | link_announcement | peer_left | quiesce_flush | has_sources | acknowledgement;
 
 /// The name of T as the compiler spells it ("double", "my::particle").
 template <class T>
@@ -254,12 +259,14 @@ class streamer_core {
     std::int32_t* next_source = nullptr;  // next free source slot; null when not carried
     message_buffer buffer;
     std::uint64_t sent = 0;               // cumulative messages sent on this link
+    std::uint64_t acknowledged = 0;       // of those, acknowledged by the peer (steps ending by acknowledgement)
     std::uint32_t capacity = 0;           // items the open buffer has room for
     int pe = -1;
     int phase = -1;                       // -1: the link to this PE itself
     bool carries_destinations = false;
     bool carries_sources = false;         // implies carries_destinations
     bool inter_node = false;              // the peer is on another node
+    bool carried_items = false;           // a message with items left on it in this step
   };
   struct in_link {
     int pe = -1;
@@ -267,6 +274,7 @@ class streamer_core {
     std::uint64_t received = 0;   // cumulative messages received
     std::uint64_t announced = 0;  // cumulative count in this step's final marker
     bool final_received = false;  // this step's final marker has arrived
+    std::uint64_t acknowledged = 0;  // of `received`, acknowledged to the peer
   };
   enum class step_state {
     open,     // inserting
@@ -528,6 +536,31 @@ class streamer_core {
   bool poll_once(bool pump = true);
   bool advance_staged();
   bool in_links_complete(int below_phase) const;
+  // ---- steps that end by acknowledgement (termination.cpp) ----
+  /// How steps end (TRANSIT_STEP_END): always by staged final markers, always by acknowledgement,
+  /// or chosen step by step from the traffic of the step before.
+  enum class step_end { markers, acknowledgements, adaptive };
+  static step_end step_end_policy();
+  /// Sum over the grid's dimensions of extent - 1: a PE's links on a full grid (the same on
+  /// every PE, unlike its own link count on a partial grid).
+  static int grid_links(const router& plan);
+  /// Up to this many grid links, steps end by markers even when adaptive: a round trip per hop
+  /// cost more than a marker per link there (simulated BG/Q: markers 1.1x faster at 4 links, even
+  /// at 6, acknowledgements 1.7x faster at 7; 4 ranks on 2 cores, 3 links: markers 1.5x).
+  static constexpr int markers_up_to_links = 6;
+  /// At the end of a step ended by wait(): the next step's way of ending, from this one's traffic
+  /// (step_traffic_, summed over PEs), and the link counts in step for the switch.
+  void choose_next_step_end();
+  /// After done(): sends every buffer (no stage waits for another: without markers nothing says a
+  /// phase is closed), releases the in-link this PE owes its engagement to once it is idle, and
+  /// acknowledges what it has handled. True when it sent anything.
+  bool settle_acknowledged();
+  bool send_acknowledgements();
+  /// An acknowledgement from `source` for the link (source, h.phase): checked by checked_header.
+  void take_acknowledgement(int source, const wire_header& h);
+  bool idle_and_acknowledged() const noexcept {
+    return !batch_.started && unacknowledged_ == 0 && locally_idle() && buffered_items() == 0;
+  }
   /// Counts a checked data message of this step on its in-link (final marker, quiesce flag).
   void count_arrival(const message& m, const wire_header& h);
   /// Tells the PEs this one sends to that its streamer is gone (peer_left control messages).
@@ -579,6 +612,19 @@ class streamer_core {
   poll_pacing pacing_;                               // progress()'s network polls between inserts
   std::uint32_t step_ = 0;
   int next_final_phase_ = 0;
+  // Steps ending by acknowledgement (docs/streamer.md, "Steps and termination"): the messages
+  // this PE sent and no peer has acknowledged yet; the in-links whose messages this PE has handled
+  // but not acknowledged; and, once this PE has joined the step's closing barrier, the in-link of
+  // the message that made it busy again, acknowledged last (Dijkstra and Scholten's parent).
+  bool acknowledged_ends_ = false;
+  bool adaptive_ends_ = false;            // step_end::adaptive, on a grid with more than one link
+  bool last_step_acknowledged_ = false;   // how the last step ended by wait() ended (tests)
+  // Summed by the closing collective of an adaptive streamer's step: links that carried items,
+  // and links (the allreduce writes here while it is in flight).
+  std::uint64_t step_traffic_[2] = {0, 0};
+  std::uint64_t unacknowledged_ = 0;
+  std::vector<int> acknowledgements_due_;
+  int parent_in_link_ = -1;
   std::uint64_t buffers_allocated_ = 0;
   std::uint64_t buffer_bytes_allocated_ = 0;
   std::size_t flush_rotation_ = 0;
