@@ -11,6 +11,7 @@
 
 #include "core/wire_error.hpp"
 #include "model/tuner.hpp"
+#include "runtime/context_state.hpp"
 #include "streamer/wire.hpp"
 #include "transit/detail/core/clock.hpp"
 #include "transit/detail/core/error.hpp"
@@ -162,6 +163,7 @@ std::string streamer_core::describe_self() const {
                 wants_sources_ ? ", delivering sources" : "",
                 step_end_policy() == step_end::markers            ? ", steps ending by final markers"
                 : step_end_policy() == step_end::acknowledgements ? ", steps ending by acknowledgement"
+                : step_end_policy() == step_end::adaptive         ? ", steps ending as chosen step by step"
                                                                   : "");
 }
 
@@ -184,13 +186,11 @@ void streamer_core::build_routes() {
     links_.push_back(std::move(l));
   }
   // Nothing sent on the new links yet; tuning rebuilds them only between steps.
-  // Adaptive: on a grid of more than markers_up_to_links links per PE the first step ends by
-  // acknowledgement (a step with few items costs a message per link carrying items, not one per
-  // link); then each step's traffic chooses for the next. On fewer, markers always.
-  const step_end policy = step_end_policy();
-  const bool many_links = grid_links(*impl_->plan) > markers_up_to_links;
-  acknowledged_ends_ = policy == step_end::acknowledgements || (policy == step_end::adaptive && many_links);
-  adaptive_ends_ = policy == step_end::adaptive && many_links;
+  // Adaptive: the first step ends by acknowledgement (a step with few items costs a message per
+  // link carrying items, not one per link); then each step's traffic chooses for the next.
+  adaptive_ends_ = chooses_step_by_step(step_end_policy(), grid_links(*impl_->plan), grid_hops(*impl_->plan),
+                                        cores_shared_);
+  acknowledged_ends_ = adaptive_ends_ || step_end_policy() == step_end::acknowledgements;
   unacknowledged_ = 0;
   parent_in_link_ = -1;
   route_.assign(size_, &links_[self_link]);
@@ -230,11 +230,14 @@ void streamer_core::check_same_streamer_everywhere(const std::string& self, tuni
   }
   // Under max, PE 0's seed (others give 0) reaches every PE: the model's inputs then agree
   // even where hosts hold different profiles.
-  std::uint64_t extremes[2 + tuning_seed::size] = {signature, ~signature};
-  if (rank_ == 0) std::memcpy(extremes + 2, seed.values, sizeof seed.values);
-  impl_->group->start_allreduce(extremes, 2 + tuning_seed::size, scalar_type::u64, reduce_op::max);
+  // And whether any PE shares its core (the way steps end must be the same everywhere).
+  const bool shares = !simulated_build && context_access::state(ctx_).naps;
+  std::uint64_t extremes[3 + tuning_seed::size] = {signature, ~signature, shares ? 1u : 0u};
+  if (rank_ == 0) std::memcpy(extremes + 3, seed.values, sizeof seed.values);
+  impl_->group->start_allreduce(extremes, 3 + tuning_seed::size, scalar_type::u64, reduce_op::max);
   context_access::finish_collective(ctx_, *impl_->group, "streamer construction (same streamer on every PE)");
-  std::memcpy(seed.values, extremes + 2, sizeof seed.values);
+  std::memcpy(seed.values, extremes + 3, sizeof seed.values);
+  cores_shared_ = extremes[2] != 0;
   const std::uint64_t largest = extremes[0], smallest = ~extremes[1];
   if (largest == smallest) return;
 

@@ -21,7 +21,6 @@
 
 namespace transit::detail {
 
-
 // Every PE knows the links it sends on (O(P) from the route table). Who sends to it follows from
 // one allreduce of per-PE link counts and one announcement per link: O(P) per PE, where asking
 // the router (router::in_links) costs O(P^2) on large node grids (7 s per PE at 16384 PEs).
@@ -142,15 +141,22 @@ streamer_core::step_end streamer_core::step_end_policy() {
   const std::string_view value = text == nullptr ? "" : text;
   if (value == "markers") return step_end::markers;
   if (value == "acknowledgements") return step_end::acknowledgements;
+  if (value == "adaptive") return step_end::adaptive;
   if (!value.empty() && value != "automatic")
-    throw_invalid("TRANSIT_STEP_END", value, "'markers', 'acknowledgements' or 'automatic'");
-  return step_end::adaptive;
+    throw_invalid("TRANSIT_STEP_END", value, "'markers', 'acknowledgements', 'adaptive' or 'automatic'");
+  return step_end::automatic;
 }
 
 int streamer_core::grid_links(const router& plan) {
   int links = 0;
   for (const int extent : plan.grid().dims()) links += extent - 1;
   return links;
+}
+
+int streamer_core::grid_hops(const router& plan) {
+  int hops = 0;
+  for (const int extent : plan.grid().dims()) hops += extent > 1 ? 1 : 0;
+  return hops;
 }
 
 void streamer_core::choose_next_step_end() {

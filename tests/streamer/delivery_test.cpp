@@ -163,17 +163,16 @@ TEST(streamer_delivery, finish_waits_for_items_forwarded_by_pes_already_in_the_b
             0);
 }
 
-// Automatic (TRANSIT_STEP_END unset): on a grid where a PE has more than 6 links (the direct grid
-// from 8 PEs on), the first step ends by acknowledgement, and each later step by acknowledgement
-// after a step where under half the links carried items, by final markers after one where more
-// did. With 6 links or fewer, always by markers.
+// Chosen step by step (TRANSIT_STEP_END=adaptive; automatic does so where it pays, below): the
+// first step ends by acknowledgement, and each later step by acknowledgement after a step where
+// under half the links carried items, by final markers after one where more did.
 TEST(streamer_delivery, each_step_ends_the_way_the_step_before_chose) {
   const char* forced = std::getenv("TRANSIT_STEP_END");
-  if (forced != nullptr && std::string_view(forced) != "automatic") GTEST_SKIP() << "TRANSIT_STEP_END=" << forced;
+  if (forced == nullptr || std::string_view(forced) != "adaptive") GTEST_SKIP() << "run with TRANSIT_STEP_END=adaptive";
   EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
+              if (ctx.size() < 3) return;  // one PE's single link is half of all links: never "sparse"
               streamer_options o;
               o.grid = virtual_grid::direct(ctx.size());
-              const int links = ctx.size() - 1;
               std::int64_t delivered = 0;
               streamer<int> s(ctx, o, [&](const int&) { ++delivered; });
               const auto sparse = [&] {
@@ -185,19 +184,33 @@ TEST(streamer_delivery, each_step_ends_the_way_the_step_before_chose) {
                 s.finish();
               };
               using access = transit::detail::streamer_test_access;
-              const bool choosing = links > 6;
               sparse();
-              EXPECT_EQ(access::last_step_acknowledged(s), choosing) << "the first step";
+              EXPECT_TRUE(access::last_step_acknowledged(s)) << "the first step";
               dense();
-              EXPECT_EQ(access::last_step_acknowledged(s), choosing) << "a dense step after a sparse one";
+              EXPECT_TRUE(access::last_step_acknowledged(s)) << "a dense step after a sparse one";
               sparse();
               EXPECT_FALSE(access::last_step_acknowledged(s)) << "a sparse step after a dense one";
               sparse();
-              EXPECT_EQ(access::last_step_acknowledged(s), choosing) << "a sparse step after a sparse one";
+              EXPECT_TRUE(access::last_step_acknowledged(s)) << "a sparse step after a sparse one";
               // Three sparse steps of one item for the last PE, one dense step of one for each PE.
               EXPECT_EQ(delivered, ctx.size() + (ctx.rank() == ctx.size() - 1 ? 3 : 0));
             }),
             0);
+}
+
+// Automatic (TRANSIT_STEP_END unset) chooses step by step only where a round trip per hop buys
+// more than a marker per link: more than 3 links per hop, and no PE sharing its core. Else markers.
+TEST(streamer_delivery, automatic_chooses_step_by_step_on_many_links_per_hop_with_a_core_per_pe) {
+  using access = transit::detail::streamer_test_access;
+  EXPECT_FALSE(access::chooses_step_by_step("automatic", 1, 1, false)) << "2 PEs, direct";
+  EXPECT_FALSE(access::chooses_step_by_step("automatic", 3, 1, false)) << "4 PEs, direct";
+  EXPECT_TRUE(access::chooses_step_by_step("automatic", 4, 1, false)) << "5 PEs, direct";
+  EXPECT_FALSE(access::chooses_step_by_step("automatic", 6, 2, false)) << "4x4";
+  EXPECT_TRUE(access::chooses_step_by_step("automatic", 7, 2, false)) << "4x5";
+  EXPECT_TRUE(access::chooses_step_by_step("automatic", 30, 2, false)) << "16x16";
+  EXPECT_FALSE(access::chooses_step_by_step("automatic", 8, 8, false)) << "the hypercube of 256";
+  EXPECT_FALSE(access::chooses_step_by_step("automatic", 30, 2, true)) << "16x16, cores shared";
+  EXPECT_TRUE(access::chooses_step_by_step("adaptive", 1, 1, true)) << "forced";
 }
 
 }  // namespace

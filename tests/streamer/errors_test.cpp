@@ -148,7 +148,8 @@ TEST(streamer_errors, a_bad_step_end_in_the_environment_is_refused) {
   ::setenv("TRANSIT_STEP_END", "staged", 1);
   EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
               EXPECT_EQ(message_of([&] { streamer<int> s(ctx, {}, [](const int&) {}); }),
-                        "TRANSIT_STEP_END: got 'staged', expected 'markers', 'acknowledgements' or 'automatic'");
+                        "TRANSIT_STEP_END: got 'staged', expected 'markers', 'acknowledgements', 'adaptive' or "
+                        "'automatic'");
             }),
             0);
   if (before == nullptr) ::unsetenv("TRANSIT_STEP_END");

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,12 @@ struct streamer_test_access {
     streamer_core& core = s;
     for (auto& l : core.links_) l.sent = l.acknowledged = value;
     for (auto& il : core.in_links_) il.received = il.acknowledged = value;
+  }
+  /// streamer_core::chooses_step_by_step for TRANSIT_STEP_END=`policy` ("automatic" or "adaptive").
+  static bool chooses_step_by_step(std::string_view policy, int links, int hops, bool cores_shared) {
+    return streamer_core::chooses_step_by_step(
+        policy == "adaptive" ? streamer_core::step_end::adaptive : streamer_core::step_end::automatic, links, hops,
+        cores_shared);
   }
   /// Whether the streamer's last step ended by wait() ended by acknowledgement (else by staged
   /// final markers).

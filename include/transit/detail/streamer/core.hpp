@@ -538,16 +538,29 @@ class streamer_core {
   bool in_links_complete(int below_phase) const;
   // ---- steps that end by acknowledgement (termination.cpp) ----
   /// How steps end (TRANSIT_STEP_END): always by staged final markers, always by acknowledgement,
-  /// or chosen step by step from the traffic of the step before.
-  enum class step_end { markers, acknowledgements, adaptive };
+  /// chosen step by step from the traffic of the step before, or automatic: step by step where
+  /// that pays (chooses_step_by_step), else by markers.
+  enum class step_end { markers, acknowledgements, adaptive, automatic };
   static step_end step_end_policy();
+  /// Whether steps end as chosen step by step: `adaptive`, or `automatic` on a grid of more than
+  /// markers_per_hop links per hop where no PE shares its core (a round trip then waits for a
+  /// context switch each way: 5 and 8 ranks on 2 cores ended 1-update steps 0.95x as fast by
+  /// acknowledgement).
+  static bool chooses_step_by_step(step_end policy, int links, int hops, bool cores_shared) noexcept {
+    return policy == step_end::adaptive ||
+           (policy == step_end::automatic && !cores_shared && links > markers_per_hop * hops);
+  }
   /// Sum over the grid's dimensions of extent - 1: a PE's links on a full grid (the same on
   /// every PE, unlike its own link count on a partial grid).
   static int grid_links(const router& plan);
-  /// Up to this many grid links, steps end by markers even when adaptive: a round trip per hop
-  /// cost more than a marker per link there (simulated BG/Q: markers 1.1x faster at 4 links, even
-  /// at 6, acknowledgements 1.7x faster at 7; 4 ranks on 2 cores, 3 links: markers 1.5x).
-  static constexpr int markers_up_to_links = 6;
+  /// The grid's dimensions of more than one PE: the hops of the longest route.
+  static int grid_hops(const router& plan);
+  /// Up to this many grid links per hop, steps end by markers even when adaptive: a round trip
+  /// per hop costs more than a marker per link there. Simulated BG/Q, one update per PE: markers
+  /// 1.1x faster on 4x2 (4 links, 2 hops), even on 4x4 (6, 2), 1.7x on the hypercubes of 64 and
+  /// 256 (as many links as hops); acknowledgements 1.7x faster on direct 8 (7, 1), 1.3x on 4x8
+  /// (10, 2). 4 ranks on 2 cores, direct (3, 1): markers 1.5x faster.
+  static constexpr int markers_per_hop = 3;
   /// At the end of a step ended by wait(): the next step's way of ending, from this one's traffic
   /// (step_traffic_, summed over PEs), and the link counts in step for the switch.
   void choose_next_step_end();
@@ -617,7 +630,8 @@ class streamer_core {
   // but not acknowledged; and, once this PE has joined the step's closing barrier, the in-link of
   // the message that made it busy again, acknowledged last (Dijkstra and Scholten's parent).
   bool acknowledged_ends_ = false;
-  bool adaptive_ends_ = false;            // step_end::adaptive, on a grid with more than one link
+  bool adaptive_ends_ = false;            // chooses_step_by_step
+  bool cores_shared_ = false;             // some PE of the job shares its core (not in simulation)
   bool last_step_acknowledged_ = false;   // how the last step ended by wait() ended (tests)
   // Summed by the closing collective of an adaptive streamer's step: links that carried items,
   // and links (the allreduce writes here while it is in flight).
