@@ -555,14 +555,15 @@ class streamer_core {
   static int grid_links(const router& plan);
   /// The grid's dimensions of more than one PE: the hops of the longest route.
   static int grid_hops(const router& plan);
-  /// Up to this many grid links per hop, steps end by markers even when adaptive: a round trip
+  /// Up to this many grid links per hop, automatic ends every step by markers: a round trip
   /// per hop costs more than a marker per link there. Simulated BG/Q, one update per PE: markers
   /// 1.1x faster on 4x2 (4 links, 2 hops), even on 4x4 (6, 2), 1.7x on the hypercubes of 64 and
   /// 256 (as many links as hops); acknowledgements 1.7x faster on direct 8 (7, 1), 1.3x on 4x8
   /// (10, 2). 4 ranks on 2 cores, direct (3, 1): markers 1.5x faster.
   static constexpr int markers_per_hop = 3;
-  /// At the end of a step ended by wait(): the next step's way of ending, from this one's traffic
-  /// (step_traffic_, summed over PEs), and the link counts in step for the switch.
+  /// At the end of a step ended by wait(): chooses the next step's way of ending from this one's
+  /// traffic (step_traffic_, summed over PEs); on a switch to acknowledgements, starts every
+  /// link's counts level.
   void choose_next_step_end();
   /// After done(): sends every buffer (no stage waits for another: without markers nothing says a
   /// phase is closed), releases the in-link this PE owes its engagement to once it is idle, and
