@@ -109,6 +109,7 @@ void streamer_core::construct(const streamer_options& options) {
     if (impl_->plan->num_phases() > max_phases)
       throw_invalid("number of routing phases", impl_->plan->num_phases(), concat("at most ", max_phases));
     if (automatic) seed = local_tuning_seed(ctx, item_bytes);  // reads the profile: may throw
+    step_end_ = step_end_policy();                             // may throw
     self = describe_self();
   } catch (const std::exception& e) {
     local_error = std::current_exception();
@@ -161,10 +162,10 @@ std::string streamer_core::describe_self() const {
   return concat("streamer #", channel_, " of ", type_name_, " (", item_bytes_, " bytes), grid ", grid.str(),
                 ", routing ", to_string(impl_->plan->kind()), tune_ ? ", tuned" : "",
                 wants_sources_ ? ", delivering sources" : "",
-                step_end_policy() == step_end::markers            ? ", steps ending by final markers"
-                : step_end_policy() == step_end::acknowledgements ? ", steps ending by acknowledgement"
-                : step_end_policy() == step_end::adaptive         ? ", steps ending as chosen step by step"
-                                                                  : "");
+                step_end_ == step_end::markers            ? ", steps ending by final markers"
+                : step_end_ == step_end::acknowledgements ? ", steps ending by acknowledgement"
+                : step_end_ == step_end::adaptive         ? ", steps ending as chosen step by step"
+                                                          : "");
 }
 
 void streamer_core::build_routes() {
@@ -188,9 +189,8 @@ void streamer_core::build_routes() {
   // Nothing sent on the new links yet; tuning rebuilds them only between steps.
   // Adaptive: the first step ends by acknowledgement (a step with few items costs a message per
   // link carrying items, not one per link); then each step's traffic chooses for the next.
-  adaptive_ends_ = chooses_step_by_step(step_end_policy(), grid_links(*impl_->plan), grid_hops(*impl_->plan),
-                                        cores_shared_);
-  acknowledged_ends_ = adaptive_ends_ || step_end_policy() == step_end::acknowledgements;
+  adaptive_ends_ = chooses_step_by_step(step_end_, grid_links(*impl_->plan), grid_hops(*impl_->plan), cores_shared_);
+  acknowledged_ends_ = adaptive_ends_ || step_end_ == step_end::acknowledgements;
   unacknowledged_ = 0;
   parent_in_link_ = -1;
   route_.assign(size_, &links_[self_link]);

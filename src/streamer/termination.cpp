@@ -21,6 +21,17 @@
 
 namespace transit::detail {
 
+namespace {
+// A message that is a header alone (a link announcement, a departure, an acknowledgement).
+void send_header(transport& net, int pe, std::uint32_t channel, const wire_header& h, trace::send_cause cause) {
+  message_buffer b = net.allocate(sizeof(wire_header));
+  std::memcpy(b.payload(), &h, sizeof h);
+  b.set_size(sizeof h);
+  if (trace::recorder* t = net.tracer()) t->note_send(h.phase, cause);
+  net.send(pe, channel, std::move(b));
+}
+}  // namespace
+
 // Every PE knows the links it sends on (O(P) from the route table). Who sends to it follows from
 // one allreduce of per-PE link counts and one announcement per link: O(P) per PE, where asking
 // the router (router::in_links) costs O(P^2) on large node grids (7 s per PE at 16384 PEs).
@@ -33,12 +44,8 @@ void streamer_core::discover_in_links() {
   impl_->group->start_allreduce(counts.data(), size_, scalar_type::u64, reduce_op::sum);
   context_access::finish_collective(ctx_, *impl_->group, "streamer links (link counts)");
   for (std::size_t i = 1; i < links_.size(); ++i) {
-    message_buffer b = net().allocate(sizeof(wire_header));
     const wire_header h{0, static_cast<std::uint8_t>(links_[i].phase), link_announcement, step_tag(step_), 0};
-    std::memcpy(b.payload(), &h, sizeof h);
-    b.set_size(sizeof h);
-    if (trace::recorder* t = net().tracer()) t->note_send(links_[i].phase, trace::send_cause::links);
-    net().send(links_[i].pe, channel_, std::move(b));
+    send_header(net(), links_[i].pe, channel_, h, trace::send_cause::links);
   }
   const std::uint64_t expected = counts[rank_];
   const int phases = impl_->plan->num_phases();
@@ -100,12 +107,8 @@ void streamer_core::announce_departure() {
   // Tell the PEs this one sends to that it is gone: one still waiting for it in a step of its
   // own then fails with a message instead of hanging. A control message: never counted as lost.
   for (std::size_t i = 1; i < links_.size(); ++i) {
-    message_buffer b = net().allocate(sizeof(wire_header));
     const wire_header h{0, static_cast<std::uint8_t>(links_[i].phase), peer_left, step_tag(step_), 0};
-    std::memcpy(b.payload(), &h, sizeof h);
-    b.set_size(sizeof h);
-    if (trace::recorder* t = net().tracer()) t->note_send(links_[i].phase, trace::send_cause::left);
-    net().send(links_[i].pe, channel_ | mailbox::control_bit, std::move(b));
+    send_header(net(), links_[i].pe, channel_ | mailbox::control_bit, h, trace::send_cause::left);
   }
 }
 
@@ -186,12 +189,8 @@ bool streamer_core::send_acknowledgements() {
       acknowledgements_due_[kept++] = index;
       continue;
     }
-    message_buffer b = net().allocate(sizeof(wire_header));
     const wire_header h{0, static_cast<std::uint8_t>(il.phase), acknowledgement, step_tag(step_), il.received};
-    std::memcpy(b.payload(), &h, sizeof h);
-    b.set_size(sizeof h);
-    if (trace::recorder* t = net().tracer()) t->note_send(il.phase, trace::send_cause::acknowledgement);
-    net().send(il.pe, channel_, std::move(b));
+    send_header(net(), il.pe, channel_, h, trace::send_cause::acknowledgement);
     il.acknowledged = il.received;
     ++stats_.acknowledgement_messages;
     sent = true;
@@ -306,7 +305,7 @@ void streamer_core::wait_impl() {
     if (adaptive_ends_) {
       // The closing barrier carries the step's traffic (same rounds as a barrier on point-to-point
       // collectives), from which every PE makes the same choice for the next step.
-      step_traffic_[0] = step_traffic_[1] = 0;
+      step_traffic_[0] = 0;
       for (std::size_t i = 1; i < links_.size(); ++i) step_traffic_[0] += links_[i].carried_items ? 1 : 0;
       step_traffic_[1] = links_.size() - 1;
       impl_->group->start_allreduce(step_traffic_, 2, scalar_type::u64, reduce_op::sum);

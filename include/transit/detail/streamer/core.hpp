@@ -630,6 +630,7 @@ class streamer_core {
   // this PE sent and no peer has acknowledged yet; the in-links whose messages this PE has handled
   // but not acknowledged; and, once this PE has joined the step's closing barrier, the in-link of
   // the message that made it busy again, acknowledged last (Dijkstra and Scholten's parent).
+  step_end step_end_ = step_end::automatic;  // TRANSIT_STEP_END, read once at construction
   bool acknowledged_ends_ = false;
   bool adaptive_ends_ = false;            // chooses_step_by_step
   bool cores_shared_ = false;             // some PE of the job shares its core (not in simulation)
