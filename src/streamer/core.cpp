@@ -184,12 +184,19 @@ void streamer_core::build_routes() {
     l.carries_sources = wants_sources_ && h.phase > 0;
     l.carries_destinations = !impl_->plan->ends_route(h.phase) || l.carries_sources;
     l.inter_node = ctx_.machine().node_of(h.pe) != ctx_.machine().node_of(rank_);
+    // Where the transport confirms delivery (MPI's synchronous sends), a phase that ends every
+    // route needs no acknowledgement of transit's: the receiver only delivers, never forwards, so
+    // a confirmed message is a delivered one (docs/streamer.md, "Steps and termination"). Its
+    // largest message must go whole.
+    l.confirmed_by_transport = impl_->plan->ends_route(h.phase) && !l.carries_destinations &&
+                               sizeof(wire_header) + std::size_t{capacity_} * item_bytes_ <= net().confirmable_bytes();
     links_.push_back(std::move(l));
   }
   // Nothing sent on the new links yet; tuning rebuilds them only between steps.
   // Adaptive: the first step ends by acknowledgement (a step with few items costs a message per
   // link carrying items, not one per link); then each step's traffic chooses for the next.
-  adaptive_ends_ = chooses_step_by_step(step_end_, grid_links(*impl_->plan), grid_hops(*impl_->plan), cores_shared_);
+  adaptive_ends_ = chooses_step_by_step(step_end_, grid_links(*impl_->plan), grid_hops(*impl_->plan), cores_shared_,
+                                        transport_confirms_);
   acknowledged_ends_ = adaptive_ends_ || step_end_ == step_end::acknowledgements;
   unacknowledged_ = 0;
   parent_in_link_ = -1;
@@ -231,13 +238,17 @@ void streamer_core::check_same_streamer_everywhere(const std::string& self, tuni
   // Under max, PE 0's seed (others give 0) reaches every PE: the model's inputs then agree
   // even where hosts hold different profiles.
   // And whether any PE shares its core (the way steps end must be the same everywhere).
+  // And whether every PE's transport confirms delivery (chooses_step_by_step).
   const bool shares = !simulated_build && context_access::state(ctx_).naps;
-  std::uint64_t extremes[3 + tuning_seed::size] = {signature, ~signature, shares ? 1u : 0u};
-  if (rank_ == 0) std::memcpy(extremes + 3, seed.values, sizeof seed.values);
-  impl_->group->start_allreduce(extremes, 3 + tuning_seed::size, scalar_type::u64, reduce_op::max);
+  const bool confirms = net().confirmable_bytes() > 0;
+  constexpr int flags = 4;
+  std::uint64_t extremes[flags + tuning_seed::size] = {signature, ~signature, shares ? 1u : 0u, confirms ? 0u : 1u};
+  if (rank_ == 0) std::memcpy(extremes + flags, seed.values, sizeof seed.values);
+  impl_->group->start_allreduce(extremes, flags + tuning_seed::size, scalar_type::u64, reduce_op::max);
   context_access::finish_collective(ctx_, *impl_->group, "streamer construction (same streamer on every PE)");
-  std::memcpy(seed.values, extremes + 3, sizeof seed.values);
+  std::memcpy(seed.values, extremes + flags, sizeof seed.values);
   cores_shared_ = extremes[2] != 0;
+  transport_confirms_ = extremes[3] == 0;
   const std::uint64_t largest = extremes[0], smallest = ~extremes[1];
   if (largest == smallest) return;
 
@@ -453,6 +464,8 @@ void streamer_core::send(link& l, flush_kind kind, bool with_final_marker) {
   std::size_t bytes = sizeof(wire_header) + n * item_bytes_;
   std::uint8_t flags = with_final_marker ? final_marker : 0;
   if (quiescing_) flags |= quiesce_flush;
+  const bool confirmed = acknowledged_ends_ && l.confirmed_by_transport;
+  if (confirmed) flags |= transport_confirmed;
   if (l.carries_destinations && n > 0) {
     // Close the gap after a partial item array so only used bytes travel (thesis spec 17).
     const std::size_t full = destinations_offset(l.capacity), used = destinations_offset(n);
@@ -490,11 +503,20 @@ void streamer_core::send(link& l, flush_kind kind, bool with_final_marker) {
                                             trace::send_cause::bound};
     t->note_send(l.phase, causes[static_cast<int>(kind)]);
   }
-  net().send(l.pe, channel_, std::move(l.buffer));
+  if (confirmed) {
+    net().send_confirmed(l.pe, channel_, std::move(l.buffer), impl_->confirmations);
+  } else {
+    net().send(l.pe, channel_, std::move(l.buffer));
+  }
   l.buffer = message_buffer();
   ++l.sent;
   l.carried_items |= n > 0;
-  if (acknowledged_ends_) ++unacknowledged_;
+  if (confirmed) {
+    l.acknowledged = l.sent;  // the peer never acknowledges it
+    ++stats_.confirmed_messages;
+  } else if (acknowledged_ends_) {
+    ++unacknowledged_;
+  }
   ++stats_.messages_sent;
   if (l.inter_node) ++stats_.inter_node_messages;
   stats_.bytes_sent += bytes;
@@ -574,6 +596,15 @@ wire_header streamer_core::checked_header(const message& m) const {
   if (h.phase >= impl_->plan->num_phases() ||
       impl_->in_index.find(std::int64_t{m.source} * impl_->plan->num_phases() + h.phase) == impl_->in_index.end())
     throw_corrupt(m.source, concat("phase ", static_cast<int>(h.phase), ", which is not a link from that PE"));
+  // Unacknowledged, a confirmed message must be one this PE only delivers (it could not hold
+  // back its sender's end of the step while it forwarded the items).
+  if ((h.flags & transport_confirmed) != 0) {
+    if (!acknowledged_ends_)
+      throw_corrupt(m.source, "a message confirmed by the transport in a step that ends by final markers");
+    if (!impl_->plan->ends_route(h.phase) || (h.flags & has_destinations) != 0)
+      throw_corrupt(m.source, concat("a message confirmed by the transport on phase ", static_cast<int>(h.phase),
+                                     ", whose items this PE forwards"));
+  }
   return h;
 }
 

@@ -22,6 +22,9 @@ struct streamer_core::impl {
   std::unordered_map<std::int64_t, int> in_index;   // source * num_phases + phase -> in_links_
   std::unordered_map<std::int64_t, int> out_index;  // pe * num_phases + phase -> links_
   std::unordered_map<std::int64_t, std::vector<int>> broadcast_cache;  // root * 65536 + arrived phase + 1
+  // Steps ending by acknowledgement: messages sent on links confirmed_by_transport and not yet
+  // confirmed. Shared with the transport, which counts them down as its sends complete.
+  std::shared_ptr<send_confirmations> confirmations = std::make_shared<send_confirmations>();
 
   // What inserters (the application's threads) handed over, for this PE to send.
   std::mutex handed_mutex;

@@ -109,8 +109,10 @@ namespace {
 // Counted exactly: one item per destination with one-item buffers on the direct grid is one
 // message per link. Steps ending by final markers add one bare marker per link (marker_messages);
 // steps ending by acknowledgement add none, and acknowledge each link's message once
-// (acknowledgement_messages, not counted as messages sent). The links to other nodes are those to
-// the PEs not on this PE's node.
+// (acknowledgement_messages, not counted as messages sent), or, where the transport confirms
+// delivery (the mpi transport with a PE per rank), leave that to the transport: the direct grid's
+// one phase ends every route (confirmed_messages, of messages_sent). The links to other nodes are
+// those to the PEs not on this PE's node.
 TEST(streamer_delivery, messages_to_other_nodes_are_counted_exactly) {
   EXPECT_EQ(transit::testing::run_spmd(
                 [](context& ctx) {
@@ -130,7 +132,9 @@ TEST(streamer_delivery, messages_to_other_nodes_are_counted_exactly) {
                   // The final markers carry no item: counted apart (the no-aggregation baseline's
                   // cost without them, docs/simulation.md).
                   EXPECT_EQ(s.stats().marker_messages, acknowledged ? 0 : links);
-                  EXPECT_EQ(s.stats().acknowledgement_messages, acknowledged ? links : 0);
+                  const bool confirms = transit::detail::streamer_test_access::transport_confirms(ctx);
+                  EXPECT_EQ(s.stats().acknowledgement_messages, acknowledged && !confirms ? links : 0);
+                  EXPECT_EQ(s.stats().confirmed_messages, acknowledged && confirms ? links : 0);
                 },
                 {"--transit-pes-per-node=2"}),
             0);
@@ -199,18 +203,26 @@ TEST(streamer_delivery, each_step_ends_the_way_the_step_before_chose) {
 }
 
 // Automatic (TRANSIT_STEP_END unset) chooses step by step only where a round trip per hop buys
-// more than a marker per link: more than 3 links per hop, and no PE sharing its core. Else markers.
+// more than a marker per link, and no PE shares its core. Else markers. With acknowledgements of
+// transit's on every hop: more than 3 links per hop. Where the transport confirms the last hop's
+// messages: more than 1.
 TEST(streamer_delivery, automatic_chooses_step_by_step_on_many_links_per_hop_with_a_core_per_pe) {
   using access = transit::detail::streamer_test_access;
-  EXPECT_FALSE(access::chooses_step_by_step("automatic", 1, 1, false)) << "2 PEs, direct";
-  EXPECT_FALSE(access::chooses_step_by_step("automatic", 3, 1, false)) << "4 PEs, direct";
-  EXPECT_TRUE(access::chooses_step_by_step("automatic", 4, 1, false)) << "5 PEs, direct";
-  EXPECT_FALSE(access::chooses_step_by_step("automatic", 6, 2, false)) << "4x4";
-  EXPECT_TRUE(access::chooses_step_by_step("automatic", 7, 2, false)) << "4x5";
-  EXPECT_TRUE(access::chooses_step_by_step("automatic", 30, 2, false)) << "16x16";
-  EXPECT_FALSE(access::chooses_step_by_step("automatic", 8, 8, false)) << "the hypercube of 256";
-  EXPECT_FALSE(access::chooses_step_by_step("automatic", 30, 2, true)) << "16x16, cores shared";
-  EXPECT_TRUE(access::chooses_step_by_step("adaptive", 1, 1, true)) << "forced";
+  EXPECT_FALSE(access::chooses_step_by_step("automatic", 1, 1, false, false)) << "2 PEs, direct";
+  EXPECT_FALSE(access::chooses_step_by_step("automatic", 3, 1, false, false)) << "4 PEs, direct";
+  EXPECT_TRUE(access::chooses_step_by_step("automatic", 4, 1, false, false)) << "5 PEs, direct";
+  EXPECT_FALSE(access::chooses_step_by_step("automatic", 6, 2, false, false)) << "4x4";
+  EXPECT_TRUE(access::chooses_step_by_step("automatic", 7, 2, false, false)) << "4x5";
+  EXPECT_TRUE(access::chooses_step_by_step("automatic", 30, 2, false, false)) << "16x16";
+  EXPECT_FALSE(access::chooses_step_by_step("automatic", 8, 8, false, false)) << "the hypercube of 256";
+  EXPECT_FALSE(access::chooses_step_by_step("automatic", 30, 2, true, false)) << "16x16, cores shared";
+  EXPECT_TRUE(access::chooses_step_by_step("adaptive", 1, 1, true, false)) << "forced";
+  // Confirmed by the transport.
+  EXPECT_FALSE(access::chooses_step_by_step("automatic", 1, 1, false, true)) << "2 PEs, direct, confirmed";
+  EXPECT_TRUE(access::chooses_step_by_step("automatic", 3, 1, false, true)) << "4 PEs, direct, confirmed";
+  EXPECT_TRUE(access::chooses_step_by_step("automatic", 4, 2, false, true)) << "4x2, confirmed";
+  EXPECT_FALSE(access::chooses_step_by_step("automatic", 3, 3, false, true)) << "2x2x2, confirmed";
+  EXPECT_FALSE(access::chooses_step_by_step("automatic", 3, 1, true, true)) << "4 PEs, direct, cores shared";
 }
 
 }  // namespace

@@ -24,10 +24,11 @@ struct streamer_test_access {
     for (auto& il : core.in_links_) il.received = il.acknowledged = value;
   }
   /// streamer_core::chooses_step_by_step for TRANSIT_STEP_END=`policy` ("automatic" or "adaptive").
-  static bool chooses_step_by_step(std::string_view policy, int links, int hops, bool cores_shared) {
+  static bool chooses_step_by_step(std::string_view policy, int links, int hops, bool cores_shared,
+                                   bool transport_confirms) {
     return streamer_core::chooses_step_by_step(
         policy == "adaptive" ? streamer_core::step_end::adaptive : streamer_core::step_end::automatic, links, hops,
-        cores_shared);
+        cores_shared, transport_confirms);
   }
   /// Whether the streamer's last step ended by wait() ended by acknowledgement (else by staged
   /// final markers).
@@ -41,6 +42,9 @@ struct streamer_test_access {
     streamer_core& core = s;
     return core.channel_;
   }
+  /// Whether this PE's transport confirms delivery (transport::confirmable_bytes() above a
+  /// streamer's largest message of small items).
+  static bool transport_confirms(context& ctx) { return context_access::net(ctx).confirmable_bytes() >= 4096; }
   /// (source PE, phase) of every incoming link.
   template <class Streamer>
   static std::vector<std::pair<int, int>> in_links(Streamer& s) {

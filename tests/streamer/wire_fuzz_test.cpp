@@ -2,7 +2,10 @@
 // must give a clear error naming the channel and the source, never a crash, an out-of-bounds read
 // (this runs under AddressSanitizer too) or a half-processed message. Afterwards the streamer must
 // still deliver a normal step exactly once: nothing of the rejected messages was counted.
+#include <cstdlib>
 #include <cstring>
+#include <string>
+#include <string_view>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -52,8 +55,9 @@ forged forge(std::mt19937_64& random, int kind, int phase, bool destinations, in
     case 0:  // shorter than a header: random bytes
       f.bytes.resize(below(sizeof h));
       return f;
-    case 1:  // unknown flag bits
-      h.flags = static_cast<std::uint8_t>(h.flags | (0x40 << below(2)));  // 0x20 is has_sources
+    case 1:  // flags this streamer never uses: an acknowledgement with items, or a transport's
+             // confirmation in a step that ends by final markers (0x20 is has_sources)
+      h.flags = static_cast<std::uint8_t>(h.flags | (0x40 << below(2)));
       break;
     case 2:  // a step that is neither this one nor the next
       h.step = static_cast<std::uint16_t>(2 + below(65534));
@@ -250,6 +254,74 @@ TEST(streamer_wire, bad_sources_are_refused) {
               EXPECT_EQ(wrong_sources, 0);
             }),
             0);
+}
+
+// A message the transport confirms is never acknowledged, so it may only carry items its
+// receiver delivers: on a phase whose items travel on it is refused, and so it is in a step that
+// ends by final markers. Then a normal step.
+TEST(streamer_wire, a_confirmation_where_none_can_be_is_refused) {
+  const char* before = std::getenv("TRANSIT_STEP_END");
+  const std::string kept = before == nullptr ? "" : before;
+  for (const std::string way : {"acknowledgements", "markers"}) {
+    ::setenv("TRANSIT_STEP_END", way.c_str(), 1);
+    EXPECT_EQ(transit::testing::run_spmd([&](context& ctx) {
+                streamer_options o;
+                o.grid = virtual_grid::balanced(ctx.size(), 2);
+                o.buffer_items = 4;
+                constexpr std::int64_t per_pe = 50;
+                delivery_log log(ctx.rank(), ctx.size(), per_pe);
+                streamer<probe> s(ctx, o, [&](const probe& p) { log.record(p); });
+                const std::uint32_t channel = streamer_test_access::channel(s);
+                // Acknowledgements: PE 0 is attacked on a phase-0 link, whose items may travel on.
+                // Markers: on a link of the last phase, whose items PE 0 delivers.
+                const router& r = s.route_plan();
+                const int wanted = way == "markers" ? r.num_phases() - 1 : 0;
+                int attacker = -1;
+                if (ctx.rank() == 0) {
+                  for (const auto& [pe, p] : streamer_test_access::in_links(s)) {
+                    if (p == wanted) attacker = pe;
+                  }
+                }
+                attacker = ctx.allreduce(attacker, reduce_op::max);
+                if (attacker < 0 || (way != "markers" && r.ends_route(0)))
+                  GTEST_SKIP() << "no route of two hops on " << o.grid->str();
+                if (ctx.rank() == attacker) {
+                  const bool destinations = !r.ends_route(wanted);
+                  const std::uint32_t n = 2;
+                  std::vector<std::byte> bytes(destinations ? destinations_offset(n) + 4 * n : sizeof(wire_header) + n * sizeof(probe));
+                  const std::int32_t to = 0;
+                  if (destinations)
+                    for (std::uint32_t i = 0; i < n; ++i) std::memcpy(bytes.data() + destinations_offset(n) + 4 * i, &to, 4);
+                  const auto flags = static_cast<std::uint8_t>(transit::detail::transport_confirmed |
+                                                               (destinations ? transit::detail::has_destinations : 0));
+                  const wire_header h{n, static_cast<std::uint8_t>(wanted), flags, 0, 0};
+                  std::memcpy(bytes.data(), &h, sizeof h);
+                  streamer_test_access::send_raw(ctx, 0, channel, bytes);
+                }
+                if (ctx.rank() == 0) {
+                  const std::string expected =
+                      streamer_test_access::corrupt_prefix(channel, attacker) +
+                      (way == "markers" ? "a message confirmed by the transport in a step that ends by final markers"
+                                        : "a message confirmed by the transport on phase 0, whose items this PE forwards");
+                  bool refused = false;
+                  while (!refused) {
+                    try {
+                      if (!s.progress()) std::this_thread::yield();
+                    } catch (const std::runtime_error& e) {
+                      EXPECT_TRUE(std::string_view(e.what()).ends_with(expected)) << e.what();
+                      refused = true;
+                    }
+                  }
+                  EXPECT_EQ(s.stats().messages_received, 0u);
+                  EXPECT_EQ(s.stats().items_delivered, 0u);
+                }
+                normal_step(ctx, s, log, per_pe, "after a confirmation where none can be");
+              }),
+              0)
+        << way;
+  }
+  if (before == nullptr) ::unsetenv("TRANSIT_STEP_END");
+  else ::setenv("TRANSIT_STEP_END", kept.c_str(), 1);
 }
 
 }  // namespace

@@ -63,6 +63,9 @@ struct streamer_stats {
   std::uint64_t marker_messages = 0;   ///< of those, bare final markers: messages that carry no item
   /// Acknowledgements sent (steps that end by acknowledgement, docs/streamer.md): not in messages_sent
   std::uint64_t acknowledgement_messages = 0;
+  /// Of messages_sent, those whose delivery the transport confirmed instead (steps that end by
+  /// acknowledgement, on a phase that ends every route, over MPI: synchronous sends)
+  std::uint64_t confirmed_messages = 0;
   std::uint64_t inter_node_messages = 0; ///< those sent to a PE on another node (machine())
   std::uint64_t messages_received = 0;  ///< transport messages received (final markers included)
   std::uint64_t bytes_sent = 0;        ///< payload bytes of those messages
@@ -87,6 +90,7 @@ inline streamer_stats& operator+=(streamer_stats& into, const streamer_stats& s)
   into.messages_sent += s.messages_sent;
   into.marker_messages += s.marker_messages;
   into.acknowledgement_messages += s.acknowledgement_messages;
+  into.confirmed_messages += s.confirmed_messages;
   into.inter_node_messages += s.inter_node_messages;
   into.messages_received += s.messages_received;
   into.bytes_sent += s.bytes_sent;

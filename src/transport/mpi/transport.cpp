@@ -197,7 +197,15 @@ void mpi_transport::send_message(int dest, std::uint32_t channel, message_buffer
   send_from(lane_, dest, channel, std::move(data));
 }
 
-void mpi_transport::send_from(int source_lane, int dest, std::uint32_t channel, message_buffer&& data) {
+void mpi_transport::send_confirmed_message(int dest, std::uint32_t channel, message_buffer&& data,
+                                           const std::shared_ptr<send_confirmations>& pending) {
+  TRANSIT_ASSERT(dest != rank_ && data.size() <= confirmable_bytes() && pending != nullptr,
+                 "a confirmed send to this PE, larger than confirmable_bytes() or without a count");
+  send_from(lane_, dest, channel, std::move(data), pending);
+}
+
+void mpi_transport::send_from(int source_lane, int dest, std::uint32_t channel, message_buffer&& data,
+                              std::shared_ptr<send_confirmations> confirm) {
   TRANSIT_ASSERT(dest >= 0 && dest < size_, "send to a rank outside the communicator");
   // Modelled simulation: transit's own cost of a message is the bytes it copied into it and its
   // own per-message cost above MPI's (where the calibration measured it); the MPI library's
@@ -217,18 +225,21 @@ void mpi_transport::send_from(int source_lane, int dest, std::uint32_t channel, 
   }
   ++network_messages_;
   charge_transit_message(data.size());  // an MPI message: transit's own cost above MPI's
+  if (confirm) ++confirm->pending;
   if (!backlog_.empty(dest) || flow_[dest].unacked >= max_unacked) {
-    backlog_[dest].push_back(backlogged_message{std::move(data), source_lane});
+    backlog_[dest].push_back(backlogged_message{std::move(data), source_lane, std::move(confirm)});
     ++backlogged_;
     return;
   }
-  post(dest, std::move(data), source_lane);
+  post(dest, std::move(data), source_lane, std::move(confirm));
 }
 
-void mpi_transport::post(int dest, message_buffer&& data, int source_lane) {
+void mpi_transport::post(int dest, message_buffer&& data, int source_lane, std::shared_ptr<send_confirmations> confirm) {
   flow_state& flow = flow_[dest];
   flow.bytes_since_sync += data.wire_size();
-  const bool synchronous = ++flow.since_sync >= sync_interval || flow.bytes_since_sync >= sync_bytes;
+  // A confirmed message is synchronous anyway: it serves the flow control too.
+  const bool synchronous =
+      ++flow.since_sync >= sync_interval || flow.bytes_since_sync >= sync_bytes || confirm != nullptr;
   if (synchronous) {
     flow.since_sync = 0;
     flow.bytes_since_sync = 0;
@@ -237,9 +248,11 @@ void mpi_transport::post(int dest, message_buffer&& data, int source_lane) {
   if (data.wire_size() <= whole_message_bytes_) {
     const void* bytes = data.wire();
     const std::size_t size = data.wire_size();
-    post_one(dest, bytes, size, data_tag, synchronous, in_flight{std::move(data), nullptr, dest, synchronous, source_lane});
+    post_one(dest, bytes, size, data_tag, synchronous,
+             in_flight{std::move(data), nullptr, dest, synchronous, source_lane, std::move(confirm)});
     return;
   }
+  TRANSIT_ASSERT(confirm == nullptr, "a confirmed message too large to go whole");
   // Too large for one MPI message (or a posted receive): an announcement with the total size,
   // then the pieces.
   wire_prefix prefix;
@@ -304,7 +317,7 @@ void mpi_transport::complete_sends() {
   backlog_.for_each([&](int dest, std::deque<backlogged_message>& queue) {
     const flow_state& flow = flow_[dest];
     while (!queue.empty() && flow.unacked < max_unacked) {
-      post(dest, std::move(queue.front().data), queue.front().source_lane);
+      post(dest, std::move(queue.front().data), queue.front().source_lane, std::move(queue.front().confirm));
       queue.pop_front();
       --backlogged_;
     }
@@ -314,6 +327,10 @@ void mpi_transport::complete_sends() {
 void mpi_transport::send_completed(std::size_t i) {
   in_flight& done = in_flight_[i];
   if (done.synchronous) --flow_[done.dest].unacked;
+  if (done.confirm) {
+    --done.confirm->pending;
+    done.confirm.reset();
+  }
   if (sent_ && done.source_lane >= 0) sent_(done.source_lane);
   pool_.give(std::move(done.data));
   done.piece_of.reset();  // the last piece to complete frees the large buffer

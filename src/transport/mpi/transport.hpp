@@ -86,7 +86,8 @@ class mpi_transport final : public transport, public mpi_access {
                 receive_mode mode = receive_mode_from_environment());
   ~mpi_transport() override;
   /// send() on behalf of PE thread `source_lane` of this rank (the communication thread's endpoint).
-  void send_from(int source_lane, int dest, std::uint32_t channel, message_buffer&& data);
+  void send_from(int source_lane, int dest, std::uint32_t channel, message_buffer&& data,
+                 std::shared_ptr<send_confirmations> confirm = nullptr);
   /// The lane of the PE a received message is for (its prefix says: send_from wrote it).
   static int destination_lane(const message& m) noexcept;
   /// A collective group of this endpoint that runs on point-to-point messages with `tag` (a tag of
@@ -99,6 +100,16 @@ class mpi_transport final : public transport, public mpi_access {
   int process() const noexcept override { return mpi_rank_; }
   bool idle_poll_may_yield() const noexcept override { return true; }  // MPI_Improbe, MPI_Testsome
   std::size_t pending_sends() const noexcept override { return in_flight_.size() + backlogged_; }
+  /// Whole messages, by MPI_Issend: its completion means the receiver matched the message, and
+  /// it matches only in its own improbe, whose MPI_Mrecv follows at once (probe mode), or in
+  /// SimGrid, where a posted receive completes when the synchronous send does. Not with lanes
+  /// (a message to a lane of this rank is a pointer hand-off) nor in posted mode on real MPI
+  /// (a posted receive that matched a rendezvous may still be receiving when the send completes).
+  std::size_t confirmable_bytes() const noexcept override {
+    if (lanes_ || (mode_ == receive_mode::posted && !simulated_build)) return 0;
+    return whole_message_bytes_ - message_buffer::prefix_bytes;
+  }
+  bool confirms_before_hand_over() const noexcept override { return mode_ == receive_mode::posted; }
   std::unique_ptr<collective_group> make_group() override;
   bool wait_for_activity() override;
   bool aborted() const noexcept override { return false; }
@@ -129,19 +140,22 @@ class mpi_transport final : public transport, public mpi_access {
  private:
   void send_message(int dest, std::uint32_t channel, message_buffer&& data) override;
   std::size_t poll_messages(std::vector<message>& sink, std::size_t max) override;
+  void send_confirmed_message(int dest, std::uint32_t channel, message_buffer&& data,
+                              const std::shared_ptr<send_confirmations>& pending) override;
   struct in_flight {
     message_buffer data;                   // whole messages
     std::shared_ptr<message_buffer> piece_of;  // pieces of a large message share its buffer
     int dest;
     bool synchronous;
     int source_lane = -1;  // comm-thread endpoint: the lane told when this message has left
+    std::shared_ptr<send_confirmations> confirm = nullptr;  // send_confirmed's, counted down on completion
   };
   /// A large message being received in pieces, or a whole one held back behind it.
   struct arriving {
     message m;
     std::vector<MPI_Request> pieces;  // empty when complete
   };
-  void post(int dest, message_buffer&& data, int source_lane);
+  void post(int dest, message_buffer&& data, int source_lane, std::shared_ptr<send_confirmations> confirm);
   void post_one(int dest, const void* bytes, std::size_t size, int tag, bool synchronous, in_flight&& entry);
   void complete_sends();
   void send_completed(std::size_t index);  // in_flight_[index]'s request has completed
@@ -182,6 +196,7 @@ class mpi_transport final : public transport, public mpi_access {
   struct backlogged_message {
     message_buffer data;
     int source_lane;
+    std::shared_ptr<send_confirmations> confirm;
   };
   per_peer_queues<backlogged_message> backlog_;  // per destination
   std::size_t backlogged_ = 0;

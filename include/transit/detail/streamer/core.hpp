@@ -58,8 +58,11 @@ inline constexpr std::uint8_t has_sources = 32;       // an int32 source per ite
 // answer when steps end by acknowledgement. Travels on the data channel, counted in no statistic
 // of messages sent or received (quiesce's waves count data messages only).
 inline constexpr std::uint8_t acknowledgement = 64;
-inline constexpr std::uint8_t known_flags =
-    has_destinations | final_marker | link_announcement | peer_left | quiesce_flush | has_sources | acknowledgement;
+// "The transport confirms this message's delivery to me (transport::send_confirmed): do not
+// acknowledge it". Steps ending by acknowledgement only, on a phase that ends every route.
+inline constexpr std::uint8_t transport_confirmed = 128;
+inline constexpr std::uint8_t known_flags = has_destinations | final_marker | link_announcement | peer_left |
+                                            quiesce_flush | has_sources | acknowledgement | transport_confirmed;
 
 /// The name of T as the compiler spells it ("double", "my::particle").
 template <class T>
@@ -267,6 +270,9 @@ class streamer_core {
     bool carries_sources = false;         // implies carries_destinations
     bool inter_node = false;              // the peer is on another node
     bool carried_items = false;           // a message with items left on it in this step
+    // Steps ending by acknowledgement: the transport confirms this link's messages, so the peer
+    // sends no acknowledgement (a phase that ends every route, messages the transport confirms).
+    bool confirmed_by_transport = false;
   };
   struct in_link {
     int pe = -1;
@@ -546,9 +552,10 @@ class streamer_core {
   /// markers_per_hop links per hop where no PE shares its core (a round trip then waits for a
   /// context switch each way: 5 and 8 ranks on 2 cores ended 1-update steps 0.95x as fast by
   /// acknowledgement).
-  static bool chooses_step_by_step(step_end policy, int links, int hops, bool cores_shared) noexcept {
-    return policy == step_end::adaptive ||
-           (policy == step_end::automatic && !cores_shared && links > markers_per_hop * hops);
+  static bool chooses_step_by_step(step_end policy, int links, int hops, bool cores_shared,
+                                   bool transport_confirms) noexcept {
+    const int per_hop = transport_confirms ? markers_per_hop_confirmed : markers_per_hop;
+    return policy == step_end::adaptive || (policy == step_end::automatic && !cores_shared && links > per_hop * hops);
   }
   /// Sum over the grid's dimensions of extent - 1: a PE's links on a full grid (the same on
   /// every PE, unlike its own link count on a partial grid).
@@ -556,11 +563,18 @@ class streamer_core {
   /// The grid's dimensions of more than one PE: the hops of the longest route.
   static int grid_hops(const router& plan);
   /// Up to this many grid links per hop, automatic ends every step by markers: a round trip
-  /// per hop costs more than a marker per link there. Simulated BG/Q, one update per PE: markers
-  /// 1.1x faster on 4x2 (4 links, 2 hops), even on 4x4 (6, 2), 1.7x on the hypercubes of 64 and
-  /// 256 (as many links as hops); acknowledgements 1.7x faster on direct 8 (7, 1), 1.3x on 4x8
-  /// (10, 2). 4 ranks on 2 cores, direct (3, 1): markers 1.5x faster.
+  /// per hop costs more than a marker per link there. Simulated BG/Q, one update per PE, with
+  /// acknowledgements of transit's on every hop: markers 1.1x faster on 4x2 (4 links, 2 hops),
+  /// even on 4x4 (6, 2), 1.7x on the hypercubes of 64 and 256 (as many links as hops);
+  /// acknowledgements 1.7x faster on direct 8 (7, 1), 1.3x on 4x8 (10, 2). 4 ranks on 2 cores,
+  /// direct (3, 1): markers 1.5x faster.
   static constexpr int markers_per_hop = 3;
+  /// The same where every PE's transport confirms delivery (the last hop needs no acknowledgement
+  /// of transit's: transport::send_confirmed). Simulated BG/Q, one update per PE, markers against
+  /// acknowledgements: 29.4 and 18.9 us on direct 4 (3, 1), 40.3 and 33.0 on 4x2 (4, 2), 58.5 and
+  /// 47.8 on 4x4 (6, 2), 87.9 and 84.0 on 4x4x4 (9, 3); markers ahead only where a hop has one
+  /// link: 33.6 and 40.5 us on 2x2x2, 67.8 and 105.4 on the hypercube of 64.
+  static constexpr int markers_per_hop_confirmed = 1;
   /// At the end of a step ended by wait(): chooses the next step's way of ending from this one's
   /// traffic (step_traffic_, summed over PEs); on a switch to acknowledgements, starts every
   /// link's counts level.
@@ -572,9 +586,8 @@ class streamer_core {
   bool send_acknowledgements();
   /// An acknowledgement from `source` for the link (source, h.phase): checked by checked_header.
   void take_acknowledgement(int source, const wire_header& h);
-  bool idle_and_acknowledged() const noexcept {
-    return !batch_.started && unacknowledged_ == 0 && locally_idle() && buffered_items() == 0;
-  }
+  /// Nothing buffered or being delivered, and every message sent acknowledged or confirmed.
+  bool idle_and_acknowledged() const noexcept;
   /// Counts a checked data message of this step on its in-link (final marker, quiesce flag).
   void count_arrival(const message& m, const wire_header& h);
   /// Tells the PEs this one sends to that its streamer is gone (peer_left control messages).
@@ -634,11 +647,12 @@ class streamer_core {
   bool acknowledged_ends_ = false;
   bool adaptive_ends_ = false;            // chooses_step_by_step
   bool cores_shared_ = false;             // some PE of the job shares its core (not in simulation)
+  bool transport_confirms_ = false;       // every PE's transport confirms delivery (confirmable_bytes)
   bool last_step_acknowledged_ = false;   // how the last step ended by wait() ended (tests)
   // Summed by the closing collective of an adaptive streamer's step: links that carried items,
   // and links (the allreduce writes here while it is in flight).
   std::uint64_t step_traffic_[2] = {0, 0};
-  std::uint64_t unacknowledged_ = 0;
+  std::uint64_t unacknowledged_ = 0;  // messages on links not confirmed_by_transport (those: impl::confirmations)
   std::vector<int> acknowledgements_due_;
   int parent_in_link_ = -1;
   std::uint64_t buffers_allocated_ = 0;

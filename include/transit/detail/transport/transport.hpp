@@ -26,6 +26,12 @@ class recorder;            // src/trace/recorder.hpp: the timeline trace (--tran
 class node_memory;         // src/transport/node_memory.hpp: the one-sided engines' node-shared memory
 struct node_memory_setup;  // (both private to the library)
 
+/// A count of a PE's sends made by transport::send_confirmed and not yet confirmed. Shared: the
+/// transport holds it while a send is in flight, so it may outlive its owner (a failing step).
+struct send_confirmations {
+  std::uint64_t pending = 0;
+};
+
 class transport {
  public:
   virtual ~transport() = default;
@@ -52,11 +58,30 @@ class transport {
   /// Non-blocking send of data.size() payload bytes to `dest` (which may be this PE).
   void send(int dest, std::uint32_t channel, message_buffer&& data) {
     if (trace_ != nullptr) [[unlikely]] {
-      traced_send(dest, channel, std::move(data));
+      traced_send(dest, channel, std::move(data), nullptr);
       return;
     }
     send_message(dest, channel, std::move(data));
   }
+  /// The largest payload send_confirmed takes; 0 when this transport cannot confirm delivery.
+  virtual std::size_t confirmable_bytes() const noexcept { return 0; }
+  /// As send(), and counts the message in `pending` until the receiving PE has taken it off the
+  /// network whole: from then on it is in that PE's hands, handed over by its polls at the latest
+  /// before it returns from any collective it is in. mpi: a synchronous send, whose completion
+  /// MPI's own acknowledgement reports, where a layer above would send one of its own. Requires
+  /// data.size() <= confirmable_bytes() and `dest` != rank().
+  void send_confirmed(int dest, std::uint32_t channel, message_buffer&& data,
+                      const std::shared_ptr<send_confirmations>& pending) {
+    if (trace_ != nullptr) [[unlikely]] {
+      traced_send(dest, channel, std::move(data), &pending);
+      return;
+    }
+    send_confirmed_message(dest, channel, std::move(data), pending);
+  }
+  /// Whether a confirmed send may complete before the receiving PE's poll handed the message over
+  /// (a receive posted ahead completes without it): then that PE polls again after the step's
+  /// closing collective. Where not, the poll that took the message off the network handed it over.
+  virtual bool confirms_before_hand_over() const noexcept { return false; }
   /// Appends arrived messages to `sink`; returns how many. Also completes sends. `max` bounds the
   /// messages taken from the network in one call (mpi); messages already queued in this process
   /// (the local backend's inbox, messages to this PE) are handed over whole.
@@ -119,13 +144,17 @@ class transport {
   /// The backend's send and poll, behind send() and poll() (same contracts).
   virtual void send_message(int dest, std::uint32_t channel, message_buffer&& data) = 0;
   virtual std::size_t poll_messages(std::vector<message>& sink, std::size_t max) = 0;
+  /// send_confirmed's (a transport whose confirmable_bytes() is above 0 overrides it).
+  virtual void send_confirmed_message(int dest, std::uint32_t channel, message_buffer&& data,
+                                      const std::shared_ptr<send_confirmations>& pending);
   bool polling_held() const noexcept { return polling_holds_ > 0; }
   buffer_pool pool_;
   std::uint64_t network_messages_ = 0;
 
  private:
   // Out of line (src/transport/traced.cpp), so that the inline send and poll stay a branch and a call.
-  void traced_send(int dest, std::uint32_t channel, message_buffer&& data);
+  void traced_send(int dest, std::uint32_t channel, message_buffer&& data,
+                   const std::shared_ptr<send_confirmations>* confirmed);
   std::size_t traced_poll(std::vector<message>& sink, std::size_t max);
   int polling_holds_ = 0;
   trace::recorder* trace_ = nullptr;
