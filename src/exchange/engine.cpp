@@ -159,6 +159,22 @@ void exchange_port::send(int dest, message_buffer&& m) {
   context_access::net(ctx_).send(dest, channel_, std::move(m));
 }
 
+void exchange_port::send_confirmed(int dest, message_buffer&& m) {
+  ++stats_.messages_sent;
+  stats_.bytes_sent += m.size();
+  context_access::net(ctx_).send_confirmed(dest, channel_, std::move(m), confirmations_);
+}
+
+bool exchange_port::confirmable(int dest, std::uint64_t bytes) const noexcept {
+  return dest != rank_ && bytes <= context_access::net(ctx_).confirmable_bytes();
+}
+
+std::uint64_t exchange_port::unconfirmed() const noexcept { return confirmations_->pending; }
+
+bool exchange_port::confirms_before_hand_over() const noexcept {
+  return context_access::net(ctx_).confirms_before_hand_over();
+}
+
 bool exchange_port::receive() {
   arrivals_.clear();
   if (!context_access::mail(ctx_).take(channel_, arrivals_)) return false;
@@ -188,6 +204,7 @@ void exchange_port::check_header(const message& m, const exchange_wire_header& h
                    runs_ahead_ ? " (expected this run or a later one)" : " (expected this run or the next)"));
   switch (static_cast<exchange_message_kind>(h.kind)) {
     case exchange_message_kind::data:
+    case exchange_message_kind::confirmed:
     case exchange_message_kind::ack:
       if (h.step != 0) corrupt(m.source, "direct message", concat("step ", h.step, " (expected 0)"));
       if (h.kind == static_cast<std::uint16_t>(exchange_message_kind::ack) && m.data.size() != sizeof h)

@@ -14,6 +14,7 @@
 
 #include "test_support.hpp"
 #include "transit/detail/exchange/selection.hpp"
+#include "transit/detail/runtime/context_access.hpp"
 
 namespace {
 
@@ -199,6 +200,14 @@ TEST(Exchange, DenseAllToAll) {
                 if (m == exchange_method::direct || m == exchange_method::mpi_alltoallv ||
                     m == exchange_method::mpi_neighbor) {
                   EXPECT_EQ(forwarded, 0u) << name(m);
+                }
+                if (m == exchange_method::direct) {
+                  // A message to every other PE per run, and an acknowledgement back for each one
+                  // received, unless the transport confirms delivery itself (the mpi transport with
+                  // a PE per rank: NBX's synchronous sends).
+                  const bool confirms = transit::detail::context_access::net(ctx).confirmable_bytes() > 0;
+                  const auto others = static_cast<std::uint64_t>(ctx.size() - 1);
+                  EXPECT_EQ(st.messages_sent, 2 * (confirms ? others : 2 * others)) << "confirmed: " << confirms;
                 }
                 if (m == exchange_method::crystal_router) {
                   // One message per stage, whatever the pattern; a PE of the smaller upper half

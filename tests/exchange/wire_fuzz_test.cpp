@@ -45,6 +45,7 @@ std::vector<forged> forge_all(int pes) {
     add(wire_bytes().add(h), "message", "unknown kind 9");
   }
   add(wire_bytes().add(header(exchange_message_kind::data, 3)).zeros(8), "direct message", "step 3 (expected 0)");
+  add(wire_bytes().add(header(exchange_message_kind::confirmed, 2)).zeros(8), "direct message", "step 2 (expected 0)");
   add(wire_bytes().add(header(exchange_message_kind::ack)).zeros(8), "acknowledgement", "32 bytes (expected 24)");
   add(wire_bytes().add(header(exchange_message_kind::stage, 0, 2)).add(exchange_record_header{0, 1, 8}).zeros(8),
       "stage message", "record 1 of 2: its header is cut off");

@@ -8,7 +8,7 @@
 // 2^31 bytes (the mpi transport splits what it cannot send at once).
 //
 // Message layout (payload of one transport message on the exchange's own channel):
-//   wire_header | direct data: the record's bytes
+//   wire_header | direct data (or confirmed data): the record's bytes
 //               | stage / phase: records, each record_header | bytes | zero pad to 8
 //   direct ack: wire_header only.
 //
@@ -19,7 +19,9 @@
 // messages from each PE, see Volume).
 //
 // direct (nonblocking consensus, Hoefler et al.): each record goes in one message; the receiver
-// answers each with an ack. A PE whose records are all acknowledged joins a nonblocking allreduce
+// answers each with an ack, unless the transport confirms the message's delivery itself
+// (transport::send_confirmed, the mpi transport's MPI_Issend: NBX proper; such messages are of kind
+// confirmed and get no ack). A PE whose records are all acknowledged or confirmed joins a nonblocking allreduce
 // on the exchange's own collective group and keeps receiving (and acking) until it completes.
 // When it completes every PE has had all its records acknowledged, so every record has arrived:
 // no PE needs to know its sources in advance, and memory and messages stay O(neighbours).
@@ -72,7 +74,7 @@ struct exchange_record_header {
 };
 static_assert(sizeof(exchange_record_header) == 16);
 
-enum class exchange_message_kind : std::uint16_t { data = 1, ack = 2, stage = 3, phase = 4 };
+enum class exchange_message_kind : std::uint16_t { data = 1, ack = 2, stage = 3, phase = 4, confirmed = 5 };
 
 /// Contiguous bytes of one parcel.
 struct byte_span {
@@ -127,6 +129,15 @@ class exchange_port {
   message_buffer make_message(exchange_message_kind kind, std::uint16_t step, std::uint64_t body_bytes);
   /// Sends (and counts) a message made by make_message.
   void send(int dest, message_buffer&& m);
+  /// Whether send_confirmed takes a message of `bytes` payload bytes (header included) to `dest`.
+  bool confirmable(int dest, std::uint64_t bytes) const noexcept;
+  /// As send(), through transport::send_confirmed: counted in unconfirmed() until the transport
+  /// confirms it. Requires confirmable().
+  void send_confirmed(int dest, message_buffer&& m);
+  std::uint64_t unconfirmed() const noexcept;
+  /// Whether a confirmed message may have left the network here before a poll of this PE handed it
+  /// over (transport::confirms_before_hand_over): then receive() again after the consensus.
+  bool confirms_before_hand_over() const noexcept;
   /// Moves what arrived on the channel for the current run into inbox(), parking later runs.
   /// Returns whether anything arrived for the current run.
   bool receive();
@@ -161,6 +172,7 @@ class exchange_port {
   const int size_;
   const std::uint32_t channel_;
   std::unique_ptr<collective_group> group_;
+  std::shared_ptr<send_confirmations> confirmations_ = std::make_shared<send_confirmations>();
   std::uint32_t run_ = 0;
   bool runs_ahead_ = false;
   std::vector<message> arrivals_;
