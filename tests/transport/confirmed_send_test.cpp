@@ -44,7 +44,9 @@ TEST(transport_confirmed_send, only_the_mpi_transport_with_a_pe_per_rank_confirm
               if (confirms) {
                 EXPECT_GE(net.confirmable_bytes(), std::size_t{1} << 16);
               }
-              EXPECT_EQ(net.confirms_before_hand_over(), mpi && ctx.options().threads_per_rank == 1 && receives_posted());
+              // On real MPI the probe that matches a confirmed message is the poll that hands it over
+              // (only a simulated rank, whose receives are posted ahead, confirms before that).
+              EXPECT_FALSE(net.confirms_before_hand_over());
               ctx.barrier();
             }),
             0);

@@ -109,7 +109,9 @@ class mpi_transport final : public transport, public mpi_access {
     if (lanes_ || (mode_ == receive_mode::posted && !simulated_build)) return 0;
     return whole_message_bytes_ - message_buffer::prefix_bytes;
   }
-  bool confirms_before_hand_over() const noexcept override { return mode_ == receive_mode::posted; }
+  bool confirms_before_hand_over() const noexcept override {
+    return mode_ == receive_mode::posted && confirmable_bytes() > 0;  // a simulated rank
+  }
   std::unique_ptr<collective_group> make_group() override;
   bool wait_for_activity() override;
   bool aborted() const noexcept override { return false; }
