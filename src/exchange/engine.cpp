@@ -147,7 +147,7 @@ message_buffer exchange_port::make_message(exchange_message_kind kind, std::uint
   return m;
 }
 
-void exchange_port::send(int dest, message_buffer&& m) {
+void exchange_port::count_sent(const message_buffer& m) {
   ++stats_.messages_sent;
   stats_.bytes_sent += m.size();
   if constexpr (simulated_build) {
@@ -156,12 +156,15 @@ void exchange_port::send(int dest, message_buffer&& m) {
     std::memcpy(&h, m.payload(), sizeof h);
     charge_item_hops(h.records);
   }
+}
+
+void exchange_port::send(int dest, message_buffer&& m) {
+  count_sent(m);
   context_access::net(ctx_).send(dest, channel_, std::move(m));
 }
 
 void exchange_port::send_confirmed(int dest, message_buffer&& m) {
-  ++stats_.messages_sent;
-  stats_.bytes_sent += m.size();
+  count_sent(m);
   context_access::net(ctx_).send_confirmed(dest, channel_, std::move(m), confirmations_);
 }
 

@@ -165,6 +165,8 @@ class exchange_port {
 
  private:
   void check_header(const message& m, const exchange_wire_header& h) const;
+  /// A message about to leave, by send() or send_confirmed(): counted, and charged in simulation.
+  void count_sent(const message_buffer& m);
 
   context& ctx_;
   exchange_stats& stats_;
