@@ -184,12 +184,12 @@ void streamer_core::build_routes() {
     l.carries_sources = wants_sources_ && h.phase > 0;
     l.carries_destinations = !impl_->plan->ends_route(h.phase) || l.carries_sources;
     l.inter_node = ctx_.machine().node_of(h.pe) != ctx_.machine().node_of(rank_);
-    // Where the transport confirms delivery (MPI's synchronous sends), a phase that ends every
-    // route needs no acknowledgement of transit's: the receiver only delivers, never forwards, so
-    // a confirmed message is a delivered one (docs/streamer.md, "Steps and termination"). Its
-    // largest message must go whole.
-    l.confirmed_by_transport = impl_->plan->ends_route(h.phase) && !l.carries_destinations &&
-                               sizeof(wire_header) + std::size_t{capacity_} * item_bytes_ <= net().confirmable_bytes();
+    // Where the transport confirms delivery (MPI's synchronous sends), a link without
+    // destinations (its phase ends every route, no sources travel) needs no acknowledgement of
+    // transit's: the receiver only delivers, never forwards, so a confirmed message is a delivered
+    // one (docs/streamer.md, "Steps and termination"). Its largest message must go whole.
+    const std::size_t largest = sizeof(wire_header) + std::size_t{capacity_} * item_bytes_;
+    l.confirmed_by_transport = !l.carries_destinations && largest <= net().confirmable_bytes();
     links_.push_back(std::move(l));
   }
   // Nothing sent on the new links yet; tuning rebuilds them only between steps.
@@ -849,7 +849,8 @@ std::string streamer_core::describe() const {
       << next_final_phase_ << " of " << impl_->plan->num_phases() << ", " << buffered_items() << " items buffered, "
       << local_messages_.size() << " local messages pending";
   if (acknowledged_ends_) {
-    out << ", steps ending by acknowledgement: " << unacknowledged_ << " messages sent and not yet acknowledged";
+    out << ", steps ending by acknowledgement: " << unacknowledged_ << " messages sent and not yet acknowledged, "
+        << impl_->confirmations->pending << " not yet confirmed by the transport";
     if (parent_in_link_ >= 0) out << ", owes PE " << in_links_[static_cast<std::size_t>(parent_in_link_)].pe
                                  << " the acknowledgement that releases it";
   }
