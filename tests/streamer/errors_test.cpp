@@ -1,5 +1,4 @@
 // Bad input to a streamer: clear exceptions that name the value and what was expected.
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -143,17 +142,13 @@ TEST(streamer_errors, different_grids_or_a_local_failure_are_refused_everywhere)
 
 // TRANSIT_STEP_END names how steps end; any other value is refused on every PE, naming it.
 TEST(streamer_errors, a_bad_step_end_in_the_environment_is_refused) {
-  const char* before = std::getenv("TRANSIT_STEP_END");
-  const std::string kept = before == nullptr ? "" : before;
-  ::setenv("TRANSIT_STEP_END", "staged", 1);
+  const transit::testing::scoped_env step_end("TRANSIT_STEP_END", "staged");
   EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
               EXPECT_EQ(message_of([&] { streamer<int> s(ctx, {}, [](const int&) {}); }),
                         "TRANSIT_STEP_END: got 'staged', expected 'markers', 'acknowledgements', 'adaptive' or "
                         "'automatic'");
             }),
             0);
-  if (before == nullptr) ::unsetenv("TRANSIT_STEP_END");
-  else ::setenv("TRANSIT_STEP_END", kept.c_str(), 1);
 }
 
 }  // namespace

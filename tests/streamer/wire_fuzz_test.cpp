@@ -2,7 +2,6 @@
 // must give a clear error naming the channel and the source, never a crash, an out-of-bounds read
 // (this runs under AddressSanitizer too) or a half-processed message. Afterwards the streamer must
 // still deliver a normal step exactly once: nothing of the rejected messages was counted.
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -260,10 +259,8 @@ TEST(streamer_wire, bad_sources_are_refused) {
 // receiver delivers: on a phase whose items travel on it is refused, and so it is in a step that
 // ends by final markers. Then a normal step.
 TEST(streamer_wire, a_confirmation_where_none_can_be_is_refused) {
-  const char* before = std::getenv("TRANSIT_STEP_END");
-  const std::string kept = before == nullptr ? "" : before;
   for (const std::string way : {"acknowledgements", "markers"}) {
-    ::setenv("TRANSIT_STEP_END", way.c_str(), 1);
+    const transit::testing::scoped_env step_end("TRANSIT_STEP_END", way.c_str());
     EXPECT_EQ(transit::testing::run_spmd([&](context& ctx) {
                 streamer_options o;
                 o.grid = virtual_grid::balanced(ctx.size(), 2);
@@ -320,8 +317,6 @@ TEST(streamer_wire, a_confirmation_where_none_can_be_is_refused) {
               0)
         << way;
   }
-  if (before == nullptr) ::unsetenv("TRANSIT_STEP_END");
-  else ::setenv("TRANSIT_STEP_END", kept.c_str(), 1);
 }
 
 }  // namespace

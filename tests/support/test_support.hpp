@@ -3,6 +3,7 @@
 // passes (backend, PE count), so every test can launch its SPMD body with the same settings.
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -34,6 +35,32 @@ inline std::filesystem::path scratch_file(const std::string& name) {
   static const directory scratch;
   return scratch.path / name;
 }
+
+/// Sets environment variable `name` to `value` for its lifetime, then restores what was there
+/// (unset if nothing was). For variables a component reads when it is constructed.
+class scoped_env {
+ public:
+  scoped_env(const char* name, const char* value) : name_(name) {
+    const char* before = std::getenv(name);
+    had_ = before != nullptr;
+    if (had_) before_ = before;
+    ::setenv(name, value, 1);
+  }
+  scoped_env(const scoped_env&) = delete;
+  scoped_env& operator=(const scoped_env&) = delete;
+  ~scoped_env() {
+    if (had_) {
+      ::setenv(name_, before_.c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  bool had_ = false;
+  std::string before_;
+};
 
 /// The arguments the test binary was started with (after GoogleTest removed its own).
 int& saved_argc();
