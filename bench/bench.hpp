@@ -175,6 +175,7 @@ struct record {
   std::uint64_t marker_messages = 0;      // of messages_sent, those that carry no item (final markers)
   std::uint64_t acknowledgement_messages = 0;  // not in messages_sent: steps ending by acknowledgement
   std::uint64_t confirmed_messages = 0;        // of messages_sent, confirmed by the transport instead
+  std::uint64_t direct_messages = 0;           // of those, sent around the grid to the items' destination
   // Messages the PEs' transports sent through MPI during the run (not those handed to a PE thread
   // of the same rank), over all PEs; and the largest peak resident set of a PE's process, KiB.
   std::uint64_t network_messages = 0, peak_rss_kib = 0;

@@ -110,6 +110,7 @@ record run_once(context& ctx, const options& opt, int run_index) {
   r.marker_messages = ctx.allreduce(m.stats.marker_messages, reduce_op::sum);
   r.acknowledgement_messages = ctx.allreduce(m.stats.acknowledgement_messages, reduce_op::sum);
   r.confirmed_messages = ctx.allreduce(m.stats.confirmed_messages, reduce_op::sum);
+  r.direct_messages = ctx.allreduce(m.stats.direct_messages, reduce_op::sum);
   r.network_messages = ctx.allreduce(network, reduce_op::sum);
   r.peak_rss_kib = ctx.allreduce(static_cast<std::uint64_t>(usage.ru_maxrss), reduce_op::max);
   r.bytes_sent = ctx.allreduce(m.stats.bytes_sent, reduce_op::sum);
@@ -143,6 +144,7 @@ std::string to_json(const record& r) {
               {"marker_messages", r.marker_messages},
               {"acknowledgement_messages", r.acknowledgement_messages},
               {"confirmed_messages", r.confirmed_messages},
+              {"direct_messages", r.direct_messages},
               {"network_messages", r.network_messages},
               {"peak_rss_kib", r.peak_rss_kib},
               {"bytes_sent", r.bytes_sent},

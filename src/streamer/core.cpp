@@ -453,6 +453,11 @@ void streamer_core::buffer_full(link& l) {
 
 void streamer_core::send(link& l, flush_kind kind, bool with_final_marker) {
   const std::uint32_t n = items_in(l);
+  // A step ending by acknowledgement closes without markers, so a message that no link announced
+  // can be counted by its confirmation alone (receiver: checked_header).
+  if (kind == flush_kind::final && l.carries_destinations && n != 0 && n <= direct_items && acknowledged_ends_ &&
+      transport_confirms_ && !quiescing_ && !with_final_marker && send_direct(l, n))
+    return;
   if (!l.buffer) {
     if (!with_final_marker) return;
     l.buffer = net().allocate(sizeof(wire_header));  // a bare final marker
@@ -532,6 +537,76 @@ void streamer_core::send(link& l, flush_kind kind, bool with_final_marker) {
   }
 }
 
+bool streamer_core::send_direct(link& l, std::uint32_t n) {
+  std::byte* payload = l.buffer.payload();
+  const std::byte* items = payload + sizeof(wire_header);
+  const auto* dests = reinterpret_cast<const std::int32_t*>(payload + destinations_offset(l.capacity));
+  const std::int32_t* sources =
+      l.carries_sources ? reinterpret_cast<const std::int32_t*>(payload + sources_offset(l.capacity)) : nullptr;
+  // Sources travel when the callback wants them (with destinations, as on a grid's later phases);
+  // else the message's own source stands for every item's.
+  const auto message_bytes = [&](std::size_t m) {
+    return wants_sources_ ? sources_offset(m) + m * sizeof(std::int32_t) : sizeof(wire_header) + m * item_bytes_;
+  };
+  if (message_bytes(n) > net().confirmable_bytes()) return false;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (dests[i] < 0) return false;
+  }
+  const std::uint8_t flags = transport_confirmed | (wants_sources_ ? has_destinations | has_sources : 0);
+  charge_items();  // the items' work comes before the messages leave
+  bool taken[direct_items] = {};
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (taken[i]) continue;
+    const std::int32_t dest = dests[i];
+    std::uint32_t m = 0;
+    for (std::uint32_t j = i; j < n; ++j) m += dests[j] == dest ? 1 : 0;
+    const std::size_t bytes = message_bytes(m);
+    message_buffer b = net().allocate(bytes);
+    std::byte* out = b.payload();
+    auto* out_dests = wants_sources_ ? reinterpret_cast<std::int32_t*>(out + destinations_offset(m)) : nullptr;
+    auto* out_sources = wants_sources_ ? reinterpret_cast<std::int32_t*>(out + sources_offset(m)) : nullptr;
+    std::uint32_t k = 0;
+    for (std::uint32_t j = i; j < n; ++j) {
+      if (dests[j] != dest) continue;
+      taken[j] = true;
+      std::memcpy(out + sizeof(wire_header) + std::size_t{k} * item_bytes_, items + std::size_t{j} * item_bytes_,
+                  item_bytes_);
+      if (wants_sources_) {
+        out_dests[k] = dest;
+        out_sources[k] = sources != nullptr ? sources[j] : rank_;
+      }
+      ++k;
+    }
+    const wire_header header{m, direct_phase, flags, step_tag(step_), 0};
+    std::memcpy(out, &header, sizeof header);
+    b.set_size(bytes);
+    if (trace::recorder* t = net().tracer()) [[unlikely]]
+      t->note_send(l.phase, trace::send_cause::direct);
+    net().send_confirmed(dest, channel_, std::move(b), impl_->confirmations);
+    ++stats_.messages_sent;
+    ++stats_.confirmed_messages;
+    ++stats_.direct_messages;
+    ++stats_.flushes_final;
+    if (ctx_.machine().node_of(dest) != ctx_.machine().node_of(rank_)) ++stats_.inter_node_messages;
+    stats_.bytes_sent += bytes;
+  }
+  // The link's buffer goes back unsent; the link counts as having carried items (the adaptive
+  // choice sees the same traffic either way).
+  --buffers_allocated_;
+  buffer_bytes_allocated_ -= buffer_bytes(l);
+  if (max_buffered_ != 0) {
+    stats_.items_buffered_peak = std::max(stats_.items_buffered_peak, std::min(buffered_, max_buffered_));
+    buffered_ -= n;
+  }
+  net().recycle(std::move(l.buffer));
+  l.buffer = message_buffer();
+  l.next = l.end = nullptr;
+  l.next_dest = nullptr;
+  l.next_source = nullptr;
+  l.carried_items = true;
+  return true;
+}
+
 bool streamer_core::relieve_bound() {
   // Send the fullest buffer: it frees the most room per message (thesis: keep messages large).
   link* fullest = &links_.front();
@@ -593,6 +668,16 @@ wire_header streamer_core::checked_header(const message& m) const {
       throw_corrupt(m.source, concat("an acknowledgement of ", h.link_count, " messages where ", sent, " were sent"));
     return h;
   }
+  if (h.phase == direct_phase) {
+    // Around the grid, from any PE (send_direct): only where nothing counts a link's messages.
+    if ((h.flags & transport_confirmed) == 0 || (h.flags & (final_marker | quiesce_flush)) != 0)
+      throw_corrupt(m.source, "a message around the grid that the transport does not confirm, or that ends a link");
+    if (!acknowledged_ends_)
+      throw_corrupt(m.source, "a message around the grid in a step that ends by final markers");
+    if (!transport_confirms_)
+      throw_corrupt(m.source, "a message around the grid, which this job's transports cannot confirm");
+    return h;
+  }
   if (h.phase >= impl_->plan->num_phases() ||
       impl_->in_index.find(std::int64_t{m.source} * impl_->plan->num_phases() + h.phase) == impl_->in_index.end())
     throw_corrupt(m.source, concat("phase ", static_cast<int>(h.phase), ", which is not a link from that PE"));
@@ -613,8 +698,10 @@ void streamer_core::check_items(const message& m, const wire_header& h) const {
   const bool destinations = (h.flags & has_destinations) != 0;
   const bool sources = (h.flags & has_sources) != 0;
   // What the sender's link carries (build_routes): every PE built the same streamer.
+  // A message around the grid carries destinations only as sources need them (send_direct).
+  const bool direct = h.phase == direct_phase;
   const bool phase_sources = wants_sources_ && h.phase > 0;
-  const bool phase_destinations = !impl_->plan->ends_route(h.phase) || phase_sources;
+  const bool phase_destinations = direct ? phase_sources : !impl_->plan->ends_route(h.phase) || phase_sources;
   if (n > 0 && destinations != phase_destinations)
     throw_corrupt(m.source, destinations ? concat("destinations on phase ", static_cast<int>(h.phase),
                                                   ", which ends every route")
@@ -643,6 +730,8 @@ void streamer_core::check_items(const message& m, const wire_header& h) const {
   const std::int32_t lowest = broadcasts_ ? -size_ : 0;
   for (std::size_t i = 0; i < n; ++i) {
     const std::int32_t d = dests[i];
+    if (direct && d != rank_)
+      throw_corrupt(m.source, concat("destination ", d, " of item ", i, " in a message sent straight to this PE"));
     if (d >= size_ || d < lowest)
       throw_corrupt(m.source, d < 0 && d >= -size_
                                   ? concat("destination ", d, " of item ", i,

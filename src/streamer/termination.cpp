@@ -86,6 +86,10 @@ void streamer_core::discover_in_links() {
 
 // One data message of this step from an in-link, checked: counted against the link's final count.
 void streamer_core::count_arrival(const message& m, const wire_header& h) {
+  if (h.phase == direct_phase) {  // on no link; confirmed, never a marker (checked_header)
+    ++stats_.messages_received;
+    return;
+  }
   const int index = impl_->in_index.find(std::int64_t{m.source} * impl_->plan->num_phases() + h.phase)->second;
   in_link& il = in_links_[static_cast<std::size_t>(index)];
   ++il.received;

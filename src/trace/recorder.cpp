@@ -93,6 +93,7 @@ std::string_view to_string(send_cause cause) noexcept {
     case send_cause::links: return "links";
     case send_cause::left: return "left";
     case send_cause::acknowledgement: return "acknowledgement";
+    case send_cause::direct: return "direct";
     case send_cause::other: break;
   }
   return "other";

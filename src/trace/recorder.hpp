@@ -39,7 +39,7 @@ namespace transit::detail::trace {
 
 /// Why a message left: the streamer's flush causes, its construction-time link announcements and
 /// departure notes; `other` for sends no layer annotated (exchange, one-sided, collectives).
-enum class send_cause : std::uint8_t { other, full, timer, final, bound, links, left, acknowledgement };
+enum class send_cause : std::uint8_t { other, full, timer, final, bound, links, left, acknowledgement, direct };
 
 class recorder {
  public:

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <iostream>
 #include <string_view>
 #include <thread>
 
@@ -167,6 +168,64 @@ TEST(streamer_delivery, finish_waits_for_items_forwarded_by_pes_already_in_the_b
             0);
 }
 
+// Steps ending by acknowledgement where the transport confirms (MPI, a PE per rank): a link's last
+// flush of a few items sends them around the grid, straight to their destinations, sources
+// included; fuller buffers follow the grid in the same step. Each PE inserts one item for the PE
+// half the job away, which goes around the grid exactly when its first hop would have forwarded
+// it; in the last step one PE also inserts 40 for every PE. Steps ending by markers, and the
+// local backend, send nothing around the grid.
+TEST(streamer_delivery, a_near_empty_last_flush_goes_straight_to_the_destinations) {
+  EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
+              using access = transit::detail::streamer_test_access;
+              streamer_options o;
+              o.grid = virtual_grid::balanced(ctx.size(), 2);
+              std::int64_t delivered = 0, wrong = 0, plain_delivered = 0;
+              streamer<probe> s(ctx, o, [&](const probe& p, int source) {
+                wrong += source != p.source || p.dest != ctx.rank();
+                ++delivered;
+              });
+              streamer<probe> plain(ctx, o, [&](const probe& p) {
+                wrong += p.dest != ctx.rank();
+                ++plain_delivered;
+              });
+              const int size = ctx.size();
+              const int far = (ctx.rank() + size / 2) % size;
+              const router& r = plain.route_plan();
+              const bool forwarded = far != ctx.rank() && !r.ends_route(r.next_hop(ctx.rank(), far, -1).phase);
+              constexpr int busy = 0, per_pe = 40;
+              std::uint64_t around_in_job = 0;
+              for (int step = 0; step < 3; ++step) {
+                delivered = plain_delivered = 0;
+                const streamer_stats before = plain.stats();
+                s.insert(probe{ctx.rank(), far, step}, far);
+                plain.insert(probe{ctx.rank(), far, step}, far);
+                if (step == 2 && ctx.rank() == busy) {
+                  for (int d = 0; d < size; ++d) {
+                    for (int k = 0; k < per_pe; ++k) s.insert(probe{ctx.rank(), d, k}, d);
+                  }
+                }
+                s.finish();
+                plain.finish();
+                EXPECT_EQ(delivered, 1 + (step == 2 ? per_pe : 0)) << "step " << step;
+                EXPECT_EQ(plain_delivered, 1) << "step " << step;
+                const std::uint64_t around = plain.stats().direct_messages - before.direct_messages;
+                if (access::last_step_acknowledged(plain) && access::transport_confirms(ctx)) {
+                  EXPECT_EQ(around, forwarded ? 1u : 0u) << "step " << step;
+                  EXPECT_EQ(plain.stats().items_forwarded, before.items_forwarded) << "step " << step;
+                } else {
+                  EXPECT_EQ(around, 0u) << "step " << step;
+                }
+                around_in_job += ctx.allreduce(around, reduce_op::sum);
+              }
+              EXPECT_EQ(wrong, 0);
+              if (!access::transport_confirms(ctx)) {
+                EXPECT_EQ(s.stats().direct_messages, 0u);
+              }
+              std::cout << "[ note ] " << o.grid->str() << ": " << around_in_job << " messages around the grid\n";
+            }),
+            0);
+}
+
 // Chosen step by step (TRANSIT_STEP_END=adaptive; automatic does so where it pays, below): the
 // first step ends by acknowledgement, and each later step by acknowledgement after a step where
 // under half the links carried items, by final markers after one where more did.
@@ -204,8 +263,8 @@ TEST(streamer_delivery, each_step_ends_the_way_the_step_before_chose) {
 
 // Automatic (TRANSIT_STEP_END unset) chooses step by step only where a round trip per hop buys
 // more than a marker per link, and no PE shares its core. Else markers. With acknowledgements of
-// transit's on every hop: more than 3 links per hop. Where the transport confirms the last hop's
-// messages: more than 1.
+// transit's on every hop: more than 3 links per hop. Where the transport confirms delivery (the
+// last hop, and near-empty flushes sent around the grid): more than 1 link in all.
 TEST(streamer_delivery, automatic_chooses_step_by_step_on_many_links_per_hop_with_a_core_per_pe) {
   using access = transit::detail::streamer_test_access;
   EXPECT_FALSE(access::chooses_step_by_step("automatic", 1, 1, false, false)) << "2 PEs, direct";
@@ -221,7 +280,10 @@ TEST(streamer_delivery, automatic_chooses_step_by_step_on_many_links_per_hop_wit
   EXPECT_FALSE(access::chooses_step_by_step("automatic", 1, 1, false, true)) << "2 PEs, direct, confirmed";
   EXPECT_TRUE(access::chooses_step_by_step("automatic", 3, 1, false, true)) << "4 PEs, direct, confirmed";
   EXPECT_TRUE(access::chooses_step_by_step("automatic", 4, 2, false, true)) << "4x2, confirmed";
-  EXPECT_FALSE(access::chooses_step_by_step("automatic", 3, 3, false, true)) << "2x2x2, confirmed";
+  EXPECT_TRUE(access::chooses_step_by_step("automatic", 3, 3, false, true)) << "2x2x2, confirmed";
+  EXPECT_TRUE(access::chooses_step_by_step("automatic", 8, 8, false, true)) << "the hypercube of 256, confirmed";
+  EXPECT_FALSE(access::chooses_step_by_step("automatic", 30, 2, true, true)) << "16x16, cores shared, confirmed";
+  EXPECT_FALSE(access::chooses_step_by_step("markers", 30, 2, false, true)) << "forced markers, confirmed";
   EXPECT_FALSE(access::chooses_step_by_step("automatic", 3, 1, true, true)) << "4 PEs, direct, cores shared";
 }
 

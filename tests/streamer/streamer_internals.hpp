@@ -26,9 +26,10 @@ struct streamer_test_access {
   /// streamer_core::chooses_step_by_step for TRANSIT_STEP_END=`policy` ("automatic" or "adaptive").
   static bool chooses_step_by_step(std::string_view policy, int links, int hops, bool cores_shared,
                                    bool transport_confirms) {
-    return streamer_core::chooses_step_by_step(
-        policy == "adaptive" ? streamer_core::step_end::adaptive : streamer_core::step_end::automatic, links, hops,
-        cores_shared, transport_confirms);
+    const auto way = policy == "adaptive" ? streamer_core::step_end::adaptive
+                     : policy == "markers"  ? streamer_core::step_end::markers
+                                            : streamer_core::step_end::automatic;
+    return streamer_core::chooses_step_by_step(way, links, hops, cores_shared, transport_confirms);
   }
   /// Whether the streamer's last step ended by wait() ended by acknowledgement (else by staged
   /// final markers).

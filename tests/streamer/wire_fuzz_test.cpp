@@ -111,6 +111,22 @@ void normal_step(context& ctx, streamer<probe>& s, delivery_log& log, std::int64
   log.check(9, where);
 }
 
+// Polls until the one forged message sent to this PE is refused with an error ending in
+// `expected`; nothing of it may have been counted.
+void expect_one_refusal(streamer<probe>& s, const std::string& expected) {
+  bool refused = false;
+  while (!refused) {
+    try {
+      if (!s.progress()) std::this_thread::yield();
+    } catch (const std::runtime_error& e) {
+      EXPECT_TRUE(std::string_view(e.what()).ends_with(expected)) << e.what();
+      refused = true;
+    }
+  }
+  EXPECT_EQ(s.stats().messages_received, 0u);
+  EXPECT_EQ(s.stats().items_delivered, 0u);
+}
+
 TEST(streamer_wire, corrupt_messages_are_refused_and_counted_nowhere) {
   EXPECT_EQ(transit::testing::run_spmd([](context& ctx) {
               if (ctx.size() < 2) GTEST_SKIP() << "needs a sender and a receiver";
@@ -300,19 +316,66 @@ TEST(streamer_wire, a_confirmation_where_none_can_be_is_refused) {
                       streamer_test_access::corrupt_prefix(channel, attacker) +
                       (way == "markers" ? "a message confirmed by the transport in a step that ends by final markers"
                                         : "a message confirmed by the transport on phase 0, whose items this PE forwards");
-                  bool refused = false;
-                  while (!refused) {
-                    try {
-                      if (!s.progress()) std::this_thread::yield();
-                    } catch (const std::runtime_error& e) {
-                      EXPECT_TRUE(std::string_view(e.what()).ends_with(expected)) << e.what();
-                      refused = true;
-                    }
-                  }
-                  EXPECT_EQ(s.stats().messages_received, 0u);
-                  EXPECT_EQ(s.stats().items_delivered, 0u);
+                  expect_one_refusal(s, expected);
                 }
                 normal_step(ctx, s, log, per_pe, "after a confirmation where none can be");
+              }),
+              0)
+        << way;
+  }
+}
+
+// A message around the grid (phase 255: straight from any PE to its items' destination) is only
+// sent where nothing counts a link's messages and the transport confirms it: it is refused in a
+// step that ends by final markers, without the transport's confirmation, where the job's
+// transports cannot confirm (the local backend), and with an item for another PE (over MPI, where
+// they can). Then a normal step.
+TEST(streamer_wire, a_message_around_the_grid_is_refused_where_it_cannot_be) {
+  for (const std::string way : {"markers", "unconfirmed", "stray"}) {
+    const transit::testing::scoped_env step_end("TRANSIT_STEP_END", way == "markers" ? "markers" : "acknowledgements");
+    EXPECT_EQ(transit::testing::run_spmd([&](context& ctx) {
+                if (ctx.size() < 2) GTEST_SKIP() << "needs a sender and a receiver";
+                streamer_options o;
+                o.grid = virtual_grid::balanced(ctx.size(), 2);
+                o.buffer_items = 4;
+                constexpr std::int64_t per_pe = 50;
+                delivery_log log(ctx.rank(), ctx.size(), per_pe);
+                std::int64_t wrong_sources = 0;
+                streamer<probe> s(ctx, o, [&](const probe& p, int source) {
+                  wrong_sources += source != p.source;
+                  log.record(p);
+                });
+                const std::uint32_t channel = streamer_test_access::channel(s);
+                const bool confirms = streamer_test_access::transport_confirms(ctx);
+                const int attacker = ctx.size() - 1;  // any PE: such a message travels on no link
+                if (ctx.rank() == attacker) {
+                  const std::uint32_t n = 2;
+                  const std::size_t dest_at = destinations_offset(n), source_at = dest_at + 4 * n;
+                  std::vector<std::byte> bytes(source_at + 4 * n);
+                  for (std::uint32_t i = 0; i < n; ++i) {
+                    const std::int32_t to = way == "stray" && i == 1 ? 1 : 0, from = attacker;
+                    std::memcpy(bytes.data() + dest_at + 4 * i, &to, 4);
+                    std::memcpy(bytes.data() + source_at + 4 * i, &from, 4);
+                  }
+                  const auto flags =
+                      static_cast<std::uint8_t>(transit::detail::has_destinations | transit::detail::has_sources |
+                                                (way == "unconfirmed" ? 0 : transit::detail::transport_confirmed));
+                  const wire_header h{n, transit::detail::direct_phase, flags, 0, 0};
+                  std::memcpy(bytes.data(), &h, sizeof h);
+                  streamer_test_access::send_raw(ctx, 0, channel, bytes);
+                }
+                if (ctx.rank() == 0) {
+                  const std::string problem =
+                      way == "markers"       ? "a message around the grid in a step that ends by final markers"
+                      : way == "unconfirmed" ? "a message around the grid that the transport does not confirm, or "
+                                               "that ends a link"
+                      : confirms             ? "destination 1 of item 1 in a message sent straight to this PE"
+                                             : "a message around the grid, which this job's transports cannot confirm";
+                  const std::string expected = streamer_test_access::corrupt_prefix(channel, attacker) + problem;
+                  expect_one_refusal(s, expected);
+                }
+                normal_step(ctx, s, log, per_pe, "after a message around the grid where none can be");
+                EXPECT_EQ(wrong_sources, 0);
               }),
               0)
         << way;

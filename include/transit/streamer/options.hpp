@@ -66,6 +66,9 @@ struct streamer_stats {
   /// Of messages_sent, those whose delivery the transport confirmed instead (steps that end by
   /// acknowledgement, on a phase that ends every route, over MPI: synchronous sends)
   std::uint64_t confirmed_messages = 0;
+  /// Of confirmed_messages, those sent around the grid, straight to their items' destination (a
+  /// near-empty last flush of a step that ends by acknowledgement: docs/streamer.md)
+  std::uint64_t direct_messages = 0;
   std::uint64_t inter_node_messages = 0; ///< those sent to a PE on another node (machine())
   std::uint64_t messages_received = 0;  ///< transport messages received (final markers included)
   std::uint64_t bytes_sent = 0;        ///< payload bytes of those messages
@@ -91,6 +94,7 @@ inline streamer_stats& operator+=(streamer_stats& into, const streamer_stats& s)
   into.marker_messages += s.marker_messages;
   into.acknowledgement_messages += s.acknowledgement_messages;
   into.confirmed_messages += s.confirmed_messages;
+  into.direct_messages += s.direct_messages;
   into.inter_node_messages += s.inter_node_messages;
   into.messages_received += s.messages_received;
   into.bytes_sent += s.bytes_sent;

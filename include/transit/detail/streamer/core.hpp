@@ -61,6 +61,10 @@ inline constexpr std::uint8_t acknowledgement = 64;
 // "The transport confirms this message's delivery to me (transport::send_confirmed): do not
 // acknowledge it". Steps ending by acknowledgement only, on a phase that ends every route.
 inline constexpr std::uint8_t transport_confirmed = 128;
+// The phase of a message sent around the grid, straight to its items' destination
+// (streamer_core::send_direct): confirmed by the transport, in steps ending by acknowledgement.
+// No grid has this many dimensions.
+inline constexpr std::uint8_t direct_phase = 255;
 inline constexpr std::uint8_t known_flags = has_destinations | final_marker | link_announcement | peer_left |
                                             quiesce_flush | has_sources | acknowledgement | transport_confirmed;
 
@@ -518,6 +522,15 @@ class streamer_core {
   }
   void send(link& l, flush_kind kind, bool with_final_marker = false);
   bool relieve_bound();
+  /// Steps ending by acknowledgement where every transport confirms: a link's last flush of at
+  /// most this many items, on a phase whose items travel on, sends them straight to their
+  /// destinations instead (send_direct). A near-empty step's item then takes one hop and no
+  /// acknowledgement, not a hop per dimension each acknowledged; a fuller buffer stays one message.
+  static constexpr std::uint32_t direct_items = 4;
+  /// The `n` items of `l` (a link that carries destinations), one confirmed message per
+  /// destination, phase direct_phase; the link's buffer is released. False, sending nothing, when
+  /// one is a broadcast (it follows its tree) or a message would be too big to confirm.
+  bool send_direct(link& l, std::uint32_t n);
   void flush_links(std::size_t first, std::size_t last, flush_kind kind, bool with_final_marker);
   std::size_t buffer_bytes(const link& l) const noexcept;
   std::uint64_t buffered_items() const noexcept;
@@ -548,33 +561,33 @@ class streamer_core {
   /// that pays (chooses_step_by_step), else by markers.
   enum class step_end { markers, acknowledgements, adaptive, automatic };
   static step_end step_end_policy();
-  /// Whether steps end as chosen step by step: `adaptive`, or `automatic` on a grid of more than
-  /// markers_per_hop links per hop where no PE shares its core (a round trip then waits for a
-  /// context switch each way: 5 and 8 ranks on 2 cores ended 1-update steps 0.95x as fast by
-  /// acknowledgement).
+  /// Whether steps end as chosen step by step: `adaptive`, or `automatic` where no PE shares its
+  /// core (a round trip then waits for a context switch each way: 5 and 8 ranks on 2 cores ended
+  /// 1-update steps 0.95x as fast by acknowledgement) on a grid of more than markers_per_hop links
+  /// per hop, or of more than one link where every PE's transport confirms delivery.
   static bool chooses_step_by_step(step_end policy, int links, int hops, bool cores_shared,
                                    bool transport_confirms) noexcept {
-    const int per_hop = transport_confirms ? markers_per_hop_confirmed : markers_per_hop;
-    return policy == step_end::adaptive || (policy == step_end::automatic && !cores_shared && links > per_hop * hops);
+    if (policy == step_end::adaptive) return true;
+    if (policy != step_end::automatic || cores_shared) return false;
+    return transport_confirms ? links > 1 : links > markers_per_hop * hops;
   }
   /// Sum over the grid's dimensions of extent - 1: a PE's links on a full grid (the same on
   /// every PE, unlike its own link count on a partial grid).
   static int grid_links(const router& plan);
   /// The grid's dimensions of more than one PE: the hops of the longest route.
   static int grid_hops(const router& plan);
-  /// Up to this many grid links per hop, automatic ends every step by markers: a round trip
-  /// per hop costs more than a marker per link there. Simulated BG/Q, one update per PE, with
-  /// acknowledgements of transit's on every hop: markers 1.1x faster on 4x2 (4 links, 2 hops),
-  /// even on 4x4 (6, 2), 1.7x on the hypercubes of 64 and 256 (as many links as hops);
-  /// acknowledgements 1.7x faster on direct 8 (7, 1), 1.3x on 4x8 (10, 2). 4 ranks on 2 cores,
-  /// direct (3, 1): markers 1.5x faster.
+  /// Up to this many grid links per hop, automatic ends every step by markers where some
+  /// transport cannot confirm delivery: a round trip per hop costs more than a marker per link
+  /// there. Simulated BG/Q, one update per PE, with acknowledgements of transit's on every hop:
+  /// markers 1.1x faster on 4x2 (4 links, 2 hops), even on 4x4 (6, 2), 1.7x on the hypercubes
+  /// of 64 and 256 (as many links as hops); acknowledgements 1.7x faster on direct 8 (7, 1), 1.3x
+  /// on 4x8 (10, 2). 4 ranks on 2 cores, direct (3, 1): markers 1.5x faster. Where every
+  /// transport confirms, a near-empty step's items go around the grid in one hop (send_direct),
+  /// and step by step wins on every grid of more than one link (simulated BG/Q, one update per
+  /// PE, markers against step by step: 25.3 and 20.2 us on direct 3, 33.6 and 24.6 on 2x2x2, 67.8
+  /// and 43.5 on the hypercube of 64, 87.9 and 43.5 on 4x4x4; with 16 updates within 0.5 us), and
+  /// ties on one (11.4 and 11.3 us at 2 ranks).
   static constexpr int markers_per_hop = 3;
-  /// The same where every PE's transport confirms delivery (the last hop needs no acknowledgement
-  /// of transit's: transport::send_confirmed). Simulated BG/Q, one update per PE, markers against
-  /// acknowledgements: 29.4 and 18.9 us on direct 4 (3, 1), 40.3 and 33.0 on 4x2 (4, 2), 58.5 and
-  /// 47.8 on 4x4 (6, 2), 87.9 and 84.0 on 4x4x4 (9, 3); markers ahead only where a hop has one
-  /// link: 33.6 and 40.5 us on 2x2x2, 67.8 and 105.4 on the hypercube of 64.
-  static constexpr int markers_per_hop_confirmed = 1;
   /// At the end of a step ended by wait(): chooses the next step's way of ending from this one's
   /// traffic (step_traffic_, summed over PEs); on a switch to acknowledgements, starts every
   /// link's counts level.
