@@ -182,10 +182,14 @@ class round_tuner final : public step_tuner {
                          [](const auto& a, const auto& b) { return a.first < b.first; });
         for (std::size_t i = 0; i < ranked.size() && i < grid_candidates_tried; ++i)
           queue_.push_back(ranked[i].second);
-        // A step with few items costs what its end costs: a final marker on every link of the
-        // grid, sum(d_i - 1) per PE. The grid with the fewest links (the most dimensions) is
-        // measured too, so that short steps can settle on it: at 256 simulated BG/Q ranks a
-        // 1-update step took 277 us on 16x16 and 122 us on 2^8 (BENCHMARKS.md, issue 53).
+        // A step with few items costs what its end costs: by final markers, a marker on every
+        // link of the grid, sum(d_i - 1) per PE. The grid with the fewest links (the most
+        // dimensions) is measured too, so that short steps can settle on it: at 256 simulated
+        // BG/Q ranks a 1-update step by markers took 277 us on 16x16 and 122 us on 2^8
+        // (BENCHMARKS.md, issue 53). Where the transports confirm delivery such a step goes
+        // around the grid and costs the same on every grid (53.0 us on both), but with 16
+        // updates per PE the 2^8 grid, which aggregates over its hops, still took 132.8 us
+        // against 201.9.
         if (std::optional<step_configuration> few = fewest_links(best->config.buffer_items);
             few && !measured(*few) &&
             std::none_of(queue_.begin(), queue_.end(), [&](const step_configuration& q) { return same(q, *few); }))
