@@ -939,7 +939,7 @@ std::string streamer_core::describe() const {
       << local_messages_.size() << " local messages pending";
   if (acknowledged_ends_) {
     out << ", steps ending by acknowledgement: " << unacknowledged_ << " messages sent and not yet acknowledged, "
-        << impl_->confirmations->pending << " not yet confirmed by the transport";
+        << impl_->confirmations->pending.load() << " not yet confirmed by the transport";
     if (parent_in_link_ >= 0) out << ", owes PE " << in_links_[static_cast<std::size_t>(parent_in_link_)].pe
                                  << " the acknowledgement that releases it";
   }

@@ -215,7 +215,7 @@ void streamer_core::take_acknowledgement(int source, const wire_header& h) {
 }
 
 bool streamer_core::idle_and_acknowledged() const noexcept {
-  return !batch_.started && unacknowledged_ == 0 && impl_->confirmations->pending == 0 && locally_idle() &&
+  return !batch_.started && unacknowledged_ == 0 && impl_->confirmations->pending.load(std::memory_order_acquire) == 0 && locally_idle() &&
          buffered_items() == 0;
 }
 

@@ -221,7 +221,8 @@ TEST(streamer_delivery, a_near_empty_last_flush_goes_straight_to_the_destination
               if (!access::transport_confirms(ctx)) {
                 EXPECT_EQ(s.stats().direct_messages, 0u);
               }
-              std::cout << "[ note ] " << o.grid->str() << ": " << around_in_job << " messages around the grid\n";
+              if (ctx.rank() == 0)
+                std::cout << "[ note ] " << o.grid->str() << ": " << around_in_job << " messages around the grid\n";
             }),
             0);
 }

@@ -9,6 +9,13 @@ void local_transport::send_message(int dest, std::uint32_t channel, message_buff
   world_.deliver(dest, message{rank_, channel, std::move(data)});
 }
 
+void local_transport::send_confirmed_message(int dest, std::uint32_t channel, message_buffer&& data,
+                                             const std::shared_ptr<send_confirmations>& pending) {
+  TRANSIT_ASSERT(dest >= 0 && dest < size() && dest != rank_ && pending != nullptr,
+                 "a confirmed send to this PE, outside the job or without a count");
+  world_.deliver(dest, message{rank_, channel, std::move(data)}, pending);
+}
+
 std::size_t local_transport::poll_messages(std::vector<message>& sink, std::size_t) {
   return world_.drain(rank_, sink);
 }

@@ -3,6 +3,7 @@
 // destination's inbox, so payload bytes are never copied between PEs.
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -25,9 +26,14 @@ class local_transport final : public transport {
   bool aborted() const noexcept override { return world_.aborted(); }
   void end_job(const std::string& why) override { world_.fail(rank_, why); }
   std::unique_ptr<node_memory> make_node_memory(const node_memory_setup& setup) override;
+  /// Any size: the receiving PE's poll that drains its inbox confirms (local_world::drain), and
+  /// the same poll hands the message over.
+  std::size_t confirmable_bytes() const noexcept override { return std::numeric_limits<std::size_t>::max(); }
 
  private:
   void send_message(int dest, std::uint32_t channel, message_buffer&& data) override;
+  void send_confirmed_message(int dest, std::uint32_t channel, message_buffer&& data,
+                              const std::shared_ptr<send_confirmations>& pending) override;
   std::size_t poll_messages(std::vector<message>& sink, std::size_t max) override;
   local_world& world_;
   int rank_;

@@ -89,10 +89,12 @@ local_world::local_world(int num_pes) {
   for (int i = 0; i < num_pes; ++i) inboxes_.push_back(std::make_unique<inbox>());
 }
 
-void local_world::deliver(int dest, message&& m) {
+void local_world::deliver(int dest, message&& m, const std::shared_ptr<send_confirmations>& confirm) {
   auto& box = *inboxes_[dest];
+  if (confirm) confirm->pending.fetch_add(1, std::memory_order_relaxed);
   std::lock_guard lock(box.mutex);
   box.queue.push_back(std::move(m));
+  if (confirm) box.confirms.push_back(confirm);
   // Dekker with nap: this adds to pending then reads napping; nap sets napping then reads pending
   // (all sequentially consistent), so a PE about to nap either sees the message or is woken.
   box.pending.fetch_add(1);
@@ -127,6 +129,9 @@ std::size_t local_world::drain(int pe, std::vector<message>& sink) {
     box.queue.clear();
   }
   box.pending.store(0, std::memory_order_relaxed);
+  // In this PE's hands from here: the poll that drained them hands them over.
+  for (const auto& confirm : box.confirms) confirm->pending.fetch_sub(1, std::memory_order_release);
+  box.confirms.clear();
   return n;
 }
 

@@ -26,8 +26,10 @@ class local_world {
   explicit local_world(int num_pes);
   int size() const noexcept { return static_cast<int>(inboxes_.size()); }
 
-  void deliver(int dest, message&& m);
-  /// Moves everything in `pe`'s inbox into sink; returns how many.
+  /// Puts `m` into `dest`'s inbox; with `confirm`, counts it there as pending until `dest` drains it.
+  void deliver(int dest, message&& m, const std::shared_ptr<send_confirmations>& confirm = nullptr);
+  /// Moves everything in `pe`'s inbox into sink, and confirms the confirmed sends among it; returns
+  /// how many.
   std::size_t drain(int pe, std::vector<message>& sink);
   /// Waits up to `longest` for a message to reach `pe`'s inbox (or the job to abort): the nap of
   /// an idle PE, ended by the delivery it waits for instead of running out (transport::nap).
@@ -46,6 +48,7 @@ class local_world {
   struct alignas(64) inbox {
     std::mutex mutex;
     std::vector<message> queue;
+    std::vector<std::shared_ptr<send_confirmations>> confirms;  // of the messages in queue
     std::atomic<std::size_t> pending{0};  // lets an idle poll skip the lock
     std::atomic<bool> napping{false};     // lets deliver skip the notify
     std::condition_variable arrived;

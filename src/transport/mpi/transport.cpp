@@ -225,7 +225,7 @@ void mpi_transport::send_from(int source_lane, int dest, std::uint32_t channel, 
   }
   ++network_messages_;
   charge_transit_message(data.size());  // an MPI message: transit's own cost above MPI's
-  if (confirm) ++confirm->pending;
+  if (confirm) confirm->pending.fetch_add(1, std::memory_order_relaxed);
   if (!backlog_.empty(dest) || flow_[dest].unacked >= max_unacked) {
     backlog_[dest].push_back(backlogged_message{std::move(data), source_lane, std::move(confirm)});
     ++backlogged_;
@@ -328,7 +328,7 @@ void mpi_transport::send_completed(std::size_t i) {
   in_flight& done = in_flight_[i];
   if (done.synchronous) --flow_[done.dest].unacked;
   if (done.confirm) {
-    --done.confirm->pending;
+    done.confirm->pending.fetch_sub(1, std::memory_order_relaxed);
     done.confirm.reset();
   }
   if (sent_ && done.source_lane >= 0) sent_(done.source_lane);

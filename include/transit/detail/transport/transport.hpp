@@ -7,6 +7,7 @@
 //  - poll: non-blocking; hands over messages that have arrived, for every channel.
 //  - collective groups: independent ordered sequences of non-blocking collectives, so that two
 //    streamers (each with its own group) never interleave their termination rounds.
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -28,8 +29,9 @@ struct node_memory_setup;  // (both private to the library)
 
 /// A count of a PE's sends made by transport::send_confirmed and not yet confirmed. Shared: the
 /// transport holds it while a send is in flight, so it may outlive its owner (a failing step).
+/// Atomic: on the local backend the receiving PE's thread confirms.
 struct send_confirmations {
-  std::uint64_t pending = 0;
+  std::atomic<std::uint64_t> pending{0};
 };
 
 class transport {
@@ -68,7 +70,8 @@ class transport {
   /// As send(), and counts the message in `pending` until the receiving PE has taken it off the
   /// network whole: from then on it is in that PE's hands, handed over by its polls at the latest
   /// before it returns from any collective it is in. mpi: a synchronous send, whose completion
-  /// MPI's own acknowledgement reports, where a layer above would send one of its own. Requires
+  /// MPI's own acknowledgement reports, where a layer above would send one of its own; local: the
+  /// receiving PE's poll that drains its inbox confirms it. Requires
   /// data.size() <= confirmable_bytes() and `dest` != rank().
   void send_confirmed(int dest, std::uint32_t channel, message_buffer&& data,
                       const std::shared_ptr<send_confirmations>& pending) {
