@@ -215,8 +215,8 @@ void streamer_core::take_acknowledgement(int source, const wire_header& h) {
 }
 
 bool streamer_core::idle_and_acknowledged() const noexcept {
-  return !batch_.started && unacknowledged_ == 0 && impl_->confirmations->pending.load(std::memory_order_acquire) == 0 && locally_idle() &&
-         buffered_items() == 0;
+  return !batch_.started && unacknowledged_ == 0 &&
+         impl_->confirmations->pending.load(std::memory_order_acquire) == 0 && locally_idle() && buffered_items() == 0;
 }
 
 bool streamer_core::settle_acknowledged() {
