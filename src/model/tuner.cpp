@@ -189,7 +189,7 @@ class round_tuner final : public step_tuner {
         // (BENCHMARKS.md, issue 53). Where the transports confirm delivery such a step goes
         // around the grid and costs the same on every grid (53.0 us on both), but with 16
         // updates per PE the 2^8 grid, which aggregates over its hops, still took 132.8 us
-        // against 201.9.
+        // against 195.6.
         if (std::optional<step_configuration> few = fewest_links(best->config.buffer_items);
             few && !measured(*few) &&
             std::none_of(queue_.begin(), queue_.end(), [&](const step_configuration& q) { return same(q, *few); }))
