@@ -172,7 +172,9 @@ bool exchange_port::confirmable(int dest, std::uint64_t bytes) const noexcept {
   return dest != rank_ && bytes <= context_access::net(ctx_).confirmable_bytes();
 }
 
-std::uint64_t exchange_port::unconfirmed() const noexcept { return confirmations_->pending.load(std::memory_order_acquire); }
+std::uint64_t exchange_port::unconfirmed() const noexcept {
+  return confirmations_->pending.load(std::memory_order_acquire);
+}
 
 bool exchange_port::confirms_before_hand_over() const noexcept {
   return context_access::net(ctx_).confirms_before_hand_over();

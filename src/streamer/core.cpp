@@ -488,15 +488,7 @@ void streamer_core::send(link& l, flush_kind kind, bool with_final_marker) {
                            with_final_marker ? l.sent + 1 : 0};
   std::memcpy(payload, &header, sizeof header);
   l.buffer.set_size(bytes);
-  l.next = l.end = nullptr;
-  l.next_dest = nullptr;
-  l.next_source = nullptr;
-  if (max_buffered_ != 0) {
-    // The most buffered at once: the count only falls here. The item over the bound that made
-    // relieve_bound send was never held with all the others.
-    stats_.items_buffered_peak = std::max(stats_.items_buffered_peak, std::min(buffered_, max_buffered_));
-    buffered_ -= n;
-  }
+  close_buffer(l, n);
   if (l.phase < 0) {  // this PE's own items: delivered at the next poll, never through the transport
     local_messages_.push_back(message{rank_, channel_, std::move(l.buffer)});
     l.buffer = message_buffer();
@@ -534,6 +526,18 @@ void streamer_core::send(link& l, flush_kind kind, bool with_final_marker) {
     case flush_kind::timer: ++stats_.flushes_timer; break;
     case flush_kind::final: ++stats_.flushes_final; break;
     case flush_kind::bound: ++stats_.flushes_bound; break;
+  }
+}
+
+void streamer_core::close_buffer(link& l, std::uint32_t n) {
+  l.next = l.end = nullptr;
+  l.next_dest = nullptr;
+  l.next_source = nullptr;
+  if (max_buffered_ != 0) {
+    // The most buffered at once: the count only falls here. The item over the bound that made
+    // relieve_bound send was never held with all the others.
+    stats_.items_buffered_peak = std::max(stats_.items_buffered_peak, std::min(buffered_, max_buffered_));
+    buffered_ -= n;
   }
 }
 
@@ -594,15 +598,9 @@ bool streamer_core::send_direct(link& l, std::uint32_t n) {
   // choice sees the same traffic either way).
   --buffers_allocated_;
   buffer_bytes_allocated_ -= buffer_bytes(l);
-  if (max_buffered_ != 0) {
-    stats_.items_buffered_peak = std::max(stats_.items_buffered_peak, std::min(buffered_, max_buffered_));
-    buffered_ -= n;
-  }
+  close_buffer(l, n);
   net().recycle(std::move(l.buffer));
   l.buffer = message_buffer();
-  l.next = l.end = nullptr;
-  l.next_dest = nullptr;
-  l.next_source = nullptr;
   l.carried_items = true;
   return true;
 }

@@ -534,6 +534,9 @@ class streamer_core {
   /// destination, phase direct_phase; the link's buffer is released. False, sending nothing, when
   /// one is a broadcast (it follows its tree) or a message would be too big to confirm.
   bool send_direct(link& l, std::uint32_t n);
+  /// The `n` items of `l`'s buffer leave it (sent, or sent around the grid): the link has no open
+  /// buffer, and with a bound they are no longer counted as buffered.
+  void close_buffer(link& l, std::uint32_t n);
   void flush_links(std::size_t first, std::size_t last, flush_kind kind, bool with_final_marker);
   std::size_t buffer_bytes(const link& l) const noexcept;
   std::uint64_t buffered_items() const noexcept;
