@@ -676,8 +676,7 @@ wire_header streamer_core::checked_header(const message& m) const {
       throw_corrupt(m.source, "a message around the grid, which this job's transports cannot confirm");
     return h;
   }
-  if (h.phase >= impl_->plan->num_phases() ||
-      impl_->in_index.find(std::int64_t{m.source} * impl_->plan->num_phases() + h.phase) == impl_->in_index.end())
+  if (h.phase >= impl_->plan->num_phases() || impl_->in_link(m.source, h.phase) < 0)
     throw_corrupt(m.source, concat("phase ", static_cast<int>(h.phase), ", which is not a link from that PE"));
   // Unacknowledged, a confirmed message must be one this PE only delivers (it could not hold
   // back its sender's end of the step while it forwarded the items).

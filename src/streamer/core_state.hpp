@@ -20,6 +20,20 @@ struct streamer_core::impl {
   std::unique_ptr<collective_group> group;    // this streamer's own collectives
   std::unique_ptr<step_tuner> tuner;          // with tune = true
   std::unordered_map<std::int64_t, int> in_index;   // source * num_phases + phase -> in_links_
+  /// in_links_'s index of the link from `source` in `phase`, or -1 when there is none. Every data
+  /// message asks it twice (checked_header, count_arrival), mostly of the peer before: the last
+  /// answer is kept. Valid until in_index changes (forget_in_link).
+  int in_link(int source, int phase) {
+    if (source != last_in_source || phase != last_in_phase) {
+      const auto it = in_index.find(std::int64_t{source} * plan->num_phases() + phase);
+      last_in = it == in_index.end() ? -1 : it->second;
+      last_in_source = source;
+      last_in_phase = phase;
+    }
+    return last_in;
+  }
+  void forget_in_link() { last_in_source = -1; }
+  int last_in_source = -1, last_in_phase = -1, last_in = -1;
   std::unordered_map<std::int64_t, int> out_index;  // pe * num_phases + phase -> links_
   std::unordered_map<std::int64_t, std::vector<int>> broadcast_cache;  // root * 65536 + arrived phase + 1
   // Steps ending by acknowledgement: messages sent on links confirmed_by_transport and not yet

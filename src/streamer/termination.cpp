@@ -51,6 +51,7 @@ void streamer_core::discover_in_links() {
   const int phases = impl_->plan->num_phases();
   in_links_.clear();
   impl_->in_index.clear();
+  impl_->forget_in_link();
   acknowledgements_due_.clear();
   std::vector<message> arrived;
   arrived.swap(deferred_);  // announcements set aside before this PE got here come first
@@ -82,6 +83,7 @@ void streamer_core::discover_in_links() {
             [](const in_link& a, const in_link& b) { return std::tie(a.phase, a.pe) < std::tie(b.phase, b.pe); });
   for (std::size_t i = 0; i < in_links_.size(); ++i)
     impl_->in_index.emplace(std::int64_t{in_links_[i].pe} * phases + in_links_[i].phase, static_cast<int>(i));
+  impl_->forget_in_link();  // asked before the links were all known
 }
 
 // One data message of this step from an in-link, checked: counted against the link's final count.
@@ -90,7 +92,7 @@ void streamer_core::count_arrival(const message& m, const wire_header& h) {
     ++stats_.messages_received;
     return;
   }
-  const int index = impl_->in_index.find(std::int64_t{m.source} * impl_->plan->num_phases() + h.phase)->second;
+  const int index = impl_->in_link(m.source, h.phase);  // checked_header found it
   in_link& il = in_links_[static_cast<std::size_t>(index)];
   ++il.received;
   if ((h.flags & transport_confirmed) != 0) {

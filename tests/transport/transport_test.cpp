@@ -193,11 +193,12 @@ TEST(transport, messages_of_every_size_arrive_whole_and_in_order) {
 
 TEST(transport, flood_to_one_pe_completes) {
   // Every PE sends many messages to PE 0 before PE 0 receives anything: exercises the MPI
-  // backlog (synchronous every 16th message) without deadlock.
+  // backlog without deadlock. Every 256th message to a peer is synchronous and at most 4 may be
+  // unmatched, so past about 1,024 messages a sender's further ones wait in its backlog.
   EXPECT_EQ(transit::testing::run_spmd([](transit::context& ctx) {
               const auto ch = context_access::mail(ctx).open_channel();
               auto group = context_access::net(ctx).make_group();  // collective and blocking: before the flood
-              constexpr int count = 500;
+              constexpr int count = 2000;
               for (int i = 0; i < count; ++i) send_record(ctx, 0, ch, i, 100);
               if (ctx.rank() == 0) receive_all(ctx, ch, std::int64_t{count} * ctx.size(), 100);
               // Senders must keep their sends progressing until PE 0 has drained them.

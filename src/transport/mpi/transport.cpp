@@ -226,16 +226,18 @@ void mpi_transport::send_from(int source_lane, int dest, std::uint32_t channel, 
   ++network_messages_;
   charge_transit_message(data.size());  // an MPI message: transit's own cost above MPI's
   if (confirm) confirm->pending.fetch_add(1, std::memory_order_relaxed);
-  if (!backlog_.empty(dest) || flow_[dest].unacked >= max_unacked) {
+  flow_state& flow = flow_of(dest);
+  if (flow.backlogged > 0 || flow.unacked >= max_unacked) {
     backlog_[dest].push_back(backlogged_message{std::move(data), source_lane, std::move(confirm)});
+    ++flow.backlogged;
     ++backlogged_;
     return;
   }
-  post(dest, std::move(data), source_lane, std::move(confirm));
+  post(dest, flow, std::move(data), source_lane, std::move(confirm));
 }
 
-void mpi_transport::post(int dest, message_buffer&& data, int source_lane, std::shared_ptr<send_confirmations> confirm) {
-  flow_state& flow = flow_[dest];
+void mpi_transport::post(int dest, flow_state& flow, message_buffer&& data, int source_lane,
+                         std::shared_ptr<send_confirmations> confirm) {
   flow.bytes_since_sync += data.wire_size();
   // A confirmed message is synchronous anyway: it serves the flow control too.
   const bool synchronous =
@@ -249,7 +251,7 @@ void mpi_transport::post(int dest, message_buffer&& data, int source_lane, std::
     const void* bytes = data.wire();
     const std::size_t size = data.wire_size();
     post_one(dest, bytes, size, data_tag, synchronous,
-             in_flight{std::move(data), nullptr, dest, synchronous, source_lane, std::move(confirm)});
+             in_flight{std::move(data), nullptr, dest, synchronous, source_lane, std::move(confirm), &flow});
     return;
   }
   TRANSIT_ASSERT(confirm == nullptr, "a confirmed message too large to go whole");
@@ -262,7 +264,7 @@ void mpi_transport::post(int dest, message_buffer&& data, int source_lane, std::
   std::memcpy(announcement.wire(), &prefix, sizeof prefix);
   const void* header = announcement.wire();
   post_one(dest, header, message_buffer::prefix_bytes, data_tag, synchronous,
-           in_flight{std::move(announcement), nullptr, dest, synchronous});
+           in_flight{std::move(announcement), nullptr, dest, synchronous, -1, nullptr, &flow});
   auto whole = std::make_shared<message_buffer>(std::move(data));
   const std::byte* at = whole->payload();
   for (std::size_t left = whole->size(); left > 0;) {
@@ -315,10 +317,11 @@ void mpi_transport::complete_sends() {
   }
   if (backlogged_ == 0) return;
   backlog_.for_each([&](int dest, std::deque<backlogged_message>& queue) {
-    const flow_state& flow = flow_[dest];
+    flow_state& flow = flow_of(dest);
     while (!queue.empty() && flow.unacked < max_unacked) {
-      post(dest, std::move(queue.front().data), queue.front().source_lane, std::move(queue.front().confirm));
+      post(dest, flow, std::move(queue.front().data), queue.front().source_lane, std::move(queue.front().confirm));
       queue.pop_front();
+      --flow.backlogged;
       --backlogged_;
     }
   });
@@ -326,7 +329,7 @@ void mpi_transport::complete_sends() {
 
 void mpi_transport::send_completed(std::size_t i) {
   in_flight& done = in_flight_[i];
-  if (done.synchronous) --flow_[done.dest].unacked;
+  if (done.synchronous) --done.flow->unacked;
   if (done.confirm) {
     done.confirm->pending.fetch_sub(1, std::memory_order_relaxed);
     done.confirm.reset();

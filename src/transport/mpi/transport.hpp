@@ -144,6 +144,14 @@ class mpi_transport final : public transport, public mpi_access {
   std::size_t poll_messages(std::vector<message>& sink, std::size_t max) override;
   void send_confirmed_message(int dest, std::uint32_t channel, message_buffer&& data,
                               const std::shared_ptr<send_confirmations>& pending) override;
+  // Flow control per destination, for the destinations sent to so far (a hash map for the reason
+  // per_peer_queues gives; its entries never move, so a pointer to one stays valid).
+  struct flow_state {
+    int since_sync = 0;                // messages since the last synchronous one
+    std::size_t bytes_since_sync = 0;  // their bytes
+    int unacked = 0;                   // synchronous messages not yet matched
+    std::size_t backlogged = 0;        // messages waiting in backlog_[dest]
+  };
   struct in_flight {
     message_buffer data;                   // whole messages
     std::shared_ptr<message_buffer> piece_of;  // pieces of a large message share its buffer
@@ -151,13 +159,15 @@ class mpi_transport final : public transport, public mpi_access {
     bool synchronous;
     int source_lane = -1;  // comm-thread endpoint: the lane told when this message has left
     std::shared_ptr<send_confirmations> confirm = nullptr;  // send_confirmed's, counted down on completion
+    flow_state* flow = nullptr;  // dest's, when synchronous: its unacked count drops on completion
   };
   /// A large message being received in pieces, or a whole one held back behind it.
   struct arriving {
     message m;
     std::vector<MPI_Request> pieces;  // empty when complete
   };
-  void post(int dest, message_buffer&& data, int source_lane, std::shared_ptr<send_confirmations> confirm);
+  void post(int dest, flow_state& flow, message_buffer&& data, int source_lane,
+            std::shared_ptr<send_confirmations> confirm);
   void post_one(int dest, const void* bytes, std::size_t size, int tag, bool synchronous, in_flight&& entry);
   void complete_sends();
   void send_completed(std::size_t index);  // in_flight_[index]'s request has completed
@@ -187,14 +197,19 @@ class mpi_transport final : public transport, public mpi_access {
   int mpi_rank_ = 0;
   std::vector<MPI_Request> requests_;  // parallel to in_flight_
   std::vector<in_flight> in_flight_;
-  // Flow control per destination, for the destinations sent to so far (a hash map for the reason
-  // per_peer_queues gives).
-  struct flow_state {
-    int since_sync = 0;                // messages since the last synchronous one
-    std::size_t bytes_since_sync = 0;  // their bytes
-    int unacked = 0;                   // synchronous messages not yet matched
-  };
+  /// The flow state of `dest`, made when first sent to. Remembers the last destination: a PE that
+  /// sends one-item messages sends many in a row to the same peer, and four hash lookups per
+  /// message (with the backlog's) held `--scheme none` about 15% below its rate (issue 53).
+  flow_state& flow_of(int dest) {
+    if (dest != last_flow_dest_) {
+      last_flow_ = &flow_[dest];
+      last_flow_dest_ = dest;
+    }
+    return *last_flow_;
+  }
   std::unordered_map<int, flow_state> flow_;
+  int last_flow_dest_ = -1;
+  flow_state* last_flow_ = nullptr;
   struct backlogged_message {
     message_buffer data;
     int source_lane;
