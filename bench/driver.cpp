@@ -251,9 +251,11 @@ void accumulate(streamer_stats& into, const streamer_stats& s) { into += s; }
 
 std::uint64_t buffer_bound(const context& ctx, const streamer_options& so, std::size_t item_bytes) {
   // Thesis bound: one buffer of G items per peer link; transit adds one for the PE's own items
-  // (aggregated too, so that insert has no branch on the destination).
-  const auto links = make_router(so.route, *so.grid, ctx.machine())->out_links(ctx.rank()).size() + 1;
-  return std::uint64_t{links} * so.buffer_items * item_bytes;
+  // (aggregated too, so that insert has no branch on the destination), of at least
+  // own_buffer_min_items.
+  const auto peers = make_router(so.route, *so.grid, ctx.machine())->out_links(ctx.rank()).size();
+  const auto own = detail::streamer_core::own_capacity(static_cast<std::uint32_t>(so.buffer_items), item_bytes);
+  return (std::uint64_t{peers} * so.buffer_items + own) * item_bytes;
 }
 
 std::uint64_t buffer_bound(const context& ctx, const streamer_options& so, const streamer_stats& stats,

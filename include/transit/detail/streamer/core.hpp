@@ -184,6 +184,17 @@ class streamer_core {
   /// What this streamer runs with now: the grid, routing and buffer size in use (after automatic
   /// sizing and tuning), and the options it was given otherwise.
   streamer_options current_options() const;
+  /// The buffer of a PE's own items holds at least own_buffer_min_items items (within
+  /// own_buffer_max_bytes of them), whatever the peers' capacity: own items never travel, so a
+  /// buffer per item only costs. Such a buffer goes at every poll, so own items wait no longer.
+  static constexpr std::uint32_t own_buffer_min_items = 256;
+  static constexpr std::size_t own_buffer_max_bytes = 4096;
+  /// The capacity of the own items' buffer beside peers' buffers of `capacity` items of
+  /// `item_bytes` bytes.
+  static constexpr std::uint32_t own_capacity(std::uint32_t capacity, std::size_t item_bytes) noexcept {
+    const std::size_t fits = std::max<std::size_t>(1, own_buffer_max_bytes / std::max<std::size_t>(1, item_bytes));
+    return std::max(capacity, static_cast<std::uint32_t>(std::min<std::size_t>(own_buffer_min_items, fits)));
+  }
 
  protected:
   /// Collective. `item_bytes` is sizeof(T); the item array starts right after the header.
@@ -488,6 +499,7 @@ class streamer_core {
   // buffer_items = 0 without tuning: buffers opened in a dynamic step hold an eighth of capacity_
   // (docs/tuning.md: latency-bound steps want buffers that leave early).
   bool smaller_in_dynamic_steps_ = false;
+  bool own_items_at_poll_ = false;  // the own items' buffer is larger than the peers': deliver_local sends it
   streamer_stats stats_;
 
  private:
