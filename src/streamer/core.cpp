@@ -436,9 +436,11 @@ void streamer_core::open_buffer(link& l) {
   if (in_callback_) note_callback_inserts();  // a callback's insert opening it makes it smaller
   l.capacity = dynamic_step_ && smaller_in_dynamic_steps_ ? std::max<std::uint32_t>(1, capacity_ / dynamic_fill_divisor)
                                                           : capacity_;
-  if (l.phase < 0) {  // own items (own_capacity): with one item per message at 2 PEs, half the
-                      // items each paid a buffer, a send and a delivery of their own
-    const std::uint32_t own = own_capacity(l.capacity, item_bytes_);
+  // Own items (own_capacity): with one item per message at 2 PEs, half the items each paid a
+  // buffer, a send and a delivery of their own. Not in a dynamic step (deliveries insert), whose
+  // deliveries stay as small as its messages (dynamic_fill_divisor).
+  if (l.phase < 0) {
+    const std::uint32_t own = dynamic_step_ ? l.capacity : own_capacity(l.capacity, item_bytes_);
     own_items_at_poll_ = own > l.capacity;
     l.capacity = own;
   }

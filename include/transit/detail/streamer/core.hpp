@@ -185,8 +185,9 @@ class streamer_core {
   /// sizing and tuning), and the options it was given otherwise.
   streamer_options current_options() const;
   /// The buffer of a PE's own items holds at least own_buffer_min_items items (within
-  /// own_buffer_max_bytes of them), whatever the peers' capacity: own items never travel, so a
-  /// buffer per item only costs. Such a buffer goes at every poll, so own items wait no longer.
+  /// own_buffer_max_bytes of them), whatever the peers' capacity, except in a step whose
+  /// deliveries insert: own items never travel, so a buffer per item only costs. Such a buffer
+  /// goes at every poll, so own items wait no longer.
   static constexpr std::uint32_t own_buffer_min_items = 256;
   static constexpr std::size_t own_buffer_max_bytes = 4096;
   /// The capacity of the own items' buffer beside peers' buffers of `capacity` items of
